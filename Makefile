@@ -1,0 +1,70 @@
+# mpbench build.  `make deps` installs the Debian packages (as root, apt-get),
+# `make` builds ./mpbench, `make test` runs the Criterion tests, `make check-asan`
+# runs them under AddressSanitizer + UBSan, `make bench` a short benchmark set.
+#
+# SIMD files get their flags from the last token of their name (STYLE.md):
+#   *-avx2.c -> AVX2+FMA+F16C, *-avx512.c -> AVX-512 F/BW/VL/DQ, *-avxvnni.c,
+#   *-avx512vnni.c.  Nothing is built with -march=native.
+
+CC      ?= gcc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+GIT_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DMP_GIT_COMMIT='"$(GIT_COMMIT)"'
+LDLIBS  := -lhwloc -lsqlite3 -lpfm -lpapi -lm -pthread
+
+AVX2_FLAGS       := -mavx2 -mfma -mf16c
+AVX512_FLAGS     := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq
+AVXVNNI_FLAGS    := $(AVX2_FLAGS) -mavxvnni
+AVX512VNNI_FLAGS := $(AVX512_FLAGS) -mavx512vnni -mavxvnni
+
+BUILD   ?= build
+SRCS    := $(sort $(wildcard kernels/*/*.c variants/*.c tuner/*.c harness/*.c))
+LIBSRCS := $(filter-out harness/main.c,$(SRCS))
+TESTSRCS := $(sort $(wildcard tests/*.c))
+OBJS    := $(LIBSRCS:%.c=$(BUILD)/%.o)
+TESTOBJS := $(TESTSRCS:%.c=$(BUILD)/%.o)
+BIN     ?= mpbench
+
+isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),))))
+
+.PHONY: all deps test check-asan bench clean plots report regress
+
+all: $(BIN)
+
+$(BIN): $(BUILD)/harness/main.o $(BUILD)/libmp.a
+	$(CC) $(CFLAGS) $(BASEFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libmp.a: $(OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c $(wildcard kernels/*.h kernels/*/*.h variants/*.h harness/*.h tuner/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(BASEFLAGS) $(call isaflags,$<) -c $< -o $@
+
+$(BUILD)/mptest: $(TESTOBJS) $(BUILD)/libmp.a
+	$(CC) $(CFLAGS) $(BASEFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+
+# Criterion runs each test in its own process; --jobs 2 matches the 2-core box.
+test: $(BIN) $(BUILD)/mptest
+	MPBENCH_BIN=$(abspath $(BIN)) $(BUILD)/mptest --jobs 2 $(TESTARGS)
+
+check-asan:
+	$(MAKE) BUILD=build-asan BIN=build-asan/mpbench \
+	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	    test
+
+bench: $(BIN)
+	./$(BIN) run --variant 'f32.avx512,naive2*,i2_s*' --shape 6912x2560 --threads 1 --no-db
+	./$(BIN) run --variant 'f32.avx512,i2_s*' --model bitnet-b1.58-2b-4t --threads 2 --no-db
+
+deps:
+	@if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (it calls apt-get)"; exit 1; fi
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    build-essential pkg-config git libcriterion-dev libsqlite3-dev sqlite3 \
+	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox
+
+clean:
+	rm -rf build build-asan $(BIN)

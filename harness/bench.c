@@ -1,0 +1,384 @@
+/* bench.c - the measurement engine (DESIGN.md "Measurement").
+ *
+ * For one problem (M, K, N, threads) and a list of cases (variant + parameter
+ * values) it: generates seeded weights and activations; packs each case and
+ * measures its bpw from the packed size; checks its outputs against the
+ * reference on a sample of rows (bit for bit for lossless variants); then times
+ * prepare+compute with the repetitions of all cases interleaved in random order,
+ * rotating through enough copies of the packed weights to defeat the last-level
+ * cache unless a warm run was asked for.  A case whose spread stays high after a
+ * second round is marked unstable. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_harness.h"
+#include "../kernels/common/mp_numerics.h"
+#include "../variants/mp_registry.h"
+
+enum { SAMPLE_BLOCK = 16, SAMPLE_ROWS = 256, MAX_COPIES = 64 };
+
+typedef struct slot {
+    mp_result *r;
+    mp_op op;
+    uint8_t **copies;
+    int ncopies, cur;
+    void *act;
+    float *y;
+    void **scratch;
+    int active;
+    double total;
+    int cap;
+} slot;
+
+typedef struct call_ctx {
+    slot *s;
+    const float *x;
+    int n;
+} call_ctx;
+
+void mp_bench_defaults(mp_bench_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->min_reps = 9;
+    o->min_time = 0.2;
+    o->max_time = 10.0;
+    o->seed = 1;
+    o->llc_bytes = 32u << 20;
+    o->cv_threshold = 0.10;
+}
+
+const char *mp_status_name(mp_status s)
+{
+    switch (s) {
+    case MP_ST_OK: return "ok";
+    case MP_ST_SKIPPED: return "skipped";
+    case MP_ST_FAILED: return "failed";
+    case MP_ST_UNSTABLE: return "unstable";
+    }
+    return "?";
+}
+
+void mp_result_free(mp_result *r)
+{
+    free(r->times_us);
+    r->times_us = NULL;
+}
+
+static void prep_task(void *arg, int tid, int nt)
+{
+    call_ctx *c = arg;
+    int per = (c->n + nt - 1) / nt, t0 = tid * per, t1 = t0 + per < c->n ? t0 + per : c->n;
+    if (t0 < t1)
+        c->s->op.v->prepare(&c->s->op, c->x, c->n, c->s->act, t0, t1);
+}
+
+static void comp_task(void *arg, int tid, int nt)
+{
+    call_ctx *c = arg;
+    const mp_variant *v = c->s->op.v;
+    int m = c->s->op.m, align = v->m_align > 0 ? v->m_align : 1;
+    int units = (m + align - 1) / align, per = (units + nt - 1) / nt;
+    int m0 = tid * per * align, m1 = (tid + 1) * per * align;
+    if (m1 > m)
+        m1 = m;
+    if (m0 < m1)
+        v->compute(&c->s->op, c->s->act, c->n, c->s->y, m0, m1, c->s->scratch[tid]);
+}
+
+/* One timed call: prepare over tokens, then compute over rows. */
+static void call(mp_pool *pool, slot *s, const float *x, int n)
+{
+    call_ctx c = {s, x, n};
+    if (n == 1 || mp_pool_size(pool) == 1)
+        prep_task(&c, 0, 1);
+    else
+        mp_pool_run(pool, prep_task, &c);
+    mp_pool_run(pool, comp_task, &c);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void stats(mp_result *r)
+{
+    int n = r->reps;
+    if (n == 0)
+        return;
+    double *t = malloc(sizeof *t * (size_t)n);
+    memcpy(t, r->times_us, sizeof *t * (size_t)n);
+    r->median_us = median_of(t, n);
+    r->min_us = t[0];
+    r->max_us = t[n - 1];
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        sum += t[i];
+        t[i] = fabs(t[i] - r->median_us);
+    }
+    r->mean_us = sum / n;
+    r->mad_us = median_of(t, n);
+    r->cv = r->median_us > 0 ? 1.4826 * r->mad_us / r->median_us : 0;
+    free(t);
+    double sec = r->median_us * 1e-6;
+    r->gbps = sec > 0 ? (double)r->packed_bytes / sec * 1e-9 : 0;
+    r->gops = sec > 0 ? 2.0 * r->m * (double)r->k * r->n / sec * 1e-9 : 0;
+}
+
+static void shuffle(int *a, int n, mp_rng *rng)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(mp_rng_next(rng) % (uint64_t)(i + 1));
+        int t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+/* Interleaved timing rounds over the active slots until each has enough. */
+static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
+                        const mp_bench_opts *o, mp_rng *rng)
+{
+    int *order = malloc(sizeof *order * (size_t)(ns ? ns : 1));
+    for (;;) {
+        int na = 0;
+        for (int i = 0; i < ns; i++)
+            if (sl[i].active)
+                order[na++] = i;
+        if (!na)
+            break;
+        shuffle(order, na, rng);
+        for (int j = 0; j < na; j++) {
+            slot *s = &sl[order[j]];
+            s->op.w = s->copies[s->cur];
+            s->cur = (s->cur + 1) % s->ncopies;
+            double t0 = mp_now();
+            call(pool, s, x, n);
+            double dt = mp_now() - t0;
+            mp_result *r = s->r;
+            if (r->reps == s->cap) {
+                s->cap *= 2;
+                r->times_us = realloc(r->times_us, sizeof(double) * (size_t)s->cap);
+            }
+            r->times_us[r->reps++] = dt * 1e6;
+            s->total += dt;
+            if ((r->reps >= o->min_reps && s->total >= o->min_time) ||
+                (s->total >= o->max_time && r->reps >= 3) || r->reps >= 100000)
+                s->active = 0;
+        }
+    }
+    free(order);
+}
+
+/* Rows on which outputs are checked: all of them for small problems, otherwise
+ * the first and last blocks and evenly spaced blocks in between. */
+static int sample_rows(int m, int k, int n, int *r0, int *r1, int max)
+{
+    if ((double)m * k * n <= 64e6 || m <= SAMPLE_ROWS) {
+        r0[0] = 0;
+        r1[0] = m;
+        return 1;
+    }
+    int nb = SAMPLE_ROWS / SAMPLE_BLOCK, cnt = 0;
+    if (nb > max)
+        nb = max;
+    for (int b = 0; b < nb; b++) {
+        int start = (int)((double)(m - SAMPLE_BLOCK) * b / (nb - 1));
+        if (cnt && start < r1[cnt - 1])
+            start = r1[cnt - 1];
+        if (start >= m)
+            break;
+        r0[cnt] = start;
+        r1[cnt] = start + SAMPLE_BLOCK < m ? start + SAMPLE_BLOCK : m;
+        cnt++;
+    }
+    return cnt;
+}
+
+int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
+                   const mp_bench_opts *o, mp_result *res, mp_err *e)
+{
+    (void)e;
+    const int nt = mp_pool_size(pool);
+    int8_t *w = mp_alloc((size_t)m * k);
+    int8_t *wb = NULL; /* binary weights for the int1 domain, made on demand */
+    float *x = mp_alloc(sizeof(float) * (size_t)n * k);
+    mp_gen_weights(o->seed, w, (size_t)m * k, 0);
+    mp_gen_acts(o->seed + 1, x, (size_t)n * k);
+    const float w_scale = 0.0123f; /* any per-tensor scale; not a power of two on purpose */
+
+    int r0[SAMPLE_ROWS / SAMPLE_BLOCK + 1], r1[SAMPLE_ROWS / SAMPLE_BLOCK + 1];
+    int nblk = sample_rows(m, k, n, r0, r1, SAMPLE_ROWS / SAMPLE_BLOCK);
+    float *yref[2] = {NULL, NULL}, *yflt[2] = {NULL, NULL}; /* [domain] */
+
+    slot *sl = calloc((size_t)(ncase ? ncase : 1), sizeof *sl);
+    size_t target = o->llc_bytes * 3;
+    if (target < (8u << 20))
+        target = 8u << 20;
+
+    for (int c = 0; c < ncase; c++) {
+        const mp_variant *v = cases[c].v;
+        mp_result *r = &res[c];
+        memset(r, 0, sizeof *r);
+        r->v = v;
+        r->m = m, r->k = k, r->n = n, r->threads = nt, r->warm = o->warm;
+        r->max_rel_err = r->mean_rel_err = NAN;
+        mp_params_str(v, cases[c].param, r->params, sizeof r->params);
+        char why[200];
+        if (!mp_variant_available(v)) {
+            char isa[64];
+            r->status = MP_ST_SKIPPED;
+            snprintf(r->reason, sizeof r->reason, "cpu lacks %s",
+                     mp_variant_isa_token(v, isa, sizeof isa));
+            continue;
+        }
+        if (mp_variant_check(v, m, k, cases[c].param, why, sizeof why)) {
+            r->status = MP_ST_SKIPPED;
+            snprintf(r->reason, sizeof r->reason, "%s", why);
+            continue;
+        }
+        int dom = v->domain == MP_DOMAIN_BINARY;
+        const int8_t *wd = w;
+        if (dom) {
+            if (!wb) {
+                wb = mp_alloc((size_t)m * k);
+                mp_gen_weights(o->seed, wb, (size_t)m * k, 1);
+            }
+            wd = wb;
+        }
+        slot *s = &sl[c];
+        s->r = r;
+        s->op.v = v;
+        s->op.m = m, s->op.k = k, s->op.w_scale = w_scale;
+        memcpy(s->op.param, cases[c].param, sizeof s->op.param);
+        size_t bytes = v->packed_size(m, k, cases[c].param);
+        r->packed_bytes = bytes;
+        r->bpw = 8.0 * (double)bytes / ((double)m * k);
+        s->ncopies = 1;
+        if (!o->warm) {
+            size_t need = (target + bytes - 1) / bytes;
+            s->ncopies = need < 1 ? 1 : need > MAX_COPIES ? MAX_COPIES : (int)need;
+        }
+        r->copies = s->ncopies;
+        s->copies = calloc((size_t)s->ncopies, sizeof *s->copies);
+        s->copies[0] = mp_alloc(bytes);
+        v->pack(wd, w_scale, m, k, cases[c].param, s->copies[0]);
+        for (int i = 1; i < s->ncopies; i++) {
+            s->copies[i] = mp_alloc(bytes);
+            memcpy(s->copies[i], s->copies[0], bytes);
+        }
+        s->act = mp_alloc(v->act_size(n, k, cases[c].param));
+        s->y = mp_alloc(sizeof(float) * (size_t)n * m);
+        s->scratch = calloc((size_t)nt, sizeof *s->scratch);
+        size_t scr = v->scratch_size ? v->scratch_size(n, k, cases[c].param) : 0;
+        for (int i = 0; i < nt; i++)
+            s->scratch[i] = scr ? mp_alloc(scr) : NULL;
+
+        /* correctness: poisoned outputs, one call, compare on the sampled rows */
+        for (size_t i = 0; i < (size_t)n * m; i++)
+            s->y[i] = NAN;
+        s->op.w = s->copies[0];
+        call(pool, s, x, n);
+        float **oracle = v->exactness == MP_FLOAT ? &yflt[dom] : &yref[dom];
+        if (!*oracle) {
+            *oracle = mp_alloc(sizeof(float) * (size_t)n * m);
+            for (int b = 0; b < nblk; b++) {
+                if (v->exactness == MP_FLOAT)
+                    mp_float_gemm(wd, w_scale, m, k, x, n, *oracle, r0[b], r1[b]);
+                else
+                    mp_ref_gemm(wd, w_scale, m, k, x, n, *oracle, r0[b], r1[b]);
+            }
+        }
+        double emax = 0, rmax = 0, esum = 0, rsum = 0;
+        long bad = -1;
+        for (int t = 0; t < n && r->status == MP_ST_OK; t++)
+            for (int b = 0; b < nblk; b++)
+                for (int i = r0[b]; i < r1[b]; i++) {
+                    size_t at = (size_t)t * m + i;
+                    float yv = s->y[at], rv = (*oracle)[at];
+                    double d = fabs((double)yv - rv);
+                    if (isnan(yv) || (v->exactness == MP_LOSSLESS && memcmp(&yv, &rv, sizeof yv))) {
+                        if (bad < 0) {
+                            bad = (long)at;
+                            r->status = MP_ST_FAILED;
+                            snprintf(r->reason, sizeof r->reason,
+                                     "output t=%d row=%d is %.9g, reference %.9g (seed %llu)",
+                                     t, i, yv, rv, (unsigned long long)o->seed);
+                        }
+                    }
+                    if (d > emax)
+                        emax = d;
+                    if (fabs(rv) > rmax)
+                        rmax = fabs(rv);
+                    esum += d;
+                    rsum += fabs(rv);
+                }
+        r->max_rel_err = rmax > 0 ? emax / rmax : emax;
+        r->mean_rel_err = rsum > 0 ? esum / rsum : esum;
+        if (r->status != MP_ST_OK)
+            continue;
+        call(pool, s, x, n); /* warm-up */
+        s->active = 1;
+        s->cap = 64;
+        r->times_us = malloc(sizeof(double) * (size_t)s->cap);
+    }
+
+    mp_rng rng = {o->seed ^ 0xa5a5a5a5ull};
+    time_rounds(pool, sl, ncase, x, n, o, &rng);
+    for (int c = 0; c < ncase; c++)
+        if (sl[c].r && res[c].status == MP_ST_OK)
+            stats(&res[c]);
+    /* second round for noisy cases: if the spread stays high, say so */
+    int again = 0;
+    for (int c = 0; c < ncase; c++)
+        if (sl[c].r && res[c].status == MP_ST_OK && res[c].cv > o->cv_threshold) {
+            sl[c].active = 1;
+            sl[c].total = 0;
+            res[c].reps = 0;
+            again = 1;
+        }
+    if (again) {
+        time_rounds(pool, sl, ncase, x, n, o, &rng);
+        for (int c = 0; c < ncase; c++)
+            if (sl[c].r && res[c].status == MP_ST_OK) {
+                stats(&res[c]);
+                if (res[c].cv > o->cv_threshold) {
+                    res[c].status = MP_ST_UNSTABLE;
+                    snprintf(res[c].reason, sizeof res[c].reason,
+                             "robust CV %.1f%% > %.0f%% after re-measurement",
+                             100 * res[c].cv, 100 * o->cv_threshold);
+                }
+            }
+    }
+
+    for (int c = 0; c < ncase; c++) {
+        slot *s = &sl[c];
+        if (!s->r)
+            continue;
+        for (int i = 0; i < s->ncopies; i++)
+            mp_free(s->copies[i]);
+        free(s->copies);
+        mp_free(s->act);
+        mp_free(s->y);
+        for (int i = 0; i < nt; i++)
+            mp_free(s->scratch[i]);
+        free(s->scratch);
+    }
+    free(sl);
+    for (int d = 0; d < 2; d++) {
+        mp_free(yref[d]);
+        mp_free(yflt[d]);
+    }
+    mp_free(w);
+    mp_free(wb);
+    mp_free(x);
+    return MP_OK;
+}

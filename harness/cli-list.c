@@ -1,0 +1,133 @@
+/* cli-list.c - `mpbench list models|shapes|variants|machine`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_cli.h"
+#include "mp_counters.h"
+#include "mp_harness.h"
+#include "../kernels/common/mp_isa.h"
+#include "../variants/mp_registry.h"
+
+static int list_models(void)
+{
+    char **names;
+    int n = mp_model_list(&names);
+    if (!n)
+        return mp_die(1, "no model files in %s", mp_models_dir());
+    printf("%-22s %6s %6s %6s %5s %4s %7s  %s\n", "model", "hidden", "inter", "layers",
+           "heads", "kv", "vocab", "ffn");
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        mp_model m;
+        mp_err e;
+        if (mp_model_load(names[i], &m, &e)) {
+            fprintf(stderr, "mpbench: %s\n", e.msg);
+            rc = 2;
+        } else {
+            printf("%-22s %6d %6d %6d %5d %4d %7d  %s%s\n", m.name, m.hidden, m.intermediate,
+                   m.layers, m.heads, m.kv_heads, m.vocab, m.ffn_act,
+                   m.sub_norm ? "+subnorm" : "");
+        }
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+static int list_shapes(int argc, char **argv)
+{
+    const char *model = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--model") && i + 1 < argc)
+            model = argv[++i];
+        else
+            return mp_die(2, "list shapes: unexpected argument '%s' (usage: mpbench list "
+                             "shapes --model NAME)", argv[i]);
+    }
+    if (!model)
+        return mp_die(2, "list shapes: --model NAME is required");
+    mp_model m;
+    mp_err e;
+    int rc = mp_model_load(model, &m, &e);
+    if (rc)
+        return mp_die(rc, "%s", e.msg);
+    mp_linear l[8];
+    int nl = mp_model_linears(&m, l);
+    printf("# %s (%d layers); source: %s\n", m.name, m.layers, m.source);
+    printf("%-6s %7s %7s  %s\n", "layer", "M", "K", "precision");
+    for (int i = 0; i < nl; i++)
+        printf("%-6s %7d %7d  %s\n", l[i].layer, l[i].m, l[i].k,
+               l[i].ternary ? "ternary" : "higher (kept in float by the papers)");
+    int shapes[8][2];
+    char names[8][32];
+    int ns = mp_model_shapes(&m, shapes, names);
+    printf("\ndistinct ternary shapes (M x K):\n");
+    for (int i = 0; i < ns; i++)
+        printf("  %dx%d  (%s)\n", shapes[i][0], shapes[i][1], names[i]);
+    return 0;
+}
+
+static int list_variants(void)
+{
+    printf("%-28s %-10s %-9s %-11s %-9s %6s  %s\n", "variant", "method", "family", "numerics",
+           "available", "K%", "parameters");
+    for (int i = 0; i < mp_registry_count(); i++) {
+        const mp_variant *v = mp_registry_get(i);
+        char ps[256] = "";
+        size_t used = 0;
+        for (int j = 0; j < v->n_params; j++) {
+            used += (size_t)snprintf(ps + used, sizeof ps - used, "%s%s={", j ? " " : "",
+                                     v->params[j].name);
+            for (int q = 0; q < v->params[j].n_values; q++)
+                used += (size_t)snprintf(ps + used, sizeof ps - used, "%s%d", q ? "," : "",
+                                         v->params[j].values[q]);
+            used += (size_t)snprintf(ps + used, sizeof ps - used, "}");
+        }
+        static const char *const ex[] = {"lossless", "lossy", "float"};
+        printf("%-28s %-10s %-9s %-11s %-9s %6d  %s\n", v->name, v->method,
+               mp_family_name(v->family), ex[v->exactness],
+               mp_variant_available(v) ? "yes" : "no", v->k_multiple, ps);
+    }
+    return 0;
+}
+
+static int list_machine(void)
+{
+    mp_machine m;
+    mp_machine_probe_info(&m);
+    char isa[96];
+    printf("cpu          %s\n", m.cpu_model);
+    printf("fingerprint  %s\n", m.fingerprint);
+    printf("cores / PUs  %d / %d\n", m.cores, m.pus);
+    printf("memory       %d GiB\n", m.mem_gib);
+    printf("isa flags    %s\n", m.isa_flags);
+    printf("kernels use  %s\n", mp_isa_str(mp_isa_detect(), isa, sizeof isa));
+    printf("caches       L1d %ld KiB, L2 %ld KiB, L3 %ld KiB%s%s\n", m.l1d_kib, m.l2_kib,
+           m.l3_kib, m.caches_note[0] ? "  (" : "", m.caches_note);
+    if (m.caches_note[0])
+        printf(")\n");
+    printf("hypervisor   %s\n", m.hypervisor);
+    printf("governor     %s\n", m.governor);
+    printf("load avg     %.2f\n", m.load_avg);
+    printf("kernel       %s\n", m.kernel);
+    printf("compiler     %s\n", m.compiler);
+    printf("git commit   %s\n", m.git_commit);
+    printf("counters:\n");
+    mp_counters_describe(stdout);
+    return 0;
+}
+
+int mp_cmd_list(int argc, char **argv)
+{
+    if (argc < 2)
+        return mp_die(2, "usage: mpbench list models|shapes --model NAME|variants|machine");
+    if (!strcmp(argv[1], "models"))
+        return argc == 2 ? list_models() : mp_die(2, "list models takes no arguments");
+    if (!strcmp(argv[1], "shapes"))
+        return list_shapes(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "variants"))
+        return argc == 2 ? list_variants() : mp_die(2, "list variants takes no arguments");
+    if (!strcmp(argv[1], "machine"))
+        return argc == 2 ? list_machine() : mp_die(2, "list machine takes no arguments");
+    return mp_die(2, "list: unknown kind '%s' (models, shapes, variants, machine)", argv[1]);
+}

@@ -1,0 +1,42 @@
+/* main.c - the mpbench command line: a table of commands, each implemented in
+ * its own harness/cli-*.c file.  Exit codes: 0 ok, 1 run-time failure, 2 bad
+ * usage or bad input. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mp_cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} commands[] = {
+    {"run", mp_cmd_run, "measure variants on a shape or a model's shapes"},
+    {"list", mp_cmd_list, "list models, shapes, variants or the machine"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mpbench COMMAND [options]   (mpbench COMMAND --help for its options)\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "mpbench: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,15 @@
+/* mp_cli.h - the commands of the mpbench program, one per harness/cli-*.c. */
+#ifndef MP_CLI_H
+#define MP_CLI_H
+
+#include <stdio.h>
+
+int mp_cmd_run(int argc, char **argv);
+int mp_cmd_list(int argc, char **argv);
+
+/* Prints "mpbench: MESSAGE" to stderr and returns code (for `return mp_die(...)`). */
+int mp_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* argv joined with spaces, for the runs table. */
+void mp_join_argv(int argc, char **argv, char *buf, size_t len);
+
+#endif

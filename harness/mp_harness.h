@@ -1,0 +1,162 @@
+/* mp_harness.h - the parts of the mpbench program that talk to each other:
+ * models and shapes, the machine, the thread pool, the measurement engine, the
+ * store and the output formats.  Functions at this boundary return status codes
+ * (MP_OK, MP_EUSAGE for bad input, MP_ERUN for run-time failures) and write a
+ * message naming the input into an mp_err. */
+#ifndef MP_HARNESS_H
+#define MP_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../kernels/mp_kernel.h"
+
+enum { MP_OK = 0, MP_ERUN = 1, MP_EUSAGE = 2 };
+
+typedef struct mp_err {
+    char msg[1024];
+} mp_err;
+
+/* Sets e->msg from a format and returns code. */
+int mp_fail(mp_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- models (harness/models.c) ---------------------------------------------- */
+typedef struct mp_model {
+    char name[64];
+    char source[512];
+    int hidden, intermediate, layers, heads, kv_heads, head_dim, vocab, max_pos;
+    double rope_theta, norm_eps;
+    char ffn_act[16]; /* "silu" or "relu2" */
+    int tied, sub_norm;
+} mp_model;
+
+typedef struct mp_linear {
+    const char *layer; /* "q", "k", "v", "o", "gate", "up", "down", "head" */
+    int m, k;
+    int ternary;       /* 0: kept in higher precision by the papers */
+} mp_linear;
+
+/* Directory of the model files: $MPBENCH_MODELS, ./models/shapes, or next to the binary. */
+const char *mp_models_dir(void);
+/* Loads models/shapes/NAME.txt (or a path containing '/'). */
+int mp_model_load(const char *name_or_path, mp_model *m, mp_err *e);
+/* All linear layers of one decoder layer plus the head: fills out[8]; returns count. */
+int mp_model_linears(const mp_model *m, mp_linear *out);
+/* Distinct ternary (M, K) shapes in order of first appearance; layers joined into
+ * names[i] ("gate,up").  Returns count (<= 8). */
+int mp_model_shapes(const mp_model *m, int shapes[][2], char names[][32]);
+/* Lists model names (sorted) into a malloc'd array; returns count. */
+int mp_model_list(char ***names);
+
+/* ---- machine (harness/machine.c) --------------------------------------------- */
+typedef struct mp_machine {
+    char cpu_model[128];
+    char isa_flags[256];   /* the flags that matter here, space separated */
+    int cores, pus;
+    int mem_gib;
+    long l1d_kib, l2_kib, l3_kib; /* sanity-checked */
+    char caches_note[256];        /* what was rejected and why */
+    char fingerprint[64];         /* hash of model, cores, flags, memory */
+    char hypervisor[160];
+    char governor[64];
+    double load_avg;
+    char kernel[192];
+    char compiler[64];
+    char git_commit[48];
+} mp_machine;
+
+void mp_machine_probe_info(mp_machine *m);
+/* Last-level cache bytes to defeat with rotation (sanity-checked). */
+size_t mp_machine_llc_bytes(const mp_machine *m);
+
+/* ---- thread pool (harness/pool.c) --------------------------------------------- */
+typedef void (*mp_task_fn)(void *arg, int tid, int nthreads);
+typedef struct mp_pool mp_pool;
+
+/* Creates a pool of n threads (the caller is thread 0), pinned with hwloc: one
+ * per core, then per PU.  binding receives a description. */
+mp_pool *mp_pool_create(int n, char *binding, size_t len);
+/* Runs fn(arg, tid, n) on all threads and waits for all. */
+void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg);
+int mp_pool_size(const mp_pool *p);
+void mp_pool_destroy(mp_pool *p);
+
+/* ---- measurement engine (harness/bench.c) ------------------------------------- */
+typedef struct mp_case {
+    const mp_variant *v;
+    int param[MP_MAX_PARAMS];
+} mp_case;
+
+typedef struct mp_bench_opts {
+    int min_reps;       /* default 9 */
+    double min_time;    /* seconds per case, default 0.2 */
+    double max_time;    /* seconds per case, default 10 */
+    int warm;           /* 1: no rotation of weight copies */
+    uint64_t seed;
+    size_t llc_bytes;   /* from the machine, for rotation */
+    double cv_threshold; /* robust CV above this after a second round: unstable */
+    int quiet;
+} mp_bench_opts;
+
+typedef enum mp_status { MP_ST_OK, MP_ST_SKIPPED, MP_ST_FAILED, MP_ST_UNSTABLE } mp_status;
+
+typedef struct mp_result {
+    const mp_variant *v;
+    char params[128];
+    int m, k, n, threads, warm;
+    double bpw;
+    size_t packed_bytes;
+    int copies;
+    int reps;
+    double median_us, min_us, max_us, mad_us, mean_us, cv;
+    double gbps, gops;
+    double max_rel_err, mean_rel_err; /* NaN when not applicable */
+    mp_status status;
+    char reason[256];
+    double *times_us; /* reps entries, malloc'd */
+} mp_result;
+
+void mp_bench_defaults(mp_bench_opts *o);
+/* Measures every case on one problem (m, k, n) with the pool's threads; results
+ * has ncase entries.  Repetitions of the cases are interleaved in random order. */
+int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
+                   const mp_bench_opts *o, mp_result *results, mp_err *e);
+void mp_result_free(mp_result *r);
+const char *mp_status_name(mp_status s);
+
+/* ---- store (harness/store.c) --------------------------------------------------- */
+typedef struct mp_store mp_store;
+
+/* Opens or creates the database; refuses directories, non-SQLite files and
+ * SQLite files that are not mpbench's. */
+int mp_store_open(const char *path, mp_store **out, mp_err *e);
+void mp_store_close(mp_store *s);
+int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_err *e);
+int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
+                       const mp_machine *m, const char *command, const char *binding,
+                       int64_t *run_id, mp_err *e);
+int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e);
+/* Writes results in one transaction. */
+int mp_store_results(mp_store *s, int64_t run_id, const mp_result *r, int n, mp_err *e);
+void *mp_store_db(mp_store *s); /* the sqlite3 handle, for the other commands */
+
+/* ---- output (harness/output.c) ------------------------------------------------- */
+typedef enum mp_format { MP_FMT_TABLE, MP_FMT_CSV, MP_FMT_JSON, MP_FMT_MD } mp_format;
+int mp_format_parse(const char *s, mp_format *f);
+void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n);
+
+/* ---- small parsers (harness/util.c) --------------------------------------------- */
+/* "MxK" or "MxKxN"; n may be NULL when N is not allowed. */
+int mp_parse_shape(const char *s, int *m, int *k, int *n, mp_err *e);
+/* Positive int with a name for the message. */
+int mp_parse_int(const char *s, const char *what, int lo, int hi, int *out, mp_err *e);
+/* Comma-separated list of ints. */
+int mp_parse_int_list(const char *s, const char *what, int lo, int hi, int *out, int max,
+                      int *count, mp_err *e);
+/* Variants matching comma-separated globs, in registry order, each once. */
+int mp_select_variants(const char *globs, const mp_variant **out, int max, int *count,
+                       mp_err *e);
+double mp_now(void); /* monotonic seconds */
+
+#endif

@@ -1,0 +1,30 @@
+/* mp_store_schema.h - the store's schema as numbered migrations.  Migration i
+ * takes a database from version i to i+1; never edit a released one, append. */
+#ifndef MP_STORE_SCHEMA_H
+#define MP_STORE_SCHEMA_H
+
+static const char *const mp_schema_migrations[] = {
+    /* 1: machines, runs, results, counters */
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE machines(id INTEGER PRIMARY KEY, fingerprint TEXT UNIQUE NOT NULL,"
+    " cpu_model TEXT, cores INTEGER, pus INTEGER, isa_flags TEXT, mem_gib INTEGER,"
+    " l1d_kib INTEGER, l2_kib INTEGER, l3_kib INTEGER, caches_note TEXT, hypervisor TEXT,"
+    " first_seen TEXT);"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, machine_id INTEGER NOT NULL REFERENCES machines(id),"
+    " kind TEXT, started TEXT, finished TEXT, git_commit TEXT, compiler TEXT, kernel TEXT,"
+    " command TEXT, load_avg REAL, governor TEXT, hypervisor TEXT, binding TEXT, status TEXT);"
+    "CREATE TABLE results(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " variant TEXT NOT NULL, method TEXT, family TEXT, isa TEXT, params TEXT NOT NULL DEFAULT '',"
+    " m INTEGER, k INTEGER, n INTEGER, threads INTEGER, cache_mode TEXT, bpw REAL,"
+    " packed_bytes INTEGER, copies INTEGER, reps INTEGER, median_us REAL, min_us REAL,"
+    " max_us REAL, mad_us REAL, mean_us REAL, cv REAL, gbps REAL, gops REAL,"
+    " max_rel_err REAL, mean_rel_err REAL, status TEXT, reason TEXT, times_us TEXT,"
+    " created TEXT, UNIQUE(run_id, variant, params, m, k, n, threads, cache_mode));"
+    "CREATE INDEX results_key ON results(variant, m, k, n, threads);"
+    "CREATE TABLE counters(result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
+    " event TEXT NOT NULL, value REAL, status TEXT, reason TEXT, PRIMARY KEY(result_id, event));",
+};
+
+enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };
+
+#endif

@@ -1,0 +1,147 @@
+/* pool.c - the harness's thread pool: n threads (the caller is thread 0) pinned
+ * with hwloc, one per core first, then per PU.  Work is handed over through a
+ * generation counter the workers spin on (then yield), because a timed GEMV can
+ * be a few microseconds and a condition-variable wake-up would dominate it. */
+#include <hwloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_harness.h"
+
+struct mp_pool {
+    int n;
+    pthread_t *tid;
+    hwloc_topology_t topo;
+    int have_topo;
+    hwloc_cpuset_t *sets;
+    _Atomic unsigned gen;
+    _Atomic int done;
+    _Atomic int quit;
+    mp_task_fn fn;
+    void *arg;
+};
+
+typedef struct worker_arg {
+    mp_pool *p;
+    int id;
+} worker_arg;
+
+static void bind_self(mp_pool *p, int id)
+{
+    if (p->have_topo && p->sets[id])
+        hwloc_set_cpubind(p->topo, p->sets[id], HWLOC_CPUBIND_THREAD);
+}
+
+static void *worker(void *a)
+{
+    worker_arg *wa = a;
+    mp_pool *p = wa->p;
+    int id = wa->id;
+    free(wa);
+    bind_self(p, id);
+    unsigned seen = 0;
+    for (;;) {
+        unsigned g;
+        long spins = 0;
+        while ((g = atomic_load_explicit(&p->gen, memory_order_acquire)) == seen) {
+            if (atomic_load_explicit(&p->quit, memory_order_relaxed))
+                return NULL;
+            if (++spins > 200000)
+                sched_yield();
+            else
+                __builtin_ia32_pause();
+        }
+        seen = g;
+        p->fn(p->arg, id, p->n);
+        atomic_fetch_add_explicit(&p->done, 1, memory_order_acq_rel);
+    }
+}
+
+mp_pool *mp_pool_create(int n, char *binding, size_t len)
+{
+    mp_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        abort();
+    p->n = n < 1 ? 1 : n;
+    p->sets = calloc((size_t)p->n, sizeof *p->sets);
+    binding[0] = 0;
+    if (hwloc_topology_init(&p->topo) == 0 && hwloc_topology_load(p->topo) == 0) {
+        p->have_topo = 1;
+        int ncore = hwloc_get_nbobjs_by_type(p->topo, HWLOC_OBJ_CORE);
+        int npu = hwloc_get_nbobjs_by_type(p->topo, HWLOC_OBJ_PU);
+        size_t used = 0;
+        for (int i = 0; i < p->n; i++) {
+            hwloc_obj_t o = NULL;
+            const char *kind = "core";
+            if (i < ncore) {
+                o = hwloc_get_obj_by_type(p->topo, HWLOC_OBJ_CORE, i);
+            } else if (npu > 0) {
+                /* more threads than cores: the second PU of each core, round robin */
+                o = hwloc_get_obj_by_type(p->topo, HWLOC_OBJ_PU, i % npu);
+                kind = "pu";
+            }
+            if (o && o->cpuset) {
+                p->sets[i] = hwloc_bitmap_dup(o->cpuset);
+                hwloc_bitmap_singlify(p->sets[i]);
+                int pu = hwloc_bitmap_first(p->sets[i]);
+                used += (size_t)snprintf(binding + used, used < len ? len - used : 0,
+                                         "%s%d:%s%u/pu%d", i ? "," : "", i, kind,
+                                         o->logical_index, pu);
+            }
+        }
+    }
+    if (!binding[0])
+        snprintf(binding, len, "unbound");
+    bind_self(p, 0);
+    p->tid = calloc((size_t)p->n, sizeof *p->tid);
+    for (int i = 1; i < p->n; i++) {
+        worker_arg *wa = malloc(sizeof *wa);
+        wa->p = p;
+        wa->id = i;
+        pthread_create(&p->tid[i], NULL, worker, wa);
+    }
+    return p;
+}
+
+void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg)
+{
+    if (p->n == 1) {
+        fn(arg, 0, 1);
+        return;
+    }
+    p->fn = fn;
+    p->arg = arg;
+    atomic_store_explicit(&p->done, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
+    fn(arg, 0, p->n);
+    while (atomic_load_explicit(&p->done, memory_order_acquire) != p->n - 1)
+        __builtin_ia32_pause();
+}
+
+int mp_pool_size(const mp_pool *p)
+{
+    return p->n;
+}
+
+void mp_pool_destroy(mp_pool *p)
+{
+    if (!p)
+        return;
+    atomic_store(&p->quit, 1);
+    for (int i = 1; i < p->n; i++)
+        pthread_join(p->tid[i], NULL);
+    /* the caller's own binding is left as it was set: harmless, and undoing it
+     * would need the original mask */
+    for (int i = 0; i < p->n; i++)
+        if (p->sets[i])
+            hwloc_bitmap_free(p->sets[i]);
+    if (p->have_topo)
+        hwloc_topology_destroy(p->topo);
+    free(p->sets);
+    free(p->tid);
+    free(p);
+}

@@ -1,0 +1,344 @@
+/* store.c - the SQLite results store (DESIGN.md "Results store").
+ *
+ * One file, WAL mode, a busy timeout so concurrent writers wait instead of
+ * failing, and every batch of results in one transaction.  The schema carries
+ * a version in meta; opening an older database applies the migrations in order.
+ * A file that is not SQLite, or SQLite that is not ours, is refused untouched. */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "mp_harness.h"
+#include "mp_store_schema.h"
+#include "../variants/mp_registry.h"
+
+struct mp_store {
+    sqlite3 *db;
+    char path[1024];
+};
+
+void *mp_store_db(mp_store *s)
+{
+    return s->db;
+}
+
+static int exec(mp_store *s, const char *sql, mp_err *e)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, msg ? msg : "error");
+        sqlite3_free(msg);
+        return rc;
+    }
+    return MP_OK;
+}
+
+static int user_version(sqlite3 *db, int *out)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='schema_version'", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    *out = 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *out = atoi((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return SQLITE_OK;
+}
+
+int mp_store_open(const char *path, mp_store **out, mp_err *e)
+{
+    struct stat st;
+    *out = NULL;
+    if (!path || !*path)
+        return mp_fail(e, MP_EUSAGE, "--db: empty path");
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
+        return mp_fail(e, MP_EUSAGE, "--db %s: is a directory, not a database file", path);
+    if (!exists) {
+        /* create the parent folder of the default location */
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *slash = 0;
+            if (*dir && stat(dir, &st) != 0 && mkdir(dir, 0755) != 0)
+                return mp_fail(e, MP_EUSAGE, "--db %s: cannot create folder %s (%s)", path,
+                               dir, strerror(errno));
+        }
+    }
+    mp_store *s = calloc(1, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        int rc = mp_fail(e, MP_EUSAGE, "--db %s: cannot open (%s)", path,
+                         s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        mp_store_close(s);
+        return rc;
+    }
+    sqlite3_busy_timeout(s->db, 30000);
+    /* Is it SQLite, and is it ours?  Reading the schema fails on non-SQLite files. */
+    sqlite3_stmt *q;
+    int ntables = 0, has_meta = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT name FROM sqlite_master WHERE type='table'", -1, &q,
+                           NULL) != SQLITE_OK) {
+        int rc = mp_fail(e, MP_EUSAGE, "--db %s: not an mpbench database (%s); left untouched",
+                         path, sqlite3_errmsg(s->db));
+        mp_store_close(s);
+        return rc;
+    }
+    int step;
+    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+        ntables++;
+        has_meta |= !strcmp((const char *)sqlite3_column_text(q, 0), "meta");
+    }
+    sqlite3_finalize(q);
+    if (step != SQLITE_DONE) {
+        int rc = mp_fail(e, MP_EUSAGE, "--db %s: not an mpbench database (%s); left untouched",
+                         path, sqlite3_errmsg(s->db));
+        mp_store_close(s);
+        return rc;
+    }
+    int version = 0;
+    if (ntables && (!has_meta || user_version(s->db, &version) != SQLITE_OK || version < 1)) {
+        int rc = mp_fail(e, MP_EUSAGE,
+                         "--db %s: an SQLite database but not mpbench's (no schema version); "
+                         "left untouched",
+                         path);
+        mp_store_close(s);
+        return rc;
+    }
+    if (version > MP_SCHEMA_VERSION) {
+        int rc = mp_fail(e, MP_EUSAGE,
+                         "--db %s: schema version %d is newer than this mpbench (%d)", path,
+                         version, MP_SCHEMA_VERSION);
+        mp_store_close(s);
+        return rc;
+    }
+    int rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;", e);
+    if (rc) {
+        mp_store_close(s);
+        return rc;
+    }
+    /* migrations, each in its own transaction; a concurrent opener waits, then
+     * re-reads the version inside the transaction */
+    for (int v = 1; v <= MP_SCHEMA_VERSION; v++) {
+        if ((rc = exec(s, "BEGIN IMMEDIATE", e))) {
+            mp_store_close(s);
+            return rc;
+        }
+        int cur = 0;
+        if (user_version(s->db, &cur) != SQLITE_OK)
+            cur = 0;
+        if (cur < v) {
+            rc = exec(s, mp_schema_migrations[v - 1], e);
+            if (!rc) {
+                char sql[128];
+                snprintf(sql, sizeof sql,
+                         "INSERT OR REPLACE INTO meta(key,value) VALUES('schema_version','%d')",
+                         v);
+                rc = exec(s, sql, e);
+            }
+        }
+        if (rc) {
+            exec(s, "ROLLBACK", e);
+            mp_store_close(s);
+            return rc;
+        }
+        if ((rc = exec(s, "COMMIT", e))) {
+            mp_store_close(s);
+            return rc;
+        }
+    }
+    *out = s;
+    return MP_OK;
+}
+
+void mp_store_close(mp_store *s)
+{
+    if (!s)
+        return;
+    if (s->db)
+        sqlite3_close(s->db);
+    free(s);
+}
+
+static void now_iso(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_err *e)
+{
+    char now[32];
+    now_iso(now, sizeof now);
+    sqlite3_stmt *st;
+    const char *sql =
+        "INSERT INTO machines(fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
+        "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(fingerprint) DO UPDATE SET l1d_kib=excluded.l1d_kib";
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    sqlite3_bind_text(st, 1, m->fingerprint, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, m->cpu_model, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 3, m->cores);
+    sqlite3_bind_int(st, 4, m->pus);
+    sqlite3_bind_text(st, 5, m->isa_flags, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 6, m->mem_gib);
+    sqlite3_bind_int64(st, 7, m->l1d_kib);
+    sqlite3_bind_int64(st, 8, m->l2_kib);
+    sqlite3_bind_int64(st, 9, m->l3_kib);
+    sqlite3_bind_text(st, 10, m->caches_note, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 11, m->hypervisor, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 12, now, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    if (sqlite3_prepare_v2(s->db, "SELECT id FROM machines WHERE fingerprint=?", -1, &st,
+                           NULL) != SQLITE_OK)
+        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    sqlite3_bind_text(st, 1, m->fingerprint, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *machine_id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? MP_OK : mp_fail(e, MP_ERUN, "database %s: machine row missing", s->path);
+}
+
+int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
+                       const mp_machine *m, const char *command, const char *binding,
+                       int64_t *run_id, mp_err *e)
+{
+    char now[32];
+    now_iso(now, sizeof now);
+    sqlite3_stmt *st;
+    const char *sql =
+        "INSERT INTO runs(machine_id,kind,started,git_commit,compiler,kernel,command,load_avg,"
+        "governor,hypervisor,binding,status) VALUES(?,?,?,?,?,?,?,?,?,?,?,'running')";
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    sqlite3_bind_int64(st, 1, machine_id);
+    sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, now, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, m->git_commit, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, m->compiler, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 6, m->kernel, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 7, command, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(st, 8, m->load_avg);
+    sqlite3_bind_text(st, 9, m->governor, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 10, m->hypervisor, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 11, binding, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    *run_id = sqlite3_last_insert_rowid(s->db);
+    return MP_OK;
+}
+
+int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e)
+{
+    char now[32];
+    now_iso(now, sizeof now);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET finished=?, status=? WHERE id=?", -1, &st,
+                           NULL) != SQLITE_OK)
+        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    sqlite3_bind_text(st, 1, now, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, status, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? MP_OK
+                             : mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+}
+
+static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
+{
+    if (v != v)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
+int mp_store_results(mp_store *s, int64_t run_id, const mp_result *r, int n, mp_err *e)
+{
+    int rc = exec(s, "BEGIN IMMEDIATE", e);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st;
+    const char *sql =
+        "INSERT OR REPLACE INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,"
+        "cache_mode,bpw,packed_bytes,copies,reps,median_us,min_us,max_us,mad_us,mean_us,cv,"
+        "gbps,gops,max_rel_err,mean_rel_err,status,reason,times_us,created) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        exec(s, "ROLLBACK", e);
+        return rc;
+    }
+    char now[32];
+    now_iso(now, sizeof now);
+    for (int i = 0; i < n && !rc; i++) {
+        const mp_result *x = &r[i];
+        char isa[32];
+        mp_variant_isa_token(x->v, isa, sizeof isa);
+        size_t tl = (size_t)x->reps * 24 + 1;
+        char *times = malloc(tl);
+        size_t used = 0;
+        times[0] = 0;
+        for (int j = 0; j < x->reps; j++)
+            used += (size_t)snprintf(times + used, tl - used, "%s%.3f", j ? "," : "",
+                                     x->times_us[j]);
+        int c = 1;
+        sqlite3_bind_int64(st, c++, run_id);
+        sqlite3_bind_text(st, c++, x->v->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, x->v->method, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, mp_family_name(x->v->family), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, isa, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, x->params, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(st, c++, x->m);
+        sqlite3_bind_int(st, c++, x->k);
+        sqlite3_bind_int(st, c++, x->n);
+        sqlite3_bind_int(st, c++, x->threads);
+        sqlite3_bind_text(st, c++, x->warm ? "warm" : "cold", -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, c++, x->bpw);
+        sqlite3_bind_int64(st, c++, (sqlite3_int64)x->packed_bytes);
+        sqlite3_bind_int(st, c++, x->copies);
+        sqlite3_bind_int(st, c++, x->reps);
+        sqlite3_bind_double(st, c++, x->median_us);
+        sqlite3_bind_double(st, c++, x->min_us);
+        sqlite3_bind_double(st, c++, x->max_us);
+        sqlite3_bind_double(st, c++, x->mad_us);
+        sqlite3_bind_double(st, c++, x->mean_us);
+        sqlite3_bind_double(st, c++, x->cv);
+        sqlite3_bind_double(st, c++, x->gbps);
+        sqlite3_bind_double(st, c++, x->gops);
+        bind_real_or_null(st, c++, x->max_rel_err);
+        bind_real_or_null(st, c++, x->mean_rel_err);
+        sqlite3_bind_text(st, c++, mp_status_name(x->status), -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, c++, x->reason, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, times, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, now, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        sqlite3_reset(st);
+        free(times);
+    }
+    sqlite3_finalize(st);
+    if (rc) {
+        mp_err ignore;
+        exec(s, "ROLLBACK", &ignore);
+        return rc;
+    }
+    return exec(s, "COMMIT", e);
+}

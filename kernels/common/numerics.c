@@ -1,0 +1,149 @@
+/* numerics.c - the scalar reference arithmetic of DESIGN.md "Numerics", plus
+ * the seeded input generators and the aligned allocator all kernels share. */
+#include "mp_numerics.h"
+
+#include <math.h>
+#include <string.h>
+
+float mp_quant_row(const float *x, int k, int8_t *q)
+{
+    float absmax = 0.0f;
+    for (int i = 0; i < k; i++) {
+        float a = fabsf(x[i]);
+        if (a > absmax)
+            absmax = a;
+    }
+    if (!(absmax >= MP_ABSMAX_FLOOR))
+        absmax = MP_ABSMAX_FLOOR;
+    float scale = 127.0f / absmax;
+    for (int i = 0; i < k; i++) {
+        float v = nearbyintf(x[i] * scale); /* ties to even, like torch.round */
+        if (v > 127.0f)
+            v = 127.0f;
+        if (v < -127.0f)
+            v = -127.0f;
+        q[i] = (int8_t)v;
+    }
+    return scale;
+}
+
+void mp_ref_gemm_q(const int8_t *w, float w_scale, int m, int k, const int8_t *q,
+                   const float *xs, int n, float *y, int32_t *acc, int m0, int m1)
+{
+    for (int t = 0; t < n; t++) {
+        const int8_t *qt = q + (size_t)t * k;
+        for (int r = m0; r < m1; r++) {
+            const int8_t *wr = w + (size_t)r * k;
+            int32_t s = 0;
+            for (int i = 0; i < k; i++)
+                s += (int32_t)wr[i] * qt[i];
+            if (acc)
+                acc[(size_t)t * m + r] = s;
+            y[(size_t)t * m + r] = mp_dequant(s, w_scale, xs[t]);
+        }
+    }
+}
+
+void mp_ref_gemm(const int8_t *w, float w_scale, int m, int k, const float *x, int n,
+                 float *y, int m0, int m1)
+{
+    int8_t *q = mp_alloc((size_t)n * k);
+    float *xs = mp_alloc(sizeof(float) * (size_t)n);
+    for (int t = 0; t < n; t++)
+        xs[t] = mp_quant_row(x + (size_t)t * k, k, q + (size_t)t * k);
+    mp_ref_gemm_q(w, w_scale, m, k, q, xs, n, y, NULL, m0, m1);
+    mp_free(q);
+    mp_free(xs);
+}
+
+void mp_float_gemm(const int8_t *w, float w_scale, int m, int k, const float *x, int n,
+                   float *y, int m0, int m1)
+{
+    for (int t = 0; t < n; t++) {
+        const float *xt = x + (size_t)t * k;
+        for (int r = m0; r < m1; r++) {
+            const int8_t *wr = w + (size_t)r * k;
+            double s = 0.0;
+            for (int i = 0; i < k; i++)
+                s += (double)wr[i] * xt[i];
+            y[(size_t)t * m + r] = (float)(s * w_scale);
+        }
+    }
+}
+
+size_t mp_q8act_stride(int k)
+{
+    return 64 + (((size_t)k + 63) & ~(size_t)63);
+}
+
+size_t mp_q8act_size(int n, int k)
+{
+    return (size_t)n * mp_q8act_stride(k);
+}
+
+void mp_q8act_fill(const float *x, int k, void *act, int t0, int t1)
+{
+    size_t stride = mp_q8act_stride(k);
+    for (int t = t0; t < t1; t++) {
+        uint8_t *base = (uint8_t *)act + (size_t)t * stride;
+        int8_t *q = (int8_t *)(base + 64);
+        mp_q8hdr *h = (mp_q8hdr *)base;
+        h->x_scale = mp_quant_row(x + (size_t)t * k, k, q);
+        int32_t s = 0;
+        for (int i = 0; i < k; i++)
+            s += q[i];
+        h->qsum = s;
+        /* zero the padding so kernels may read whole vectors past K */
+        memset(q + k, 0, stride - 64 - (size_t)k);
+    }
+}
+
+void mp_gen_weights(uint64_t seed, int8_t *w, size_t count, int binary)
+{
+    mp_rng r = {seed * 0x2545f4914f6cdd1dull + 1};
+    size_t i = 0;
+    while (i < count) {
+        uint64_t bits = mp_rng_next(&r);
+        /* 21 draws of 3 bits each from one 64-bit word */
+        for (int j = 0; j < 21 && i < count; j++, bits >>= 3) {
+            unsigned v = (unsigned)(bits & 7);
+            if (binary) {
+                w[i++] = (v & 1) ? 1 : -1;
+            } else if (v < 6) {
+                w[i++] = (int8_t)((int)(v % 3) - 1);
+            }
+        }
+    }
+}
+
+void mp_gen_acts(uint64_t seed, float *x, size_t count)
+{
+    mp_rng r = {seed * 0x9e3779b97f4a7c15ull + 7};
+    for (size_t i = 0; i < count; i++) {
+        /* sum of 4 uniforms: bell-shaped, cheap, deterministic */
+        uint64_t b = mp_rng_next(&r);
+        float s = 0.0f;
+        for (int j = 0; j < 4; j++)
+            s += (float)((b >> (16 * j)) & 0xffff) / 65535.0f;
+        float v = (s - 2.0f) * 1.7f;
+        if ((b & 0x3ff) == 0)
+            v *= 8.0f; /* rare outliers, as in real activations */
+        x[i] = v;
+    }
+}
+
+void *mp_alloc(size_t bytes)
+{
+    size_t sz = (bytes + 63) & ~(size_t)63;
+    if (sz == 0)
+        sz = 64;
+    void *p = aligned_alloc(64, sz);
+    if (!p)
+        MP_ABORT("out of memory allocating %zu bytes", bytes);
+    return p;
+}
+
+void mp_free(void *p)
+{
+    free(p);
+}

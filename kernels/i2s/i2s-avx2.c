@@ -1,0 +1,90 @@
+/* i2s-avx2.c - I2_S with AVX2: four rows at a time share the activation loads;
+ * codes are split by shift/and and multiplied with vpmaddubsw (unsigned code x
+ * signed int8).  int16 partial sums stay below 2032 per 128-weight block, so up to
+ * 16 blocks are summed in int16 before widening (16 x 2032 < 32767). */
+#include <immintrin.h>
+
+#include "i2s.h"
+#include "../common/mp_numerics.h"
+
+enum { PF_BYTES = 8192 }; /* software prefetch distance, at least one row group */
+
+static inline int32_t hsum_epi32(__m256i v)
+{
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return _mm_cvtsi128_si32(s);
+}
+
+/* Dot of R rows of packed codes with one token; R is 1..4 (unrolled by the compiler). */
+static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const int8_t *q,
+                            int nblk, int32_t *out)
+{
+    const size_t span = (size_t)R * row_bytes;
+    const size_t ahead = span * ((PF_BYTES + span - 1) / span);
+    const __m256i mask = _mm256_set1_epi8(3);
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(),
+                      _mm256_setzero_si256(), _mm256_setzero_si256()};
+    for (int b0 = 0; b0 < nblk; b0 += 16) {
+        int b1 = b0 + 16 < nblk ? b0 + 16 : nblk;
+        __m256i s16[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(),
+                          _mm256_setzero_si256(), _mm256_setzero_si256()};
+        for (int b = b0; b < b1; b++) {
+            const int8_t *qb = q + b * 128;
+            /* The R rows are one contiguous span; walking them in parallel defeats
+             * the hardware prefetcher, so fetch the span `ahead` bytes on at the
+             * rate it is consumed (2 lines per step). */
+            const uint8_t *pf = w0 + ahead + (size_t)b * 128;
+            _mm_prefetch((const char *)pf, _MM_HINT_T0);
+            _mm_prefetch((const char *)pf + 64, _MM_HINT_T0);
+            __m256i a0 = _mm256_loadu_si256((const __m256i *)qb);
+            __m256i a1 = _mm256_loadu_si256((const __m256i *)(qb + 32));
+            __m256i a2 = _mm256_loadu_si256((const __m256i *)(qb + 64));
+            __m256i a3 = _mm256_loadu_si256((const __m256i *)(qb + 96));
+            for (int r = 0; r < R; r++) {
+                __m256i v = _mm256_loadu_si256((const __m256i *)(w0 + r * row_bytes + b * 32));
+                __m256i c0 = _mm256_and_si256(_mm256_srli_epi16(v, 6), mask);
+                __m256i c1 = _mm256_and_si256(_mm256_srli_epi16(v, 4), mask);
+                __m256i c2 = _mm256_and_si256(_mm256_srli_epi16(v, 2), mask);
+                __m256i c3 = _mm256_and_si256(v, mask);
+                __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(c0, a0),
+                                             _mm256_maddubs_epi16(c1, a1));
+                p = _mm256_add_epi16(p, _mm256_maddubs_epi16(c2, a2));
+                p = _mm256_add_epi16(p, _mm256_maddubs_epi16(c3, a3));
+                s16[r] = _mm256_add_epi16(s16[r], p);
+            }
+        }
+        for (int r = 0; r < R; r++)
+            acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(s16[r], ones));
+    }
+    for (int r = 0; r < R; r++)
+        out[r] = hsum_epi32(acc[r]);
+}
+
+void mp_i2s_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
+                       int m1, void *scratch)
+{
+    (void)scratch;
+    const int k = op->k, nblk = k / 128;
+    const size_t row_bytes = (size_t)k / 4;
+    int32_t s[4];
+    for (int r = m0; r < m1; r += 4) {
+        int R = m1 - r < 4 ? m1 - r : 4;
+        const uint8_t *w0 = op->w + (size_t)r * row_bytes;
+        /* rows outer, tokens inner: the R rows (R*K/4 bytes) stay in L1 */
+        for (int t = 0; t < n; t++) {
+            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+            const int8_t *q = mp_q8act_q(act, k, t);
+            if (R == 4)
+                dot_rows(w0, row_bytes, 4, q, nblk, s);
+            else
+                for (int i = 0; i < R; i++)
+                    dot_rows(w0 + i * row_bytes, row_bytes, 1, q, nblk, s + i);
+            float *yt = y + (size_t)t * op->m + r;
+            for (int i = 0; i < R; i++)
+                yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+/* mp_kernel.h - the kernel contract every mpbench variant implements.
+ *
+ * A variant is one row of the registry (variants/): identity, the weight domain
+ * and shape constraints it accepts, its runtime-tunable parameters, and five
+ * function slots (pack, prepare, compute, plus sizes).  The harness never knows
+ * a kernel's internals: it packs the canonical ternary weights once, calls
+ * prepare on the activations (timed), then compute on row ranges split over
+ * threads (timed).  See ../shared/DESIGN.md "The kernel contract".
+ *
+ * Canonical layouts at the boundary: weights M x K int8 row-major with values in
+ * {-1,0,1} (ternary) or {-1,1} (binary) and one float scale per tensor;
+ * activations X are N x K float row-major; outputs Y are N x M float row-major.
+ */
+#ifndef MP_KERNEL_H
+#define MP_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+enum {
+    MP_MAX_PARAMS = 8,        /* tunable parameters per variant */
+    MP_MAX_PARAM_VALUES = 16, /* allowed values per parameter */
+};
+
+/* ISA features a path needs; a variant is runnable when all its bits are present. */
+typedef enum mp_isa_bits {
+    MP_ISA_SCALAR = 0,
+    MP_ISA_AVX2 = 1u << 0,       /* avx2 + fma + f16c */
+    MP_ISA_AVX512 = 1u << 1,     /* avx512 f/bw/vl/dq */
+    MP_ISA_AVXVNNI = 1u << 2,    /* avx-vnni (VEX-encoded vpdpbusd) */
+    MP_ISA_AVX512VNNI = 1u << 3, /* avx512-vnni */
+} mp_isa_bits;
+
+typedef enum mp_family {
+    MP_FAMILY_BASELINE, /* F32 and the naive 2-bit floor */
+    MP_FAMILY_MAD,
+    MP_FAMILY_BITLUT,
+    MP_FAMILY_ELUT,
+    MP_FAMILY_VECLUT,
+    MP_FAMILY_VNNI,
+} mp_family;
+
+typedef enum mp_domain {
+    MP_DOMAIN_TERNARY, /* {-1,0,1} */
+    MP_DOMAIN_BINARY,  /* {-1,1}, the int1 domain */
+} mp_domain;
+
+/* How a variant's outputs are judged (DESIGN.md "Numerics"). */
+typedef enum mp_exactness {
+    MP_LOSSLESS, /* equal to the int8 reference bit for bit */
+    MP_LOSSY,    /* error against the int8 reference is reported */
+    MP_FLOAT,    /* float baseline: error against a double-precision float product */
+} mp_exactness;
+
+typedef struct mp_param_def {
+    const char *name;
+    int def;                          /* default value, one of values[] */
+    int n_values;
+    int values[MP_MAX_PARAM_VALUES];  /* the space the tuner explores */
+    const char *doc;
+} mp_param_def;
+
+struct mp_variant;
+
+/* One packed weight tensor bound to a variant and its parameter values. */
+typedef struct mp_op {
+    const struct mp_variant *v;
+    int m, k;
+    float w_scale;
+    const uint8_t *w;          /* packed bytes (v->packed_size long) */
+    int param[MP_MAX_PARAMS];  /* values, indexed like v->params */
+} mp_op;
+
+typedef struct mp_variant {
+    const char *name;      /* lowercase method, ISA, fixed parameters: "i2_s.avx2" */
+    const char *method;    /* as the papers write it: "I2_S" */
+    mp_family family;
+    unsigned isa;          /* mp_isa_bits needed */
+    mp_exactness exactness;
+    mp_domain domain;
+    int k_multiple;        /* K must be a multiple of this (1 = any) */
+    int m_align;           /* compute row ranges start at multiples of this */
+    const char *source;    /* paper section it implements, e.g. "seed 004 §2" */
+    /* How a SIMD path may differ from its scalar sibling, relative to max|y|:
+     * 0 = bit for bit (the default; integer paths must use it).  A float path
+     * whose summation order differs sets a bound and justifies it in its test. */
+    double sibling_tol;
+
+    int n_params;
+    mp_param_def params[MP_MAX_PARAMS];
+
+    /* Optional extra shape/parameter check beyond k_multiple; returns 0 when ok,
+     * otherwise writes the reason to why. */
+    int (*check)(int m, int k, const int *param, char *why, size_t len);
+
+    /* Bytes of the packed tensor; everything stored per tensor counts (bpw). */
+    size_t (*packed_size)(int m, int k, const int *param);
+    /* Offline transform of canonical weights w (M x K) into out. */
+    void (*pack)(const int8_t *w, float w_scale, int m, int k, const int *param,
+                 uint8_t *out);
+    /* Optional inverse of pack, for layout tests. */
+    void (*unpack)(const uint8_t *packed, int m, int k, const int *param, int8_t *w);
+
+    /* Per-call activation work for tokens [t0, t1) of X (N x K floats) into act,
+     * which holds act_size(n, k) bytes.  Timed.  Threads may call it on disjoint
+     * token ranges concurrently. */
+    size_t (*act_size)(int n, int k, const int *param);
+    void (*prepare)(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
+
+    /* Output rows [m0, m1) for all N tokens into Y (N x M floats).  m0 is a
+     * multiple of m_align; m1 is too, or m1 == M.  scratch is per thread,
+     * scratch_size(n, k) bytes, 64-byte aligned. */
+    size_t (*scratch_size)(int n, int k, const int *param);
+    void (*compute)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                    void *scratch);
+} mp_variant;
+
+#endif

@@ -1,0 +1,238 @@
+/* check.c - the shared oracle of mp_test.h. */
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "mp_test.h"
+#include "../harness/mp_harness.h"
+#include "../kernels/common/mp_numerics.h"
+#include "../variants/mp_registry.h"
+
+enum { GUARD = 256, RANGE_ROWS = 32 };
+
+typedef struct out_buf {
+    float *y;
+} out_buf;
+
+/* Runs v on the given row ranges; returns packed bytes, or 0 if guard bytes were hit. */
+static size_t run_variant(const mp_variant *v, const int *param, const int8_t *w,
+                          float w_scale, int m, int k, const float *x, int n, float *y,
+                          const int *r0, const int *r1, int nr, char *why, size_t len)
+{
+    size_t bytes = v->packed_size(m, k, param);
+    uint8_t *p = mp_alloc(bytes + GUARD);
+    memset(p, 0xA5, bytes + GUARD);
+    v->pack(w, w_scale, m, k, param, p);
+    for (int i = 0; i < GUARD; i++)
+        if (p[bytes + i] != 0xA5) {
+            snprintf(why, len, "%s: pack wrote past packed_size (%zu bytes) at +%d", v->name,
+                     bytes, i);
+            mp_free(p);
+            return 0;
+        }
+    mp_op op = {.v = v, .m = m, .k = k, .w_scale = w_scale, .w = p};
+    memcpy(op.param, param, sizeof op.param);
+    size_t asz = v->act_size(n, k, param);
+    uint8_t *act = mp_alloc(asz + GUARD);
+    memset(act + asz, 0x5A, GUARD);
+    /* prepare in two token ranges, as two threads would */
+    int half = n / 2;
+    if (half > 0)
+        v->prepare(&op, x, n, act, 0, half);
+    v->prepare(&op, x, n, act, half, n);
+    size_t ssz = v->scratch_size ? v->scratch_size(n, k, param) : 0;
+    uint8_t *scr = mp_alloc(ssz + GUARD);
+    memset(scr + ssz, 0x5A, GUARD);
+    for (int i = 0; i < nr; i++)
+        v->compute(&op, act, n, y, r0[i], r1[i], ssz ? scr : NULL);
+    for (int i = 0; i < GUARD; i++)
+        if (act[asz + i] != 0x5A || scr[ssz + i] != 0x5A) {
+            snprintf(why, len, "%s: %s buffer overrun at +%d", v->name,
+                     act[asz + i] != 0x5A ? "activation" : "scratch", i);
+            bytes = 0;
+            break;
+        }
+    mp_free(scr);
+    mp_free(act);
+    mp_free(p);
+    return bytes;
+}
+
+void mp_check_variant(const mp_variant *v, const int *param_in, int m, int k, int n,
+                      uint64_t seed, mp_check *c)
+{
+    memset(c, 0, sizeof *c);
+    int param[MP_MAX_PARAMS];
+    if (param_in)
+        memcpy(param, param_in, sizeof param);
+    else
+        mp_variant_defaults(v, param);
+    if (mp_variant_check(v, m, k, param, c->why, sizeof c->why)) {
+        c->skipped = 1;
+        return;
+    }
+    /* row ranges: aligned blocks at the start, middle and end (the tail) */
+    int align = v->m_align > 0 ? v->m_align : 1;
+    int blk = ((RANGE_ROWS + align - 1) / align) * align;
+    int r0[3], r1[3], nr = 0;
+    if ((double)m * k * n <= 32e6 || m <= 3 * blk) {
+        r0[0] = 0, r1[0] = m, nr = 1;
+    } else {
+        int mid = (m / 2 / align) * align;
+        int last = ((m - blk) / align) * align; /* the last range ends at m: the tail */
+        r0[nr] = 0, r1[nr++] = blk;
+        r0[nr] = mid, r1[nr++] = mid + blk;
+        r0[nr] = last, r1[nr++] = m;
+    }
+    int binary = v->domain == MP_DOMAIN_BINARY;
+    /* Page faults are slow on this VM: keep freed memory in the heap instead of
+     * returning it to the kernel, and reuse the weights of the previous call. */
+    static int tuned;
+    if (!tuned) {
+        mallopt(M_MMAP_THRESHOLD, 1 << 30);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+        tuned = 1;
+    }
+    static int8_t *w;
+    static int wm, wk, wbin;
+    static uint64_t wseed;
+    if (!w || wm != m || wk != k || wbin != binary || wseed != seed) {
+        mp_free(w);
+        w = mp_alloc((size_t)m * k);
+        mp_gen_weights(seed, w, (size_t)m * k, binary);
+        wm = m, wk = k, wbin = binary, wseed = seed;
+    }
+    float *x = mp_alloc(sizeof(float) * (size_t)n * k);
+    mp_gen_acts(seed + 1, x, (size_t)n * k);
+    const float w_scale = 0.0123f;
+    float *y = mp_alloc(sizeof(float) * (size_t)n * m);
+    float *ref = mp_alloc(sizeof(float) * (size_t)n * m);
+    float *sib = NULL;
+    for (size_t i = 0; i < (size_t)n * m; i++)
+        y[i] = ref[i] = NAN;
+    char rerun[256];
+    snprintf(rerun, sizeof rerun, "./mpbench run --variant %s --shape %dx%dx%d --seed %llu --no-db",
+             v->name, m, k, n, (unsigned long long)seed);
+    if (!run_variant(v, param, w, w_scale, m, k, x, n, y, r0, r1, nr, c->why, sizeof c->why))
+        goto done;
+    for (int i = 0; i < nr; i++) {
+        if (v->exactness == MP_FLOAT)
+            mp_float_gemm(w, w_scale, m, k, x, n, ref, r0[i], r1[i]);
+        else
+            mp_ref_gemm(w, w_scale, m, k, x, n, ref, r0[i], r1[i]);
+    }
+    const mp_variant *s = mp_variant_scalar_sibling(v);
+    if (s && v->exactness != MP_LOSSLESS) {
+        sib = mp_alloc(sizeof(float) * (size_t)n * m);
+        for (size_t i = 0; i < (size_t)n * m; i++)
+            sib[i] = NAN;
+        if (!run_variant(s, param, w, w_scale, m, k, x, n, sib, r0, r1, nr, c->why,
+                         sizeof c->why))
+            goto done;
+    }
+    double emax = 0, rmax = 0, esum = 0, rsum = 0, smax = 0;
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i < nr; i++)
+            for (int r = r0[i]; r < r1[i]; r++) {
+                size_t at = (size_t)t * m + r;
+                double d = fabs((double)y[at] - ref[at]);
+                emax = d > emax ? d : emax;
+                rmax = fabs(ref[at]) > rmax ? fabs(ref[at]) : rmax;
+                esum += d;
+                rsum += fabs(ref[at]);
+                if (sib) {
+                    double ds = fabs((double)y[at] - sib[at]);
+                    smax = ds > smax ? ds : smax;
+                }
+            }
+    c->max_rel_err = rmax > 0 ? emax / rmax : emax;
+    c->mean_rel_err = rsum > 0 ? esum / rsum : esum;
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i < nr; i++)
+            for (int r = r0[i]; r < r1[i]; r++) {
+                size_t at = (size_t)t * m + r;
+                int bad = isnan(y[at]);
+                const char *what = "reference";
+                float expect = ref[at];
+                if (!bad && v->exactness == MP_LOSSLESS)
+                    bad = memcmp(&y[at], &ref[at], sizeof(float)) != 0;
+                if (!bad && sib) {
+                    what = "scalar path";
+                    expect = sib[at];
+                    bad = v->sibling_tol == 0
+                              ? memcmp(&y[at], &sib[at], sizeof(float)) != 0
+                              : fabs((double)y[at] - sib[at]) > v->sibling_tol * rmax;
+                }
+                if (bad) {
+                    snprintf(c->why, sizeof c->why,
+                             "%s M=%d K=%d N=%d seed=%llu: y[token %d][row %d] = %.9g, %s "
+                             "gives %.9g; rerun: %s",
+                             v->name, m, k, n, (unsigned long long)seed, t, r, y[at], what,
+                             expect, rerun);
+                    goto done;
+                }
+            }
+    c->ok = 1;
+done:
+    mp_free(sib);
+    mp_free(ref);
+    mp_free(y);
+    mp_free(x);
+}
+
+int mp_test_real_shapes(int (*out)[2], int max)
+{
+    static const char *const models[] = {
+        "bitnet-b1.58-large", "bitnet-b1.58-3b", "bitnet-b1.58-2b-4t",
+        "llama3-8b-1.58",     "falcon3-1b-1.58", "falcon3-3b-1.58",
+        "falcon3-7b-1.58",    "falcon3-10b-1.58", "mobilellm-1.5b"};
+    int n = 0;
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        mp_model mdl;
+        mp_err e;
+        if (mp_model_load(models[i], &mdl, &e)) {
+            fprintf(stderr, "%s\n", e.msg);
+            abort();
+        }
+        int sh[8][2];
+        char names[8][32];
+        int ns = mp_model_shapes(&mdl, sh, names);
+        for (int j = 0; j < ns; j++) {
+            int dup = 0;
+            for (int q = 0; q < n; q++)
+                dup |= out[q][0] == sh[j][0] && out[q][1] == sh[j][1];
+            if (!dup && n < max) {
+                out[n][0] = sh[j][0];
+                out[n][1] = sh[j][1];
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+int mp_test_cli(char *buf, size_t len, const char *args)
+{
+    const char *bin = getenv("MPBENCH_BIN");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin && *bin ? bin : "./mpbench", args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t used = 0;
+    buf[0] = 0;
+    char chunk[1024];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, p)) > 0) {
+        if (used + got >= len)
+            got = len - 1 - used;
+        memcpy(buf + used, chunk, got);
+        used += got;
+        buf[used] = 0;
+    }
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}

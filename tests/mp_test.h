@@ -1,0 +1,38 @@
+/* mp_test.h - the shared test oracle: runs one variant on one (M, K, N) and
+ * checks it, so every family's tests judge variants the same way. */
+#ifndef MP_TEST_H
+#define MP_TEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels/mp_kernel.h"
+
+typedef struct mp_check {
+    int skipped;          /* the variant does not take this shape (why says so) */
+    int ok;               /* passed */
+    double max_rel_err;   /* vs the oracle of its exactness, normalized by max|ref| */
+    double mean_rel_err;
+    char why[768];        /* failure: variant, shape, seed, first bad index, rerun command */
+} mp_check;
+
+/* Packs seeded weights for (m, k), quantizes seeded activations for n tokens,
+ * computes rows on a sample of row ranges (all rows for small problems; always
+ * the first range and the tail) and compares:
+ *   MP_LOSSLESS: equal to the int8 reference bit for bit;
+ *   MP_LOSSY / MP_FLOAT: error measured (and returned), and when `sibling` is
+ *     given, equal to it (bit for bit, or within v->sibling_tol).
+ * A lossless SIMD variant is also compared with its scalar sibling.
+ * Guards: outputs are NaN-poisoned; the packed buffer has guard bytes.
+ * param may be NULL for the defaults.  `binary` selects ±1 weights. */
+void mp_check_variant(const mp_variant *v, const int *param, int m, int k, int n,
+                      uint64_t seed, mp_check *out);
+
+/* The distinct ternary shapes of the nine real models (out: [][2]); returns count. */
+int mp_test_real_shapes(int (*out)[2], int max);
+
+/* Runs `./mpbench ARGS` (MPBENCH_BIN or ./mpbench), captures stdout+stderr into
+ * buf; returns the exit status. */
+int mp_test_cli(char *buf, size_t len, const char *args);
+
+#endif

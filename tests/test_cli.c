@@ -1,0 +1,163 @@
+/* test_cli.c - bad input through the real binary: each case must name the input,
+ * exit 2 (or report skipped), and leave nothing half-written. */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mp_test.h"
+
+static char out[65536];
+
+static void tmpdir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/mptest-XXXXXX");
+    cr_assert(mkdtemp(buf));
+}
+
+#define EXPECT(code, needle, ...)                                                     \
+    do {                                                                              \
+        char args_[2048];                                                             \
+        snprintf(args_, sizeof args_, __VA_ARGS__);                                   \
+        int rc_ = mp_test_cli(out, sizeof out, args_);                                \
+        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
+                     code, out);                                                      \
+        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,    \
+                  needle, out);                                                       \
+    } while (0)
+
+Test(cli, malformed_shape)
+{
+    static const char *const bad[] = {"12x", "axb", "0x128", "-5x128", "64", "64x128x",
+                                      "64x128x2x3", "64y128"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        EXPECT(2, "--shape", "run --variant i2_s.scalar --shape '%s' --no-db", bad[i]);
+}
+
+Test(cli, unknown_variant_and_model)
+{
+    EXPECT(2, "'nosuch*' matches no variant", "run --variant 'nosuch*' --shape 64x128 --no-db");
+    EXPECT(2, "unknown model 'nosuch'", "run --variant i2_s.scalar --model nosuch --no-db");
+    EXPECT(2, "--threads", "run --variant i2_s.scalar --shape 64x128 --threads 0 --no-db");
+    EXPECT(2, "--format", "run --variant i2_s.scalar --shape 64x128 --format xml --no-db");
+    EXPECT(2, "unknown command", "frobnicate");
+}
+
+static void write_model(const char *path, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("source test fixture\n", f);
+    fputs(body, f);
+    fclose(f);
+}
+
+Test(cli, malformed_model_files)
+{
+    char dir[64], path[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/m.txt", dir);
+    const char *good_tail = "vocab 100\n";
+    char body[512];
+    /* missing key */
+    write_model(path, "hidden 64\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n");
+    EXPECT(2, "missing required key 'vocab'", "run --variant i2_s.scalar --model %s --no-db", path);
+    /* non-number */
+    snprintf(body, sizeof body, "hidden sixty\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n%s", good_tail);
+    write_model(path, body);
+    EXPECT(2, "hidden: 'sixty' is not a number", "run --variant i2_s.scalar --model %s --no-db", path);
+    /* negative */
+    snprintf(body, sizeof body, "hidden 64\nintermediate -128\nlayers 2\nheads 4\nkv_heads 4\n%s", good_tail);
+    write_model(path, body);
+    EXPECT(2, "intermediate: '-128' must be a positive integer", "run --variant i2_s.scalar --model %s --no-db", path);
+    /* unknown key, with its line number */
+    snprintf(body, sizeof body, "hidden 64\nbogus 1\n");
+    write_model(path, body);
+    EXPECT(2, "m.txt:3: unknown key 'bogus'", "run --variant i2_s.scalar --model %s --no-db", path);
+    /* a good one runs, and its odd K is skipped with the reason */
+    snprintf(body, sizeof body, "hidden 96\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n%s", good_tail);
+    write_model(path, body);
+    EXPECT(0, "skipped:K=96 not a multiple of 128", "run --variant i2_s.scalar --model %s --no-db --format csv", path);
+}
+
+Test(cli, k_not_multiple_is_skipped_with_reason)
+{
+    EXPECT(0, "\"skipped:K=100 not a multiple of 128\"",
+           "run --variant i2_s.scalar --shape 64x100 --no-db --format csv");
+    /* the CSV header is exactly the documented one */
+    cr_assert(strstr(out, "variant,method,family,isa,m,k,n,threads,bpw,median_us,min_us,gbps,"
+                          "gops,max_rel_err,status\n"));
+}
+
+static long file_size(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+Test(cli, bad_databases_untouched)
+{
+    char dir[64], path[160];
+    tmpdir(dir, sizeof dir);
+    EXPECT(2, "is a directory", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", dir);
+    snprintf(path, sizeof path, "%s/corrupt.db", dir);
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 200; i++)
+        fputs("this is not a database ", f);
+    fclose(f);
+    long before = file_size(path);
+    EXPECT(2, "not an mpbench database", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", path);
+    cr_assert_eq(file_size(path), before, "corrupt file was modified");
+    /* a foreign SQLite database */
+    snprintf(path, sizeof path, "%s/foreign.db", dir);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1);", NULL, NULL, NULL);
+    sqlite3_close(db);
+    EXPECT(2, "not mpbench's", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", path);
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 1, "foreign database gained tables");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+Test(cli, run_stores_one_row_per_result)
+{
+    char dir[64], path[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/r.db", dir);
+    EXPECT(0, "i2_s.avx2", "run --variant 'i2_s*,naive2*' --shape 64x256 --n 2 --reps 3 --min-time 0 --db %s --format json", path);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db,
+        "SELECT count(*), sum(status='ok'), min(reps), count(DISTINCT run_id) FROM results "
+        "WHERE m=64 AND k=256 AND n=2", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 4, "4 variants -> 4 rows");
+    cr_assert_eq(sqlite3_column_int(st, 1), 4);
+    cr_assert_geq(sqlite3_column_int(st, 2), 3);
+    cr_assert_eq(sqlite3_column_int(st, 3), 1);
+    sqlite3_finalize(st);
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='schema_version'",
+                                    -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_geq(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+Test(cli, list_commands)
+{
+    EXPECT(0, "bitnet-b1.58-2b-4t", "list models");
+    EXPECT(0, "6912x2560  (gate,up)", "list shapes --model bitnet-b1.58-2b-4t");
+    EXPECT(0, "i2_s.avx512", "list variants");
+    EXPECT(0, "task-clock", "list machine");
+    EXPECT(2, "unknown kind", "list frobs");
+}

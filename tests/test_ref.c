@@ -1,0 +1,96 @@
+/* test_ref.c - the reference arithmetic on small hand-computed cases. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "../kernels/common/mp_numerics.h"
+
+Test(reference, quantize_rounds_to_nearest_even_and_clamps)
+{
+    /* absmax 2.54 -> scale 127/2.54 = 50: values land on exact halves */
+    float x[6] = {2.54f, 0.01f, 0.03f, -0.05f, -2.54f, 1.0f};
+    int8_t q[6];
+    float s = mp_quant_row(x, 6, q);
+    cr_assert_float_eq(s, 50.0f, 1e-4);
+    /* 0.01*50 = 0.5 -> 0 (tie to even); 0.03*50 = 1.5 -> 2; -0.05*50 = -2.5 -> -2 */
+    int8_t want[6] = {127, 0, 2, -2, -127, 50};
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(q[i], want[i], "q[%d] = %d, want %d", i, q[i], want[i]);
+}
+
+Test(reference, clamps_at_127)
+{
+    /* the absmax element maps to exactly +-127, nothing beyond */
+    float x[3] = {-7.0f, 7.0f, 3.5f};
+    int8_t q[3];
+    float s = mp_quant_row(x, 3, q);
+    cr_assert_float_eq(s, 127.0f / 7.0f, 1e-6);
+    cr_assert_eq(q[0], -127);
+    cr_assert_eq(q[1], 127);
+    cr_assert_eq(q[2], 64); /* 63.5 -> 64 (tie to even) */
+}
+
+Test(reference, zero_token_uses_the_floor)
+{
+    float x[4] = {0};
+    int8_t q[4] = {1, 1, 1, 1};
+    float s = mp_quant_row(x, 4, q);
+    cr_assert_float_eq(s, 127.0f / MP_ABSMAX_FLOOR, 1.0f);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(q[i], 0);
+}
+
+Test(reference, gemm_small_by_hand)
+{
+    /* W = [[1, 0, -1, 1], [-1, -1, 1, 0]], x = [1, 2, -1, 0.5]: absmax 2 ->
+     * scale 63.5; q = [64 (63.5 tie->64), 127, -64 (-63.5 -> -64), 32 (31.75)] */
+    int8_t w[8] = {1, 0, -1, 1, -1, -1, 1, 0};
+    float x[4] = {1.0f, 2.0f, -1.0f, 0.5f};
+    float y[2];
+    mp_ref_gemm(w, 0.25f, 2, 4, x, 1, y, 0, 2);
+    /* acc0 = 64 + 64 + 32 = 160; acc1 = -64 - 127 - 64 = -255 */
+    cr_assert_eq(y[0], mp_dequant(160, 0.25f, 63.5f));
+    cr_assert_eq(y[1], mp_dequant(-255, 0.25f, 63.5f));
+    cr_assert_float_eq(y[0], 160 / 63.5f * 0.25f, 1e-6);
+}
+
+Test(reference, int32_accumulators_exposed)
+{
+    int8_t w[4] = {1, 1, 1, 1};
+    int8_t q[4] = {127, 127, 127, -1};
+    float xs = 1.0f, y;
+    int32_t acc;
+    mp_ref_gemm_q(w, 1.0f, 1, 4, q, &xs, 1, &y, &acc, 0, 1);
+    cr_assert_eq(acc, 380);
+    cr_assert_eq(y, 380.0f);
+}
+
+Test(reference, float_oracle_is_double_precision)
+{
+    int8_t w[3] = {1, -1, 1};
+    float x[3] = {1e8f, 1e8f, 1.0f};
+    float y;
+    mp_float_gemm(w, 1.0f, 1, 3, x, 1, &y, 0, 1);
+    cr_assert_eq(y, 1.0f); /* float accumulation in this order would also give 1, but */
+    float x2[3] = {1.0f, 1e8f, 1e8f};
+    int8_t w2[3] = {1, 1, -1};
+    mp_float_gemm(w2, 1.0f, 1, 3, x2, 1, &y, 0, 1);
+    cr_assert_eq(y, 1.0f); /* ...float order would lose the 1 here: (1 + 1e8) - 1e8 = 0 */
+}
+
+Test(reference, generators_are_seeded)
+{
+    int8_t a[1000], b[1000];
+    mp_gen_weights(42, a, 1000, 0);
+    mp_gen_weights(42, b, 1000, 0);
+    int counts[3] = {0};
+    for (int i = 0; i < 1000; i++) {
+        cr_assert_eq(a[i], b[i]);
+        cr_assert(a[i] >= -1 && a[i] <= 1);
+        counts[a[i] + 1]++;
+    }
+    for (int i = 0; i < 3; i++) /* roughly a third each */
+        cr_assert(counts[i] > 250 && counts[i] < 420, "value %d drawn %d times", i - 1, counts[i]);
+    mp_gen_weights(42, a, 1000, 1);
+    for (int i = 0; i < 1000; i++)
+        cr_assert(a[i] == -1 || a[i] == 1);
+}

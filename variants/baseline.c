@@ -1,0 +1,39 @@
+/* baseline.c - catalog rows of the baselines: F32 (float weights x float
+ * activations, DESIGN.md "Numerics") and NAIVE2, seed 002's scalar 2-bit kernel. */
+#include "catalog.h"
+#include "../kernels/f32/f32.h"
+#include "../kernels/naive2/naive2.h"
+#include "../kernels/common/mp_numerics.h"
+
+#define F32_ROW(isa_tok, isa_bits, fn)                                              \
+    {.name = "f32." isa_tok, .method = "F32", .family = MP_FAMILY_BASELINE,         \
+     .isa = isa_bits, .exactness = MP_FLOAT, .domain = MP_DOMAIN_TERNARY,           \
+     .k_multiple = 1, .m_align = 4, .source = "DESIGN.md Numerics (float baseline)", \
+     .sibling_tol = 1e-5, /* float sums in another order: K*eps*sum|wx| worst case, observed < 1e-6 */ \
+     .packed_size = mp_f32_packed_size, .pack = mp_f32_pack,                        \
+     .act_size = mp_f32_act_size, .prepare = mp_f32_prepare, .compute = fn}
+
+static size_t q8_act_size(int n, int k, const int *param)
+{
+    (void)param;
+    return mp_q8act_size(n, k);
+}
+
+static void q8_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
+{
+    (void)n;
+    mp_q8act_fill(x, op->k, act, t0, t1);
+}
+
+const mp_variant mp_catalog_baseline[] = {
+    F32_ROW("scalar", MP_ISA_SCALAR, mp_f32_gemm__scalar),
+    F32_ROW("avx2", MP_ISA_AVX2, mp_f32_gemm__avx2),
+    F32_ROW("avx512", MP_ISA_AVX512, mp_f32_gemm__avx512),
+    {.name = "naive2.scalar", .method = "NAIVE2", .family = MP_FAMILY_BASELINE,
+     .isa = MP_ISA_SCALAR, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,
+     .k_multiple = 1, .m_align = 1, .source = "seed 002 (pure-C kernel)",
+     .packed_size = mp_naive2_packed_size, .pack = mp_naive2_pack,
+     .unpack = mp_naive2_unpack, .act_size = q8_act_size, .prepare = q8_prepare,
+     .compute = mp_naive2_gemm__scalar},
+    {0},
+};

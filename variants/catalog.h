@@ -1,0 +1,19 @@
+/* catalog.h - the variant catalog: one table per family, each in its own file
+ * in variants/, each ending with a zeroed row.  This list of tables is the only
+ * place the build learns which variants exist: the registry, the test grid, the
+ * sweep and the tuner all iterate it.  Adding a variant = one row in its family's
+ * table + its kernel source; adding a family = one line below. */
+#ifndef MP_CATALOG_H
+#define MP_CATALOG_H
+
+#include "../kernels/mp_kernel.h"
+
+#define MP_CATALOG_FAMILIES(X) \
+    X(baseline)                \
+    X(mad)
+
+#define MP_DECLARE_FAMILY(f) extern const mp_variant mp_catalog_##f[];
+MP_CATALOG_FAMILIES(MP_DECLARE_FAMILY)
+#undef MP_DECLARE_FAMILY
+
+#endif

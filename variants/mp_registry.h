@@ -1,0 +1,31 @@
+/* mp_registry.h - the registry built from the catalog (variants/catalog.h). */
+#ifndef MP_REGISTRY_H
+#define MP_REGISTRY_H
+
+#include <stddef.h>
+
+#include "../kernels/mp_kernel.h"
+
+int mp_registry_count(void);
+const mp_variant *mp_registry_get(int i);
+const mp_variant *mp_registry_find(const char *name);
+/* 1 when the CPU (after MPBENCH_MAX_ISA) has the variant's ISA. */
+int mp_variant_available(const mp_variant *v);
+/* The ISA token of a name ("avx2" in "i2_s.avx2.bm32"), copied to buf. */
+const char *mp_variant_isa_token(const mp_variant *v, char *buf, size_t len);
+/* The scalar sibling of a SIMD variant (same name with ISA token "scalar"), or NULL. */
+const mp_variant *mp_variant_scalar_sibling(const mp_variant *v);
+const char *mp_family_name(mp_family f);
+/* Shape check: K multiple, then v->check.  0 when the variant takes (m, k). */
+int mp_variant_check(const mp_variant *v, int m, int k, const int *param, char *why,
+                     size_t len);
+/* Default parameter values into param[MP_MAX_PARAMS]. */
+void mp_variant_defaults(const mp_variant *v, int *param);
+/* Index of parameter `name`, or -1. */
+int mp_variant_param_index(const mp_variant *v, const char *name);
+/* Formats "name=value,..." (empty when no parameters). */
+const char *mp_params_str(const mp_variant *v, const int *param, char *buf, size_t len);
+/* Parses "name=value,..." over the defaults; 0 ok, else why is set. */
+int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, size_t len);
+
+#endif

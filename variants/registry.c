@@ -1,0 +1,186 @@
+/* registry.c - flattens the family tables of catalog.h into one registry and
+ * answers the questions the harness asks of a variant (availability, shape
+ * check, parameters).  The harness never looks inside a kernel. */
+#include "mp_registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/common/mp_isa.h"
+#include "catalog.h"
+
+static const mp_variant *const *all;
+static int n_all;
+
+static void build(void)
+{
+    if (all)
+        return;
+    static const mp_variant *const tables[] = {
+#define MP_TABLE(f) mp_catalog_##f,
+        MP_CATALOG_FAMILIES(MP_TABLE)
+#undef MP_TABLE
+    };
+    int n = 0;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const mp_variant *v = tables[t]; v->name; v++)
+            n++;
+    const mp_variant **list = malloc(sizeof *list * (size_t)(n ? n : 1));
+    if (!list)
+        abort();
+    n = 0;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const mp_variant *v = tables[t]; v->name; v++)
+            list[n++] = v;
+    n_all = n;
+    all = list;
+}
+
+int mp_registry_count(void)
+{
+    build();
+    return n_all;
+}
+
+const mp_variant *mp_registry_get(int i)
+{
+    build();
+    return i >= 0 && i < n_all ? all[i] : NULL;
+}
+
+const mp_variant *mp_registry_find(const char *name)
+{
+    build();
+    for (int i = 0; i < n_all; i++)
+        if (!strcmp(all[i]->name, name))
+            return all[i];
+    return NULL;
+}
+
+int mp_variant_available(const mp_variant *v)
+{
+    static int have = -1;
+    if (have < 0)
+        have = (int)mp_isa_detect();
+    return (v->isa & ~(unsigned)have) == 0;
+}
+
+const char *mp_variant_isa_token(const mp_variant *v, char *buf, size_t len)
+{
+    const char *dot = strchr(v->name, '.');
+    const char *start = dot ? dot + 1 : v->name;
+    const char *end = strchr(start, '.');
+    size_t n = end ? (size_t)(end - start) : strlen(start);
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, start, n);
+    buf[n] = 0;
+    return buf;
+}
+
+const mp_variant *mp_variant_scalar_sibling(const mp_variant *v)
+{
+    const char *dot = strchr(v->name, '.');
+    if (!dot)
+        return NULL;
+    const char *rest = strchr(dot + 1, '.');
+    char name[128];
+    snprintf(name, sizeof name, "%.*sscalar%s", (int)(dot - v->name + 1), v->name,
+             rest ? rest : "");
+    const mp_variant *s = mp_registry_find(name);
+    return s == v ? NULL : s;
+}
+
+const char *mp_family_name(mp_family f)
+{
+    switch (f) {
+    case MP_FAMILY_BASELINE: return "baseline";
+    case MP_FAMILY_MAD: return "mad";
+    case MP_FAMILY_BITLUT: return "bitlut";
+    case MP_FAMILY_ELUT: return "elut";
+    case MP_FAMILY_VECLUT: return "veclut";
+    case MP_FAMILY_VNNI: return "vnni";
+    }
+    return "?";
+}
+
+int mp_variant_check(const mp_variant *v, int m, int k, const int *param, char *why,
+                     size_t len)
+{
+    if (m < 1 || k < 1) {
+        snprintf(why, len, "M and K must be positive");
+        return -1;
+    }
+    if (v->k_multiple > 1 && k % v->k_multiple) {
+        snprintf(why, len, "K=%d not a multiple of %d", k, v->k_multiple);
+        return -1;
+    }
+    if (v->check)
+        return v->check(m, k, param, why, len);
+    return 0;
+}
+
+void mp_variant_defaults(const mp_variant *v, int *param)
+{
+    memset(param, 0, sizeof(int) * MP_MAX_PARAMS);
+    for (int i = 0; i < v->n_params; i++)
+        param[i] = v->params[i].def;
+}
+
+int mp_variant_param_index(const mp_variant *v, const char *name)
+{
+    for (int i = 0; i < v->n_params; i++)
+        if (!strcmp(v->params[i].name, name))
+            return i;
+    return -1;
+}
+
+const char *mp_params_str(const mp_variant *v, const int *param, char *buf, size_t len)
+{
+    buf[0] = 0;
+    size_t used = 0;
+    for (int i = 0; i < v->n_params && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=%d", i ? "," : "",
+                                 v->params[i].name, param[i]);
+    return buf;
+}
+
+int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, size_t len)
+{
+    mp_variant_defaults(v, param);
+    if (!s || !*s)
+        return 0;
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", s);
+    char *save = NULL;
+    for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq) {
+            snprintf(why, len, "parameter '%s' is not name=value", tok);
+            return -1;
+        }
+        *eq = 0;
+        int idx = mp_variant_param_index(v, tok);
+        if (idx < 0) {
+            snprintf(why, len, "variant %s has no parameter '%s'", v->name, tok);
+            return -1;
+        }
+        char *end;
+        long val = strtol(eq + 1, &end, 10);
+        if (*end || end == eq + 1) {
+            snprintf(why, len, "parameter %s: '%s' is not an integer", tok, eq + 1);
+            return -1;
+        }
+        int ok = 0;
+        for (int j = 0; j < v->params[idx].n_values; j++)
+            ok |= v->params[idx].values[j] == val;
+        if (!ok) {
+            snprintf(why, len, "parameter %s=%ld is outside the space of %s", tok, val,
+                     v->name);
+            return -1;
+        }
+        param[idx] = (int)val;
+    }
+    return 0;
+}
