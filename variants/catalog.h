@@ -10,7 +10,11 @@
 
 #define MP_CATALOG_FAMILIES(X) \
     X(baseline)                \
-    X(mad)
+    X(mad)                     \
+    X(bitlut)                  \
+    X(elut)                    \
+    X(veclut)                  \
+    X(vnni)
 
 #define MP_DECLARE_FAMILY(f) extern const mp_variant mp_catalog_##f[];
 MP_CATALOG_FAMILIES(MP_DECLARE_FAMILY)
