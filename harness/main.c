@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
     {"run", mp_cmd_run, "measure variants on a shape or a model's shapes"},
     {"list", mp_cmd_list, "list models, shapes, variants or the machine"},
+    {"pack", mp_cmd_pack, "write a variant's packed bytes for given ternary weights"},
 };
 
 static void usage(FILE *f)
