@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_counters.h"
 #include "mp_harness.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
@@ -114,6 +115,9 @@ static void stats(mp_result *r)
     int n = r->reps;
     if (n == 0)
         return;
+    /* counters were summed over the calls: report per call */
+    for (int i = 0; i < mp_counters_n(r->counters); i++)
+        r->events[i] /= n;
     double *t = malloc(sizeof *t * (size_t)n);
     memcpy(t, r->times_us, sizeof *t * (size_t)n);
     r->median_us = median_of(t, n);
@@ -160,10 +164,12 @@ static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
             slot *s = &sl[order[j]];
             s->op.w = s->copies[s->cur];
             s->cur = (s->cur + 1) % s->ncopies;
+            mp_result *r = s->r;
+            mp_counters_start(o->counters);
             double t0 = mp_now();
             call(pool, s, x, n);
             double dt = mp_now() - t0;
-            mp_result *r = s->r;
+            mp_counters_stop(o->counters, r->events);
             if (r->reps == s->cap) {
                 s->cap *= 2;
                 r->times_us = realloc(r->times_us, sizeof(double) * (size_t)s->cap);
@@ -231,6 +237,7 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
         r->v = v;
         r->m = m, r->k = k, r->n = n, r->threads = nt, r->warm = o->warm;
         r->max_rel_err = r->mean_rel_err = NAN;
+        r->counters = o->counters;
         mp_params_str(v, cases[c].param, r->params, sizeof r->params);
         char why[200];
         if (!mp_variant_available(v)) {
@@ -343,6 +350,7 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
             sl[c].active = 1;
             sl[c].total = 0;
             res[c].reps = 0;
+            memset(res[c].events, 0, sizeof res[c].events);
             again = 1;
         }
     if (again) {
