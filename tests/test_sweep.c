@@ -227,3 +227,20 @@ Test(sweep, bad_databases_and_arguments)
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
     cr_assert(strstr(out, "not an mpbench database"), "%s", out);
 }
+
+Test(probe, stores_positive_figures_shown_by_list_machine, .timeout = 300)
+{
+    char dir[64], db[128], cmd[512];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/p.db", dir);
+    snprintf(cmd, sizeof cmd, "probe --quick --threads 1 --db %s --format csv", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_assert(strstr(out, "read_DRAM,1,"), "%s", out);
+    /* 4 levels x 3 kinds + 2 peaks, all positive */
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE value > 0"), 14);
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'int8_dot%' AND unit='GOPS'"), 1);
+    snprintf(cmd, sizeof cmd, "list machine --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_assert(strstr(out, "probe (newest in"), "%s", out);
+    cr_assert(strstr(out, "triad_L2"), "%s", out);
+}
