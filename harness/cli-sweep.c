@@ -431,6 +431,8 @@ int mp_cmd_sweep(int argc, char **argv)
     double t0 = mp_now();
     mp_result *printed = NULL;
     int nprinted = 0;
+    char bindings[2048] = "";
+    mp_counters *all_cs[MAX_LIST] = {0};
     mp_case *pending = malloc(sizeof *pending * (size_t)ncase);
     mp_result *res = calloc((size_t)ncase, sizeof *res);
     for (int ti = 0; ti < nt && !interrupted && !rc; ti++) {
@@ -455,6 +457,9 @@ int mp_cmd_sweep(int argc, char **argv)
                     continue;
                 if (!pool) {
                     pool = mp_pool_create(tv[ti], binding, sizeof binding);
+                    size_t bl = strlen(bindings);
+                    snprintf(bindings + bl, sizeof bindings - bl, "%st=%d[%s]", bl ? " " : "",
+                             tv[ti], binding);
                     if (counters && !strcmp(counters, "none")) {
                         cs = NULL;
                     } else if ((rc = mp_counters_open(counters, backend, mp_pool_tids(pool),
@@ -492,13 +497,12 @@ int mp_cmd_sweep(int argc, char **argv)
                         printed = realloc(printed, sizeof *printed * (size_t)(nprinted + 1));
                         printed[nprinted] = res[i];
                         printed[nprinted].times_us = NULL;
-                        printed[nprinted].counters = NULL;
                         nprinted++;
                     }
                     mp_result_free(&res[i]);
                 }
             }
-        mp_counters_close(cs);
+        all_cs[ti] = cs; /* printed results refer to its event names: close at the end */
         bo.counters = NULL;
         mp_pool_destroy(pool);
     }
@@ -506,12 +510,21 @@ int mp_cmd_sweep(int argc, char **argv)
         fputs("\r\033[K", stderr);
     const char *status = rc ? "error" : interrupted ? "interrupted" : failed ? "failed" : "ok";
     mp_err e2;
+    sqlite3_stmt *bst;
+    if (sqlite3_prepare_v2(sdb, "UPDATE runs SET binding=? WHERE id=?", -1, &bst, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(bst, 1, bindings, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(bst, 2, run_id);
+        sqlite3_step(bst);
+        sqlite3_finalize(bst);
+    }
     mp_store_run_end(store, run_id, status, &e2);
     fprintf(stderr, "mpbench: sweep %s: %ld results measured in %.1fs (%s), stored in %s\n",
             sweep_key, measured, mp_now() - t0, status, db);
     if (have_fmt && nprinted)
         mp_results_print(stdout, fmt, printed, nprinted);
     free(printed);
+    for (int i = 0; i < nt; i++)
+        mp_counters_close(all_cs[i]);
     free(res);
     free(pending);
     free_done(&done);
