@@ -132,6 +132,18 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
 void mp_result_free(mp_result *r);
 const char *mp_status_name(mp_status s);
 
+/* The same engine in steps, for the tuner: open packs and checks every case
+ * (res[i] gets bpw, errors, status); rounds does what mp_bench_point does after
+ * that (interleaved timing into res, may be called again to re-measure);
+ * time1 is one timed call of case i, in seconds, recorded nowhere. */
+typedef struct mp_session mp_session;
+int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
+                    const mp_bench_opts *o, mp_result *res, mp_session **out, mp_err *e);
+int mp_session_ready(const mp_session *s, int i); /* packed, correct, timeable */
+void mp_session_rounds(mp_session *s);
+double mp_session_time1(mp_session *s, int i);
+void mp_session_close(mp_session *s);
+
 /* ---- store (harness/store.c) --------------------------------------------------- */
 typedef struct mp_store mp_store;
 
