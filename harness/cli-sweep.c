@@ -385,12 +385,7 @@ int mp_cmd_sweep(int argc, char **argv)
     mp_machine mach;
     mp_machine_probe_info(&mach);
     bo.llc_bytes = mp_machine_llc_bytes(&mach);
-    if (mach.load_avg > 0.5 * mach.cores)
-        fprintf(stderr, "mpbench: warning: load average %.2f on %d cores at start: timings "
-                        "will be noisy\n", mach.load_avg, mach.cores);
-    if (strncmp(mach.hypervisor, "no", 2))
-        fprintf(stderr, "mpbench: note: running under a hypervisor (%s): expect noise; results "
-                        "with a high spread are marked unstable\n", mach.hypervisor);
+    mp_machine_warn(&mach);
     mp_store *store;
     int64_t machine_id, run_id;
     if ((rc = mp_store_open(db, &store, &e)) ||
