@@ -11,6 +11,10 @@
 #include "vnni.h"
 #include "../common/mp_numerics.h"
 
+/* small fixed loops over registers must be unrolled, or -O2 keeps the
+ * accumulator arrays in memory */
+#define MP_UNROLL _Pragma("GCC unroll 32")
+
 enum { PF_BYTES = 8192 }; /* software prefetch distance along the weight stream */
 
 static inline __m512i bcast4(const int8_t *p)
@@ -78,11 +82,11 @@ static inline __m512i int1_up(const consts *c, const uint8_t *g, int seq)
 
 /* ---- GEMV: one 16-row block, one token; the tiles are one contiguous run ---- */
 
-static inline __m512i int2_gemv_block(const consts *c, const uint8_t *w, size_t nt,
+static inline __attribute__((always_inline)) __m512i int2_gemv_block(const consts *c, const uint8_t *w, size_t nt,
                                       const int8_t *q)
 {
     __m512i acc[8];
-    for (int i = 0; i < 8; i++)
+    MP_UNROLL for (int i = 0; i < 8; i++)
         acc[i] = _mm512_setzero_si512();
     size_t j = 0;
     __m512i u[4];
@@ -93,15 +97,15 @@ static inline __m512i int2_gemv_block(const consts *c, const uint8_t *w, size_t 
         _mm_prefetch((const char *)p + PF_BYTES + 64, _MM_HINT_T0);
         const int8_t *qj = q + j * 16;
         int2_up(c, _mm512_loadu_si512(p), u);
-        for (int s = 0; s < 4; s++)
+        MP_UNROLL for (int s = 0; s < 4; s++)
             acc[s] = _mm512_dpbusd_epi32(acc[s], u[s], bcast4(qj + 4 * s));
         int2_up(c, _mm512_loadu_si512(p + 64), u);
-        for (int s = 0; s < 4; s++)
+        MP_UNROLL for (int s = 0; s < 4; s++)
             acc[4 + s] = _mm512_dpbusd_epi32(acc[4 + s], u[s], bcast4(qj + 16 + 4 * s));
     }
     if (j < nt) {
         int2_up(c, _mm512_loadu_si512(w + j * 64), u);
-        for (int s = 0; s < 4; s++)
+        MP_UNROLL for (int s = 0; s < 4; s++)
             acc[s] = _mm512_dpbusd_epi32(acc[s], u[s], bcast4(q + j * 16 + 4 * s));
     }
     __m512i a = _mm512_add_epi32(_mm512_add_epi32(acc[0], acc[1]), _mm512_add_epi32(acc[2], acc[3]));
@@ -109,22 +113,22 @@ static inline __m512i int2_gemv_block(const consts *c, const uint8_t *w, size_t 
     return _mm512_add_epi32(a, b);
 }
 
-static inline __m512i int1_gemv_block(const consts *c, const uint8_t *w, size_t nt,
+static inline __attribute__((always_inline)) __m512i int1_gemv_block(const consts *c, const uint8_t *w, size_t nt,
                                       const int8_t *q, int seq)
 {
     __m512i acc[8];
-    for (int i = 0; i < 8; i++)
+    MP_UNROLL for (int i = 0; i < 8; i++)
         acc[i] = _mm512_setzero_si512();
     size_t j = 0;
     for (; j + 2 <= nt; j += 2) {
         const uint8_t *p = w + j * 32;
         _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
         const int8_t *qj = q + j * 16;
-        for (int g = 0; g < 8; g++)
+        MP_UNROLL for (int g = 0; g < 8; g++)
             acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up(c, p + 8 * g, seq), bcast4(qj + 4 * g));
     }
     if (j < nt)
-        for (int g = 0; g < 4; g++)
+        MP_UNROLL for (int g = 0; g < 4; g++)
             acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up(c, w + j * 32 + 8 * g, seq),
                                          bcast4(q + j * 16 + 4 * g));
     __m512i a = _mm512_add_epi32(_mm512_add_epi32(acc[0], acc[1]), _mm512_add_epi32(acc[2], acc[3]));
@@ -154,7 +158,10 @@ static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int 
         int rows = m1 - r < 16 ? m1 - r : 16;
         for (int t = 0; t < n; t++) {
             const int8_t *q = mp_q8act_q(act, k, t);
-            __m512i s = int1 ? int1_gemv_block(&c, w, nt, q, seq) : int2_gemv_block(&c, w, nt, q);
+            /* constant seq: the up-convert choice is not tested per group */
+            __m512i s = !int1 ? int2_gemv_block(&c, w, nt, q)
+                        : seq ? int1_gemv_block(&c, w, nt, q, 1)
+                              : int1_gemv_block(&c, w, nt, q, 0);
             store_rows(op, act, t, s, y, r, rows);
         }
     }
@@ -165,7 +172,6 @@ static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int 
  * sub-block i) at (s * mr + i) * 64; then cs = int32 partial sums, token t's
  * row i at t * bm + i, carried across the K blocks. */
 
-#define MP_UNROLL _Pragma("GCC unroll 32")
 
 static inline __attribute__((always_inline)) void ukernel(const int MR, const int NR,
                                                           const uint8_t *wb, int nsteps,
@@ -234,13 +240,13 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
                 for (int jj = 0; jj < ntk; jj++) {
                     uint8_t *dst = wb + ((size_t)4 * jj * mr + i) * 64;
                     if (int1) {
-                        for (int g = 0; g < 4; g++)
+                        MP_UNROLL for (int g = 0; g < 4; g++)
                             _mm512_store_si512(dst + (size_t)g * mr * 64,
                                                int1_up(&c, src + jj * tb + 8 * g, seq));
                     } else {
                         __m512i u[4];
                         int2_up(&c, _mm512_loadu_si512(src + jj * tb), u);
-                        for (int g = 0; g < 4; g++)
+                        MP_UNROLL for (int g = 0; g < 4; g++)
                             _mm512_store_si512(dst + (size_t)g * mr * 64, u[g]);
                     }
                 }

@@ -11,6 +11,10 @@
 #include "vnni.h"
 #include "../common/mp_numerics.h"
 
+/* small fixed loops over registers must be unrolled, or -O2 keeps the
+ * accumulator arrays in memory */
+#define MP_UNROLL _Pragma("GCC unroll 32")
+
 enum { PF_BYTES = 8192 }; /* software prefetch distance along the weight stream */
 
 #define DOT(acc, u, a) _mm256_dpbusd_avx_epi32(acc, u, a)
@@ -67,51 +71,54 @@ static inline __m256i int1_up(const consts *c, const uint8_t *g)
 
 /* ---- GEMV: one 16-row block (two ymm halves), one token --------------------- */
 
+/* Register budget (16 ymm): 4 accumulators (two vpdpbusd each per tile, about
+ * the tile's issue time) + 3 up-convert constants + the 4 activation broadcasts
+ * shared by both halves + the tile, its nibbles and a code vector.  With 8
+ * accumulators the compiler spills. */
 static inline void int2_gemv_block(const consts *c, const uint8_t *w, size_t nt,
                                    const int8_t *q, __m256i out[2])
 {
-    __m256i acc[8];
-    for (int i = 0; i < 8; i++)
+    __m256i acc[4];
+    MP_UNROLL for (int i = 0; i < 4; i++)
         acc[i] = _mm256_setzero_si256();
-    __m256i u[4];
     for (size_t j = 0; j < nt; j++) {
         const uint8_t *p = w + j * 64;
         _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
         const int8_t *qj = q + j * 16;
-        __m256i a[4];
-        for (int s = 0; s < 4; s++)
-            a[s] = bcast4(qj + 4 * s);
-        for (int h = 0; h < 2; h++) {
-            int2_up(c, _mm256_loadu_si256((const __m256i *)(p + 32 * h)), u);
-            for (int s = 0; s < 4; s++)
-                acc[4 * h + s] = DOT(acc[4 * h + s], u[s], a[s]);
+        MP_UNROLL for (int h = 0; h < 2; h++) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
+            __m256i lo = _mm256_and_si256(v, c->m0f);
+            __m256i hi = _mm256_and_si256(_mm256_srli_epi32(v, 4), c->m0f);
+            acc[2 * h + 0] = DOT(acc[2 * h + 0], _mm256_shuffle_epi8(c->lut01, lo), bcast4(qj));
+            acc[2 * h + 1] = DOT(acc[2 * h + 1], _mm256_shuffle_epi8(c->lut23, lo), bcast4(qj + 4));
+            acc[2 * h + 0] = DOT(acc[2 * h + 0], _mm256_shuffle_epi8(c->lut01, hi), bcast4(qj + 8));
+            acc[2 * h + 1] = DOT(acc[2 * h + 1], _mm256_shuffle_epi8(c->lut23, hi), bcast4(qj + 12));
         }
     }
-    for (int h = 0; h < 2; h++)
-        out[h] = _mm256_add_epi32(_mm256_add_epi32(acc[4 * h], acc[4 * h + 1]),
-                                  _mm256_add_epi32(acc[4 * h + 2], acc[4 * h + 3]));
+    MP_UNROLL for (int h = 0; h < 2; h++)
+        out[h] = _mm256_add_epi32(acc[2 * h], acc[2 * h + 1]);
 }
 
+/* 4 accumulators: the up-convert (5 operations per vpdpbusd) is longer than the
+ * vpdpbusd latency, and 4 constants + temporaries must fit beside them. */
 static inline void int1_gemv_block(const consts *c, const uint8_t *w, size_t nt,
                                    const int8_t *q, __m256i out[2])
 {
-    __m256i acc[8];
-    for (int i = 0; i < 8; i++)
+    __m256i acc[4];
+    MP_UNROLL for (int i = 0; i < 4; i++)
         acc[i] = _mm256_setzero_si256();
     for (size_t j = 0; j < nt; j++) {
         const uint8_t *p = w + j * 32;
         if (!(j & 1))
             _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
         const int8_t *qj = q + j * 16;
-        for (int g = 0; g < 4; g++) {
-            __m256i a = bcast4(qj + 4 * g);
-            for (int h = 0; h < 2; h++)
-                acc[4 * h + g] = DOT(acc[4 * h + g], int1_up(c, p + 8 * g + 4 * h), a);
-        }
+        MP_UNROLL for (int g = 0; g < 4; g++)
+            MP_UNROLL for (int h = 0; h < 2; h++)
+                acc[2 * h + (g & 1)] = DOT(acc[2 * h + (g & 1)], int1_up(c, p + 8 * g + 4 * h),
+                                           bcast4(qj + 4 * g));
     }
-    for (int h = 0; h < 2; h++)
-        out[h] = _mm256_add_epi32(_mm256_add_epi32(acc[4 * h], acc[4 * h + 1]),
-                                  _mm256_add_epi32(acc[4 * h + 2], acc[4 * h + 3]));
+    MP_UNROLL for (int h = 0; h < 2; h++)
+        out[h] = _mm256_add_epi32(acc[2 * h], acc[2 * h + 1]);
 }
 
 static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1, int int1)
@@ -145,7 +152,6 @@ static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int 
  * Scratch as in vnni-avx512vnni.c: code vector (k step s, 16-row sub-block i) at
  * (s * mr + i) * 64 (two ymm: rows 0-7, 8-15), then the int32 partial sums. */
 
-#define MP_UNROLL _Pragma("GCC unroll 16")
 
 static inline __attribute__((always_inline)) void ukernel(const int MR, const int NR,
                                                           const uint8_t *wb, int nsteps,
@@ -213,15 +219,15 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
                 const uint8_t *src = op->w + ((size_t)(r / 16 + i) * nt + j0) * tb;
                 for (int jj = 0; jj < ntk; jj++) {
                     uint8_t *dst = wb + ((size_t)4 * jj * mr + i) * 64;
-                    for (int h = 0; h < 2; h++) {
+                    MP_UNROLL for (int h = 0; h < 2; h++) {
                         if (int1) {
-                            for (int g = 0; g < 4; g++)
+                            MP_UNROLL for (int g = 0; g < 4; g++)
                                 _mm256_store_si256((__m256i *)(dst + (size_t)g * mr * 64 + 32 * h),
                                                    int1_up(&c, src + jj * tb + 8 * g + 4 * h));
                         } else {
                             __m256i u[4];
                             int2_up(&c, _mm256_loadu_si256((const __m256i *)(src + jj * tb + 32 * h)), u);
-                            for (int g = 0; g < 4; g++)
+                            MP_UNROLL for (int g = 0; g < 4; g++)
                                 _mm256_store_si256((__m256i *)(dst + (size_t)g * mr * 64 + 32 * h), u[g]);
                         }
                     }
