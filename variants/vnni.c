@@ -26,7 +26,7 @@
             "64-bit group loaded as a mask register"}
 
 /* zmm: up to 28 accumulators; ymm: 12; avx2 keeps bk <= 256 for its int16 sums */
-#define ZMM_PARAMS VNNI_BM(32), VNNI_BN(12), VNNI_BK(256, 4, 64, 128, 256, 512), VNNI_GEMMN(4)
+#define ZMM_PARAMS VNNI_BM(64), VNNI_BN(6), VNNI_BK(256, 4, 64, 128, 256, 512), VNNI_GEMMN(4)
 #define YMM_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 4, 64, 128, 256, 512), VNNI_GEMMN(4)
 #define AVX2_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 3, 64, 128, 256), VNNI_GEMMN(4)
 
