@@ -30,30 +30,31 @@
 #define YMM_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 4, 64, 128, 256, 512), VNNI_GEMMN(4)
 #define AVX2_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 3, 64, 128, 256), VNNI_GEMMN(4)
 
-#define VNNI_ROW(fmt, METHOD, dom, isa_tok, isa_bits, chk, np, ...)                       \
+#define VNNI_ROW(fmt, METHOD, dom, isa_tok, isa_bits, prep, chk, np, ...)                    \
     {.name = "vnni_" #fmt "." #isa_tok, .method = METHOD, .family = MP_FAMILY_VNNI,         \
      .isa = isa_bits, .exactness = MP_LOSSLESS, .domain = dom, .k_multiple = 1,             \
      .m_align = 16, .source = "seed 003 §III", .check = chk, .n_params = np,                \
      .params = {__VA_ARGS__}, .packed_size = mp_vnni_##fmt##_packed_size,                  \
      .pack = mp_vnni_##fmt##_pack, .unpack = mp_vnni_##fmt##_unpack,                        \
-     .act_size = mp_vnni_act_size, .prepare = mp_vnni_prepare,                              \
+     .act_size = mp_vnni_act_size, .prepare = prep,                                         \
      .scratch_size = mp_vnni_scratch_size, .compute = mp_vnni_##fmt##_gemm__##isa_tok}
 
+#define PREP_AVX2 mp_vnni_prepare__avx2
 #define T MP_DOMAIN_TERNARY
 #define B MP_DOMAIN_BINARY
 #define AVX512VNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVX512VNNI)
 #define AVXVNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVXVNNI)
 
 const mp_variant mp_catalog_vnni[] = {
-    VNNI_ROW(int2, "VNNI_INT2", T, scalar, MP_ISA_SCALAR, NULL, 0, {0}),
-    VNNI_ROW(int2, "VNNI_INT2", T, avx2, MP_ISA_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
-    VNNI_ROW(int2, "VNNI_INT2", T, avxvnni, AVXVNNI_BITS, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW(int2, "VNNI_INT2", T, avx512vnni, AVX512VNNI_BITS, mp_vnni_check_zmm, 4,
+    VNNI_ROW(int2, "VNNI_INT2", T, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int2, "VNNI_INT2", T, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
+    VNNI_ROW(int2, "VNNI_INT2", T, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
+    VNNI_ROW(int2, "VNNI_INT2", T, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 4,
              ZMM_PARAMS),
-    VNNI_ROW(int1, "VNNI_INT1", B, scalar, MP_ISA_SCALAR, NULL, 0, {0}),
-    VNNI_ROW(int1, "VNNI_INT1", B, avx2, MP_ISA_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
-    VNNI_ROW(int1, "VNNI_INT1", B, avxvnni, AVXVNNI_BITS, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW(int1, "VNNI_INT1", B, avx512vnni, AVX512VNNI_BITS, mp_vnni_check_zmm, 5,
+    VNNI_ROW(int1, "VNNI_INT1", B, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int1, "VNNI_INT1", B, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
+    VNNI_ROW(int1, "VNNI_INT1", B, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
+    VNNI_ROW(int1, "VNNI_INT1", B, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 5,
              ZMM_PARAMS, VNNI_SEQ(1)),
     {0},
 };
