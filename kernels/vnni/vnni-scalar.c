@@ -39,22 +39,32 @@ static inline int wat(const int8_t *w, int m, int k, size_t r, size_t c)
     return r < (size_t)m && c < (size_t)k ? w[r * (size_t)k + c] : 0;
 }
 
+/* Row r's 16 weights of tile j (zeros past M and K) into buf. */
+static inline const int8_t *tile_row(const int8_t *w, int m, int k, size_t r, size_t j,
+                                     int8_t buf[16])
+{
+    if (r < (size_t)m && (j + 1) * 16 <= (size_t)k)
+        return w + r * (size_t)k + j * 16; /* interior: no copy */
+    for (int kk = 0; kk < 16; kk++)
+        buf[kk] = (int8_t)wat(w, m, k, r, j * 16 + (size_t)kk);
+    return buf;
+}
+
 void mp_vnni_int2_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                        uint8_t *out)
 {
     (void)param;
     const size_t nb = n_blocks(m), nt = n_tiles(k);
+    int8_t buf[16];
     for (size_t b = 0; b < nb; b++)
         for (size_t j = 0; j < nt; j++) {
             uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT2_TILE_BYTES;
             for (int r = 0; r < 16; r++) {
-                uint32_t word = 0;
-                for (int kk = 0; kk < 16; kk++) {
-                    uint32_t code = (uint32_t)(wat(w, m, k, b * 16 + r, j * 16 + kk) + 1);
-                    word |= code << (8 * (kk & 3) + 2 * (kk >> 2));
-                }
-                for (int i = 0; i < 4; i++) /* little endian, whatever the host */
-                    tile[4 * r + i] = (uint8_t)(word >> (8 * i));
+                const int8_t *src = tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
+                /* byte i holds k = i, 4 + i, 8 + i, 12 + i in bits 1-0 .. 7-6 */
+                for (int i = 0; i < 4; i++)
+                    tile[4 * r + i] = (uint8_t)((src[i] + 1) | (src[4 + i] + 1) << 2 |
+                                                (src[8 + i] + 1) << 4 | (src[12 + i] + 1) << 6);
             }
         }
     put_trailer(out + nb * nt * MP_VNNI_INT2_TILE_BYTES, w_scale);
@@ -82,14 +92,20 @@ void mp_vnni_int1_pack(const int8_t *w, float w_scale, int m, int k, const int *
 {
     (void)param;
     const size_t nb = n_blocks(m), nt = n_tiles(k);
+    int8_t buf[16];
     for (size_t b = 0; b < nb; b++)
         for (size_t j = 0; j < nt; j++) {
             uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT1_TILE_BYTES;
             memset(tile, 0, MP_VNNI_INT1_TILE_BYTES);
-            for (int g = 0; g < 4; g++)
-                for (int i = 0; i < 64; i++)
-                    if (wat(w, m, k, b * 16 + (size_t)i / 4, j * 16 + 4 * (size_t)g + i % 4) < 0)
-                        tile[8 * g + i / 8] |= (uint8_t)(1u << (i % 8));
+            for (int r = 0; r < 16; r++) {
+                const int8_t *src = tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
+                /* bits i = 4r .. 4r + 3 of group g: byte r / 2, nibble r % 2 */
+                for (int g = 0; g < 4; g++) {
+                    unsigned nib = (src[4 * g] < 0) | (src[4 * g + 1] < 0) << 1 |
+                                   (src[4 * g + 2] < 0) << 2 | (unsigned)(src[4 * g + 3] < 0) << 3;
+                    tile[8 * g + r / 2] |= (uint8_t)(nib << (4 * (r & 1)));
+                }
+            }
         }
     put_trailer(out + nb * nt * MP_VNNI_INT1_TILE_BYTES, w_scale);
 }
