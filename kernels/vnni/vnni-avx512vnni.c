@@ -68,16 +68,27 @@ static inline void int2_up(const consts *c, __m512i v, __m512i u[4])
     u[3] = _mm512_shuffle_epi8(c->lut23, hi);
 }
 
-/* 8-byte int1 group -> codes {0, 2} of 16 rows x 4 k. */
-static inline __m512i int1_up(const consts *c, const uint8_t *g, int seq)
+/* 8-byte int1 group -> codes {0, 2} (w + 1) of 16 rows x 4 k: broadcast,
+ * vpshufb, vptestnmb (the paper's and + compare, giving the mask of the +1
+ * weights), then the masked move of 2s as the blend. */
+static inline __m512i int1_up(const consts *c, const uint8_t *g)
 {
-    __mmask64 neg;
-    if (seq)
-        neg = _cvtu64_mask64(load64(g));
-    else
-        neg = _mm512_test_epi8_mask(
-            _mm512_shuffle_epi8(_mm512_set1_epi64((long long)load64(g)), c->perm), c->bitsel);
-    return _mm512_maskz_mov_epi8(_knot_mask64(neg), c->two);
+    __mmask64 pos = _mm512_testn_epi8_mask(
+        _mm512_shuffle_epi8(_mm512_set1_epi64((long long)load64(g)), c->perm), c->bitsel);
+    return _mm512_maskz_mov_epi8(pos, c->two);
+}
+
+/* seq=1: the group IS the mask of the -1 weights; one masked move gives the
+ * codes 2 [w = -1], and the block's sum is then qsum - acc instead of
+ * acc - qsum (sum w q = sum q - 2 sum_{w=-1} q), which saves a mask inversion. */
+static inline __m512i int1_up_neg(const consts *c, const uint8_t *g)
+{
+    return _mm512_maskz_mov_epi8(_cvtu64_mask64(load64(g)), c->two);
+}
+
+static inline __m512i int1_up_seq(const consts *c, const uint8_t *g, int seq)
+{
+    return seq ? int1_up_neg(c, g) : int1_up(c, g);
 }
 
 /* ---- GEMV: one 16-row block, one token; the tiles are one contiguous run ---- */
@@ -125,26 +136,27 @@ static inline __attribute__((always_inline)) __m512i int1_gemv_block(const const
         _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
         const int8_t *qj = q + j * 16;
         MP_UNROLL for (int g = 0; g < 8; g++)
-            acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up(c, p + 8 * g, seq), bcast4(qj + 4 * g));
+            acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up_seq(c, p + 8 * g, seq), bcast4(qj + 4 * g));
     }
     if (j < nt)
         MP_UNROLL for (int g = 0; g < 4; g++)
-            acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up(c, w + j * 32 + 8 * g, seq),
+            acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up_seq(c, w + j * 32 + 8 * g, seq),
                                          bcast4(q + j * 16 + 4 * g));
     __m512i a = _mm512_add_epi32(_mm512_add_epi32(acc[0], acc[1]), _mm512_add_epi32(acc[2], acc[3]));
     __m512i b = _mm512_add_epi32(_mm512_add_epi32(acc[4], acc[5]), _mm512_add_epi32(acc[6], acc[7]));
     return _mm512_add_epi32(a, b);
 }
 
+/* neg: sums hold sum 2 [w = -1] q (int1_up_neg), so the result is qsum - sum */
 static void store_rows(const mp_op *op, const void *act, int t, __m512i sums, float *y, int r,
-                       int rows)
+                       int rows, int neg)
 {
     int32_t s[16];
     _mm512_storeu_si512(s, sums);
     const mp_q8hdr *h = mp_q8act_hdr(act, op->k, t);
     float *yt = y + (size_t)t * op->m + r;
     for (int i = 0; i < rows; i++)
-        yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);
+        yt[i] = mp_dequant(neg ? h->qsum - s[i] : s[i] - h->qsum, op->w_scale, h->x_scale);
 }
 
 static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1, int int1)
@@ -162,7 +174,7 @@ static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int 
             __m512i s = !int1 ? int2_gemv_block(&c, w, nt, q)
                         : seq ? int1_gemv_block(&c, w, nt, q, 1)
                               : int1_gemv_block(&c, w, nt, q, 0);
-            store_rows(op, act, t, s, y, r, rows);
+            store_rows(op, act, t, s, y, r, rows, int1 && seq);
         }
     }
 }
@@ -224,7 +236,7 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
 {
     const consts c = make_consts();
     const int k = op->k, bm = op->param[MP_VNNI_P_BM], bn = op->param[MP_VNNI_P_BN];
-    const int bkt = op->param[MP_VNNI_P_BK] / 16, seq = op->param[MP_VNNI_P_SEQ];
+    const int bkt = op->param[MP_VNNI_P_BK] / 16;
     const size_t nt = ((size_t)k + 15) / 16;
     const size_t tb = int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES;
     uint8_t *wb = scratch;
@@ -242,7 +254,7 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
                     if (int1) {
                         MP_UNROLL for (int g = 0; g < 4; g++)
                             _mm512_store_si512(dst + (size_t)g * mr * 64,
-                                               int1_up(&c, src + jj * tb + 8 * g, seq));
+                                               int1_up(&c, src + jj * tb + 8 * g));
                     } else {
                         __m512i u[4];
                         int2_up(&c, _mm512_loadu_si512(src + jj * tb), u);

@@ -220,21 +220,32 @@ int mp_vnni_bytes_per_vector(const mp_variant *v)
     return v->domain == MP_DOMAIN_BINARY ? 4 : 8;
 }
 
+/* CPU time of the calling thread: on a shared machine a probe must not count
+ * the time it was descheduled (it measures the loop, not the machine's load). */
 static double now_sec(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 double mp_vnni_upconvert_bytes_per_sec(const mp_variant *v)
 {
-    if (!mp_vnni_bytes_per_vector(v) || (v->isa & ~mp_isa_detect()))
+    if (!mp_vnni_bytes_per_vector(v))
         return 0.0;
-    enum { M = 32, K = 2048 };
     int param[MP_MAX_PARAMS] = {0};
     for (int i = 0; i < v->n_params; i++)
         param[i] = v->params[i].def;
+    return mp_vnni_upconvert_bytes_per_sec_params(v, param);
+}
+
+double mp_vnni_upconvert_bytes_per_sec_params(const mp_variant *v, const int *param_in)
+{
+    if (!mp_vnni_bytes_per_vector(v) || (v->isa & ~mp_isa_detect()))
+        return 0.0;
+    enum { M = 32, K = 2048 };
+    int param[MP_MAX_PARAMS];
+    memcpy(param, param_in, sizeof param);
     int8_t *w = mp_alloc((size_t)M * K);
     float *x = mp_alloc(sizeof(float) * K);
     float y[M];

@@ -120,10 +120,14 @@ int mp_vnni_bytes_per_vector(const mp_variant *v);
  * thread), in bytes of packed weights per second: v's own compute slot at N = 1
  * (its GEMV, the loop the roofline is about) on a 32 x 2048 tensor (16 KB int2,
  * 8 KB int1) and one token, all resident in L1, so no memory traffic; best of
- * several ~2 ms repetitions after a warm-up.  Takes ~30 ms.  Returns 0 when v
- * is not a VNNI variant or its ISA is unavailable (after MPBENCH_MAX_ISA).
- * Not thread-safe with respect to nothing: it allocates its own buffers. */
+ * several ~2 ms repetitions (of the calling thread's CPU time, so that time
+ * descheduled on a shared machine is not counted) after a warm-up.  Takes
+ * ~30 ms.  Returns 0 when v is not a VNNI variant or its ISA is unavailable
+ * (after MPBENCH_MAX_ISA).  Allocates its own buffers; call it outside timed
+ * regions.  Uses v's default parameters (only seq matters at N = 1). */
 double mp_vnni_upconvert_bytes_per_sec(const mp_variant *v);
+/* The same with explicit parameter values (param[MP_MAX_PARAMS], e.g. tuned). */
+double mp_vnni_upconvert_bytes_per_sec_params(const mp_variant *v, const int *param);
 
 /* eq. 3 itself: min(bw_core, upconvert) (both in bytes per second). */
 static inline double mp_vnni_model_bw(double bw_core, double upconvert)
