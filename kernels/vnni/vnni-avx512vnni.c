@@ -1,10 +1,13 @@
 /* vnni-avx512vnni.c - VNNI_INT2 / VNNI_INT1 with AVX-512BW + AVX512-VNNI
  * (vpdpbusd on zmm), seed 003 §III-B..D.  One zmm covers a whole 16-row tile
  * group: the int2 up-convert is the paper's 1 shift + 2 and + 4 vpshufb per 64
- * bytes; the int1 one is broadcast + vpshufb + vptestmb (the paper's and +
- * compare in one instruction, giving a mask) + masked blend, or (seq=1) the
- * 64-bit group loaded straight into a mask register, which AVX-512 allows and
- * AVX2 does not.  Layouts, sign handling and the two compute paths: vnni.h. */
+ * bytes (the lookup tables map the 2-bit fields to the unsigned codes w + 1
+ * that vpdpbusd needs, where the paper's vpdpbssd would take w itself); the
+ * int1 one is (seq=0) broadcast + vpshufb + vptestnmb (the paper's and + compare
+ * in one instruction, giving the mask of the +1 weights) + a masked move of 2s
+ * (the blend), or (seq=1) the 64-bit group loaded straight into a mask register,
+ * which AVX-512 allows and AVX2 does not: 2 instructions per 64 weights instead
+ * of 4.  Layouts, sign handling and the two compute paths: vnni.h. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -44,8 +47,9 @@ static inline consts make_consts(void)
     /* vpshufb index i (low nibble): lut01 -> bits 0-1 of i, lut23 -> bits 2-3 */
     c.lut01 = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3));
     c.lut23 = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3));
-    /* operand byte g takes its bit from byte g / 8 of the broadcast group; in
-     * 128-bit lane L that is index 2L + i / 8 of the lane's copy of the qword */
+    /* operand byte g takes its bit from byte g / 8 of the broadcast group; every
+     * 128-bit lane holds the group's 8 bytes at indices 0-7 (and again at 8-15),
+     * so the in-lane vpshufb index is simply g / 8 */
     uint8_t perm[64], sel[64];
     for (int g = 0; g < 64; g++) {
         perm[g] = (uint8_t)(g / 8);

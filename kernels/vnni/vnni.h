@@ -28,7 +28,7 @@
  * (the paper's encoding: 0 -> +1, 1 -> -1).  Bit i is the operand byte i of a
  * 64-byte VNNI4 vector, so the up-convert is broadcast / byte shuffle (byte i <-
  * byte i / 8) / and with 1 << (i % 8) / compare / blend; on AVX-512 the and +
- * compare is one vptestmb, and the group can also be loaded straight into a
+ * compare is one vptestnmb, and the group can also be loaded straight into a
  * mask register (param seq=1).  Rows 0-7 of a group are its first 4 bytes (one
  * ymm dword broadcast), rows 8-15 the last 4.
  *
