@@ -278,3 +278,49 @@ Test(vnni, prepare_avx2_matches_reference)
     mp_free(a);
     mp_free(x);
 }
+
+/* The grid's saturated worst case runs N = 2, i.e. the GEMV; this one forces
+ * the GEMM (the AVX2 path's int16 sums over 64 k steps are the narrowest
+ * accumulator of the family): rows alternate all +1 / all -1, tokens alternate
+ * all +absmax / all -absmax, K = 23040 (the largest real K), largest bk. */
+Test(vnni, gemm_saturated_worst_case)
+{
+    static const char *const names[] = {"vnni_int2.avx512vnni", "vnni_int2.avxvnni",
+                                        "vnni_int2.avx2", "vnni_int1.avx512vnni",
+                                        "vnni_int1.avxvnni", "vnni_int1.avx2"};
+    const int m = 32, k = 23040, n = 5;
+    int8_t *w = mp_alloc((size_t)m * k);
+    for (int r = 0; r < m; r++)
+        memset(w + (size_t)r * k, r % 2 ? -1 : 1, (size_t)k);
+    float *x = mp_alloc(sizeof(float) * n * k);
+    for (int t = 0; t < n; t++)
+        for (int j = 0; j < k; j++)
+            x[(size_t)t * k + j] = t % 2 ? -3.0f : 3.0f;
+    float ref[5 * 32], y[5 * 32];
+    mp_ref_gemm(w, 0.5f, m, k, x, n, ref, 0, m);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const mp_variant *v = mp_registry_find(names[i]);
+        if (!mp_variant_available(v))
+            continue;
+        int param[MP_MAX_PARAMS];
+        mp_variant_defaults(v, param);
+        param[MP_VNNI_P_GEMMN] = 2;
+        param[MP_VNNI_P_BK] = v->params[MP_VNNI_P_BK].values[v->params[MP_VNNI_P_BK].n_values - 1];
+        uint8_t *p = mp_alloc(v->packed_size(m, k, param));
+        v->pack(w, 0.5f, m, k, param, p);
+        mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.5f, .w = p};
+        memcpy(op.param, param, sizeof op.param);
+        void *act = mp_alloc(v->act_size(n, k, param));
+        v->prepare(&op, x, n, act, 0, n);
+        void *scr = mp_alloc(v->scratch_size(n, k, param));
+        v->compute(&op, act, n, y, 0, m, scr);
+        for (int j = 0; j < n * m; j++)
+            cr_assert(memcmp(&y[j], &ref[j], sizeof(float)) == 0,
+                      "%s saturated GEMM: y[%d] = %.9g, reference %.9g", v->name, j, y[j], ref[j]);
+        mp_free(scr);
+        mp_free(act);
+        mp_free(p);
+    }
+    mp_free(x);
+    mp_free(w);
+}
