@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
     {"run", mp_cmd_run, "measure variants on a shape or a model's shapes"},
     {"list", mp_cmd_list, "list models, shapes, variants or the machine"},
+    {"e2e", mp_cmd_e2e, "end-to-end decoder: pp/tg/batch tokens/s, lossless token check"},
 };
 
 static void usage(FILE *f)

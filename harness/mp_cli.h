@@ -6,6 +6,7 @@
 
 int mp_cmd_run(int argc, char **argv);
 int mp_cmd_list(int argc, char **argv);
+int mp_cmd_e2e(int argc, char **argv);
 
 /* Prints "mpbench: MESSAGE" to stderr and returns code (for `return mp_die(...)`). */
 int mp_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -23,6 +23,15 @@ static const char *const mp_schema_migrations[] = {
     "CREATE INDEX results_key ON results(variant, m, k, n, threads);"
     "CREATE TABLE counters(result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
     " event TEXT NOT NULL, value REAL, status TEXT, reason TEXT, PRIMARY KEY(result_id, event));",
+    /* 2: end-to-end results (harness/e2e.c): one row per (run, variant, test) */
+    "CREATE TABLE e2e(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " model TEXT NOT NULL, variant TEXT NOT NULL, method TEXT, layers INTEGER,"
+    " model_layers INTEGER, test TEXT NOT NULL, n_prompt INTEGER, n_gen INTEGER, batch INTEGER,"
+    " threads INTEGER, reps INTEGER, tps_median REAL, tps_min REAL, tps_max REAL,"
+    " tps_spread REAL, model_bytes INTEGER, ternary_bytes INTEGER, bpw REAL, prompts INTEGER,"
+    " tokens INTEGER, matched INTEGER, match_share REAL, seed INTEGER, status TEXT, reason TEXT,"
+    " times_s TEXT, created TEXT, UNIQUE(run_id, variant, test));"
+    "CREATE INDEX e2e_key ON e2e(model, variant, test, threads);",
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };
