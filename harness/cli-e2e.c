@@ -206,7 +206,7 @@ static int run_lossless(const opts *o, const mp_model *md, mp_pool *pool, config
         r->batch = 1;
         if (cfg[c].skip[0]) {
             snprintf(r->status, sizeof r->status, "skipped");
-            snprintf(r->reason, sizeof r->reason, "%s", cfg[c].skip);
+            snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
             continue;
         }
         int binary = 0;
@@ -329,7 +329,7 @@ static int run_perf(const opts *o, const mp_model *md, mp_pool *pool, config *cf
                 snprintf(r->test, sizeof r->test, "tg%d b%d", o->tg, nb[ti]), r->n_gen = o->tg;
             if (!m) {
                 snprintf(r->status, sizeof r->status, "skipped");
-                snprintf(r->reason, sizeof r->reason, "%s", cfg[c].skip);
+                snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
                 continue;
             }
             const mp_e2e_mem *mem = mp_e2e_memory(m);
@@ -443,6 +443,12 @@ int mp_cmd_e2e(int argc, char **argv)
                 for (int j = i + 1; j < o.nbatch; j++)
                     if (o.batch[j] == o.batch[i])
                         o.batch[j--] = o.batch[--o.nbatch];
+            for (int i = 1; i < o.nbatch; i++) /* ascending, like a sweep */
+                for (int j = i; j > 0 && o.batch[j - 1] > o.batch[j]; j--) {
+                    int t = o.batch[j];
+                    o.batch[j] = o.batch[j - 1];
+                    o.batch[j - 1] = t;
+                }
             break;
         case 't':
             if ((rc = mp_parse_int(optarg, "--threads", 1, 1024, &o.threads, &e)))

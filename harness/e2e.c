@@ -128,7 +128,7 @@ static inline uint16_t f32_to_bf16(float f)
 
 /* GNU C vector types (no intrinsics, no ISA flags): the compiler lowers them to
  * whatever SIMD the baseline target has, in a fixed lane order. */
-typedef float mp_v8f __attribute__((vector_size(32)));
+typedef float mp_v4f __attribute__((vector_size(16)));
 typedef uint16_t mp_v8u16 __attribute__((vector_size(16)));
 typedef uint32_t mp_v8u32 __attribute__((vector_size(32)));
 
@@ -145,21 +145,27 @@ static void bf16_row(const uint16_t *restrict src, float *restrict dst, int n)
         dst[i] = bf16_to_f32(src[i]);
 }
 
-/* Dot product with 8 independent partial sums (one per vector lane): a fixed
- * order, so the result does not depend on the caller or the thread split. */
+/* Dot product with 8 independent partial sums (two 4-lane vectors) and a
+ * scalar tail: a fixed order, so the result does not depend on the caller or
+ * the thread split. */
 static float dot8(const float *restrict a, const float *restrict b, int n)
 {
-    mp_v8f acc = {0, 0, 0, 0, 0, 0, 0, 0};
+    mp_v4f acc0 = {0, 0, 0, 0}, acc1 = {0, 0, 0, 0};
     int i = 0;
     for (; i + 8 <= n; i += 8) {
-        mp_v8f x, y;
-        memcpy(&x, a + i, sizeof x);
-        memcpy(&y, b + i, sizeof y);
-        acc += x * y;
+        mp_v4f x0, y0, x1, y1;
+        memcpy(&x0, a + i, sizeof x0);
+        memcpy(&y0, b + i, sizeof y0);
+        memcpy(&x1, a + i + 4, sizeof x1);
+        memcpy(&y1, b + i + 4, sizeof y1);
+        acc0 += x0 * y0;
+        acc1 += x1 * y1;
     }
-    for (int j = 0; i < n; i++, j++)
-        acc[j] += a[i] * b[i];
-    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    float tail = 0.0f;
+    for (; i < n; i++)
+        tail += a[i] * b[i];
+    mp_v4f s = acc0 + acc1;
+    return ((s[0] + s[2]) + (s[1] + s[3])) + tail;
 }
 
 /* out = x / rms(x) * w; out may alias x. */
@@ -255,7 +261,8 @@ void mp_e2e_estimate(const mp_e2e_spec *s, mp_e2e_mem *mem)
     mem->scratch = sizeof(float) * T * (2 * H + bigd + qd + 2 * kvd + qd + H + 2 * I) + acts +
                    nt * max_scr + sizeof(float) * nt * ((size_t)s->max_ctx + H) +
                    sizeof(float) * (size_t)s->max_ctx * (size_t)md->head_dim +
-                   sizeof(float) * T * H /* hn */;
+                   sizeof(float) * T * H /* hn */ +
+                   sizeof(float) * V * (size_t)s->max_seqs /* the caller's logits rows */;
     mem->staging = staging;
     mem->total = mem->ternary + mem->floats + mem->kv + mem->scratch + mem->staging;
 }

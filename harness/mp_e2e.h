@@ -43,7 +43,7 @@ typedef struct mp_e2e_mem {
     size_t ternary;     /* packed ternary weights, all layers */
     size_t floats;      /* embedding, head (bf16) and norm weights */
     size_t kv;          /* KV cache for max_seqs x max_ctx */
-    size_t scratch;     /* activations, variant act/scratch buffers, RoPE table */
+    size_t scratch;     /* activations, variant act/scratch, RoPE table, logits rows */
     size_t staging;     /* transient: int8 weights of the largest tensor while packing */
     size_t total;
     double ternary_weights; /* count of ternary weights, for bpw */

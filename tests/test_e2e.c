@@ -64,7 +64,7 @@ static mp_e2e_spec tiny_spec(const mp_model *m, const mp_variant *v, int seqs, i
 }
 
 /* ---- pp, tg, batch through the command, and the database ------------------------- */
-Test(e2e, perf_rows_positive, .timeout = 120)
+Test(e2e, perf_rows_positive)
 {
     EXPECT(0, "tps_median", "e2e --model " TINY " --variant 'i2_s.scalar,f32.scalar' --pp 8 "
                             "--tg 4 --batch 1,3 --reps 2 --threads 2 --no-db --format csv");
@@ -96,7 +96,7 @@ Test(e2e, perf_rows_positive, .timeout = 120)
     cr_assert(strstr(out, "| pp4 "), "%s", out);
 }
 
-Test(e2e, stores_one_run_in_one_transaction, .timeout = 120)
+Test(e2e, stores_one_run_in_one_transaction)
 {
     char dir[64], path[160];
     tmpdir(dir, sizeof dir);
@@ -209,7 +209,7 @@ static void kv_case(const char *fixture, const mp_variant *v, mp_pool *pool)
     mp_e2e_free(m);
 }
 
-Test(e2e, kv_cache_equals_recompute, .timeout = 120)
+Test(e2e, kv_cache_equals_recompute)
 {
     char binding[256];
     mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
@@ -230,7 +230,7 @@ Test(e2e, kv_cache_equals_recompute, .timeout = 120)
     mp_pool_destroy(pool);
 }
 
-Test(e2e, kv_cache_two_threads, .timeout = 120)
+Test(e2e, kv_cache_two_threads)
 {
     /* the thread split must not change a single bit */
     char binding[256];
@@ -333,12 +333,12 @@ static void lossless_suite(const char *fixture, int prompts, int gen)
     mp_pool_destroy(pool);
 }
 
-Test(e2e, lossless_variants_match_reference_tiny, .timeout = 300)
+Test(e2e, lossless_variants_match_reference_tiny)
 {
     lossless_suite(TINY, 50, 32);
 }
 
-Test(e2e, lossless_variants_match_reference_relu2, .timeout = 300)
+Test(e2e, lossless_variants_match_reference_relu2)
 {
     lossless_suite(TINY_RELU2, 20, 16);
 }
