@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_counters.h"
 #include "mp_harness.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
@@ -114,6 +115,9 @@ static void stats(mp_result *r)
     int n = r->reps;
     if (n == 0)
         return;
+    /* counters were summed over the calls: report per call */
+    for (int i = 0; i < mp_counters_n(r->counters); i++)
+        r->events[i] /= n;
     double *t = malloc(sizeof *t * (size_t)n);
     memcpy(t, r->times_us, sizeof *t * (size_t)n);
     r->median_us = median_of(t, n);
@@ -160,10 +164,12 @@ static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
             slot *s = &sl[order[j]];
             s->op.w = s->copies[s->cur];
             s->cur = (s->cur + 1) % s->ncopies;
+            mp_result *r = s->r;
+            mp_counters_start(o->counters);
             double t0 = mp_now();
             call(pool, s, x, n);
             double dt = mp_now() - t0;
-            mp_result *r = s->r;
+            mp_counters_stop(o->counters, r->events);
             if (r->reps == s->cap) {
                 s->cap *= 2;
                 r->times_us = realloc(r->times_us, sizeof(double) * (size_t)s->cap);
@@ -203,26 +209,50 @@ static int sample_rows(int m, int k, int n, int *r0, int *r1, int max)
     return cnt;
 }
 
-int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
-                   const mp_bench_opts *o, mp_result *res, mp_err *e)
+struct mp_session {
+    mp_pool *pool;
+    const mp_bench_opts *o;
+    int m, k, n, ncase;
+    int8_t *w, *wb;
+    float *x;
+    float *yref[2], *yflt[2]; /* [domain] */
+    slot *sl;
+    mp_result *res;
+    mp_rng rng;
+};
+
+int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
+                    const mp_bench_opts *o, mp_result *res, mp_session **out, mp_err *e)
 {
     (void)e;
     const int nt = mp_pool_size(pool);
-    int8_t *w = mp_alloc((size_t)m * k);
-    int8_t *wb = NULL; /* binary weights for the int1 domain, made on demand */
-    float *x = mp_alloc(sizeof(float) * (size_t)n * k);
+    mp_session *ss = calloc(1, sizeof *ss);
+    ss->pool = pool, ss->o = o, ss->m = m, ss->k = k, ss->n = n, ss->ncase = ncase;
+    ss->res = res;
+    ss->rng.s = o->seed ^ 0xa5a5a5a5ull;
+    int8_t *w = ss->w = mp_alloc((size_t)m * k);
+    float *x = ss->x = mp_alloc(sizeof(float) * (size_t)n * k);
     mp_gen_weights(o->seed, w, (size_t)m * k, 0);
     mp_gen_acts(o->seed + 1, x, (size_t)n * k);
     const float w_scale = 0.0123f; /* any per-tensor scale; not a power of two on purpose */
 
     int r0[SAMPLE_ROWS / SAMPLE_BLOCK + 1], r1[SAMPLE_ROWS / SAMPLE_BLOCK + 1];
     int nblk = sample_rows(m, k, n, r0, r1, SAMPLE_ROWS / SAMPLE_BLOCK);
-    float *yref[2] = {NULL, NULL}, *yflt[2] = {NULL, NULL}; /* [domain] */
 
-    slot *sl = calloc((size_t)(ncase ? ncase : 1), sizeof *sl);
+    slot *sl = ss->sl = calloc((size_t)(ncase ? ncase : 1), sizeof *sl);
     size_t target = o->llc_bytes * 3;
     if (target < (8u << 20))
         target = 8u << 20;
+    /* Repetitions are interleaved, so between two uses of one copy every other
+     * case's data passes through the cache too: rotate enough copies that the
+     * bytes touched in between exceed the target, counting all cases. */
+    size_t all_bytes = 0;
+    for (int c = 0; c < ncase; c++) {
+        char why[200];
+        if (mp_variant_available(cases[c].v) &&
+            !mp_variant_check(cases[c].v, m, k, cases[c].param, why, sizeof why))
+            all_bytes += cases[c].v->packed_size(m, k, cases[c].param);
+    }
 
     for (int c = 0; c < ncase; c++) {
         const mp_variant *v = cases[c].v;
@@ -231,6 +261,7 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
         r->v = v;
         r->m = m, r->k = k, r->n = n, r->threads = nt, r->warm = o->warm;
         r->max_rel_err = r->mean_rel_err = NAN;
+        r->counters = o->counters;
         mp_params_str(v, cases[c].param, r->params, sizeof r->params);
         char why[200];
         if (!mp_variant_available(v)) {
@@ -248,11 +279,11 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
         int dom = v->domain == MP_DOMAIN_BINARY;
         const int8_t *wd = w;
         if (dom) {
-            if (!wb) {
-                wb = mp_alloc((size_t)m * k);
-                mp_gen_weights(o->seed, wb, (size_t)m * k, 1);
+            if (!ss->wb) {
+                ss->wb = mp_alloc((size_t)m * k);
+                mp_gen_weights(o->seed, ss->wb, (size_t)m * k, 1);
             }
-            wd = wb;
+            wd = ss->wb;
         }
         slot *s = &sl[c];
         s->r = r;
@@ -264,7 +295,7 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
         r->bpw = 8.0 * (double)bytes / ((double)m * k);
         s->ncopies = 1;
         if (!o->warm) {
-            size_t need = (target + bytes - 1) / bytes;
+            size_t need = (target + all_bytes - 1) / all_bytes;
             s->ncopies = need < 1 ? 1 : need > MAX_COPIES ? MAX_COPIES : (int)need;
         }
         r->copies = s->ncopies;
@@ -287,7 +318,7 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
             s->y[i] = NAN;
         s->op.w = s->copies[0];
         call(pool, s, x, n);
-        float **oracle = v->exactness == MP_FLOAT ? &yflt[dom] : &yref[dom];
+        float **oracle = v->exactness == MP_FLOAT ? &ss->yflt[dom] : &ss->yref[dom];
         if (!*oracle) {
             *oracle = mp_alloc(sizeof(float) * (size_t)n * m);
             for (int b = 0; b < nblk; b++) {
@@ -330,23 +361,54 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
         s->cap = 64;
         r->times_us = malloc(sizeof(double) * (size_t)s->cap);
     }
+    *out = ss;
+    return MP_OK;
+}
 
-    mp_rng rng = {o->seed ^ 0xa5a5a5a5ull};
-    time_rounds(pool, sl, ncase, x, n, o, &rng);
+int mp_session_ready(const mp_session *ss, int i)
+{
+    return ss->sl[i].r && ss->res[i].status == MP_ST_OK;
+}
+
+double mp_session_time1(mp_session *ss, int i)
+{
+    slot *s = &ss->sl[i];
+    s->op.w = s->copies[s->cur];
+    s->cur = (s->cur + 1) % s->ncopies;
+    double t0 = mp_now();
+    call(ss->pool, s, ss->x, ss->n);
+    return mp_now() - t0;
+}
+
+void mp_session_rounds(mp_session *ss)
+{
+    const mp_bench_opts *o = ss->o;
+    slot *sl = ss->sl;
+    mp_result *res = ss->res;
+    int ncase = ss->ncase;
     for (int c = 0; c < ncase; c++)
-        if (sl[c].r && res[c].status == MP_ST_OK)
+        if (mp_session_ready(ss, c)) {
+            sl[c].active = 1;
+            sl[c].total = 0;
+            res[c].reps = 0;
+            memset(res[c].events, 0, sizeof res[c].events);
+        }
+    time_rounds(ss->pool, sl, ncase, ss->x, ss->n, o, &ss->rng);
+    for (int c = 0; c < ncase; c++)
+        if (mp_session_ready(ss, c))
             stats(&res[c]);
     /* second round for noisy cases: if the spread stays high, say so */
     int again = 0;
     for (int c = 0; c < ncase; c++)
-        if (sl[c].r && res[c].status == MP_ST_OK && res[c].cv > o->cv_threshold) {
+        if (mp_session_ready(ss, c) && res[c].cv > o->cv_threshold) {
             sl[c].active = 1;
             sl[c].total = 0;
             res[c].reps = 0;
+            memset(res[c].events, 0, sizeof res[c].events);
             again = 1;
         }
     if (again) {
-        time_rounds(pool, sl, ncase, x, n, o, &rng);
+        time_rounds(ss->pool, sl, ncase, ss->x, ss->n, o, &ss->rng);
         for (int c = 0; c < ncase; c++)
             if (sl[c].r && res[c].status == MP_ST_OK) {
                 stats(&res[c]);
@@ -358,9 +420,15 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
                 }
             }
     }
+}
 
-    for (int c = 0; c < ncase; c++) {
-        slot *s = &sl[c];
+void mp_session_close(mp_session *ss)
+{
+    if (!ss)
+        return;
+    const int nt = mp_pool_size(ss->pool);
+    for (int c = 0; c < ss->ncase; c++) {
+        slot *s = &ss->sl[c];
         if (!s->r)
             continue;
         for (int i = 0; i < s->ncopies; i++)
@@ -372,13 +440,25 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
             mp_free(s->scratch[i]);
         free(s->scratch);
     }
-    free(sl);
+    free(ss->sl);
     for (int d = 0; d < 2; d++) {
-        mp_free(yref[d]);
-        mp_free(yflt[d]);
+        mp_free(ss->yref[d]);
+        mp_free(ss->yflt[d]);
     }
-    mp_free(w);
-    mp_free(wb);
-    mp_free(x);
+    mp_free(ss->w);
+    mp_free(ss->wb);
+    mp_free(ss->x);
+    free(ss);
+}
+
+int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
+                   const mp_bench_opts *o, mp_result *res, mp_err *e)
+{
+    mp_session *ss;
+    int rc = mp_session_open(pool, cases, ncase, m, k, n, o, res, &ss, e);
+    if (rc)
+        return rc;
+    mp_session_rounds(ss);
+    mp_session_close(ss);
     return MP_OK;
 }

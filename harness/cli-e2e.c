@@ -29,12 +29,6 @@
 #include "../tuner/mp_tuned.h"
 #include "../variants/mp_registry.h"
 
-/* tuner/tuned.c may not be linked yet: weak references let this file build
- * without it and report --tuned as unavailable until it is. */
-extern int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned *out,
-                         mp_err *e) __attribute__((weak));
-extern void mp_tuned_free(mp_tuned *t) __attribute__((weak));
-
 enum { MAX_SEL = 256, MAX_BATCH = 16, UBATCH = 512 };
 
 typedef struct config {
@@ -45,7 +39,7 @@ typedef struct config {
 
 static void e2e_usage(FILE *f)
 {
-    fputs("usage: mpbench e2e --model NAME (--variant GLOB[,GLOB] | --tuned FILE)\n"
+    fputs("usage: mpbench e2e --model NAME (--variant GLOB[,GLOB] | --tuned FILE [--force])\n"
           "                   [--variant-for qkv=V,o=V,ffn_up=V,ffn_down=V]\n"
           "                   [--pp N] [--tg N] [--batch B[,B...]] [--threads T] [--reps R]\n"
           "                   [--layers L] [--seed S] [--db PATH | --no-db]\n"
@@ -58,7 +52,10 @@ static void e2e_usage(FILE *f)
           "  batch B > 1 'tgN bB' (B sequences decoding together).  One set of rows per\n"
           "  variant.  --variant-for overrides the variant per layer group (ffn_up = gate\n"
           "  and up).  --tuned takes each layer's variant and parameters from a tuned\n"
-          "  config (tuner/mp_tuned.h).  --lossless decodes P seeded prompts (default 50)\n"
+          "  config (tuner/mp_tuned.h): per layer the entry for its shape closest to\n"
+          "  these threads, then to n=1 (n=pp when --tg 0); one --variant, if given, fills\n"
+          "  the layers the config lacks; --force accepts a config\n"
+          "  tuned on another machine.  --lossless decodes P seeded prompts (default 50)\n"
           "  for T tokens (default 32) with each variant and with the reference\n"
           "  arithmetic and reports the share of prompts whose tokens match exactly.\n"
           "  The memory needed is estimated first; a run that does not fit is refused.\n",
@@ -98,8 +95,19 @@ static void fill_stats(mp_e2e_row *r, const double *sec, int reps, double tokens
     r->tps_spread = reps > 1 ? sqrt(ss / (reps - 1)) : 0;
 }
 
+/* "name=value,..." of the parameters that differ from the variant's defaults. */
+static void nondefault_params(const mp_e2e_choice *ch, char *buf, size_t len)
+{
+    int def[MP_MAX_PARAMS];
+    mp_variant_defaults(ch->v, def);
+    if (!memcmp(def, ch->param, sizeof(int) * (size_t)ch->v->n_params))
+        buf[0] = 0;
+    else
+        mp_params_str(ch->v, ch->param, buf, len);
+}
+
 /* Label of a configuration: one name when all seven linears share a variant
- * with default parameters, else the per-group list. */
+ * and parameters, else the per-layer list; parameters only when not defaults. */
 static void label_config(config *c)
 {
     int same = 1;
@@ -108,7 +116,7 @@ static void label_config(config *c)
                 !memcmp(c->lin[l].param, c->lin[0].param, sizeof c->lin[0].param);
     char ps[128];
     if (same) {
-        mp_params_str(c->lin[0].v, c->lin[0].param, ps, sizeof ps);
+        nondefault_params(&c->lin[0], ps, sizeof ps);
         snprintf(c->label, sizeof c->label, "%s%s%s", c->lin[0].v->name, ps[0] ? ":" : "", ps);
         snprintf(c->method, sizeof c->method, "%s", c->lin[0].v->method);
         return;
@@ -116,7 +124,7 @@ static void label_config(config *c)
     static const char *const gname[] = {"q", "k", "v", "o", "gate", "up", "down"};
     size_t used = 0;
     for (int l = 0; l < MP_E2E_NLIN; l++) {
-        mp_params_str(c->lin[l].v, c->lin[l].param, ps, sizeof ps);
+        nondefault_params(&c->lin[l], ps, sizeof ps);
         if (used < sizeof c->label)
             used += (size_t)snprintf(c->label + used, sizeof c->label - used, "%s%s=%s%s%s",
                                      l ? "," : "", gname[l], c->lin[l].v->name,
@@ -125,18 +133,15 @@ static void label_config(config *c)
     snprintf(c->method, sizeof c->method, "mixed");
 }
 
-/* --tuned: for each linear, the entry for its (M, K) among the allowed variants,
- * closest to this run's threads, then to n_ref (1 when decoding is measured). */
+/* --tuned: for each linear, the entry for its (M, K) among the available
+ * variants, closest to this run's threads, then to n_ref (1 when decoding is
+ * measured); sel (at most one) is the fallback for shapes the file lacks. */
 static int tuned_configs(const char *path, const mp_machine *mach, const mp_model *md,
                          const mp_variant *const *sel, int nsel, int threads, int n_ref,
-                         config *c, mp_err *e)
+                         int force, config *c, mp_err *e)
 {
-    if (!mp_tuned_load)
-        return mp_fail(e, MP_EUSAGE,
-                       "--tuned %s: tuned configs are not available in this build yet "
-                       "(tuner/tuned.c is pending); use --variant/--variant-for", path);
     mp_tuned t;
-    int rc = mp_tuned_load(path, mach->fingerprint, 0, &t, e);
+    int rc = mp_tuned_load(path, mach->fingerprint, force, &t, e);
     if (rc)
         return rc;
     mp_linear ls[8];
@@ -147,11 +152,6 @@ static int tuned_configs(const char *path, const mp_machine *mach, const mp_mode
         for (int i = 0; i < t.count; i++) {
             const mp_tuned_entry *x = &t.e[i];
             if (x->m != ls[l].m || x->k != ls[l].k || !mp_variant_available(x->v))
-                continue;
-            int allowed = nsel == 0;
-            for (int j = 0; j < nsel; j++)
-                allowed |= sel[j] == x->v;
-            if (!allowed)
                 continue;
             double sc = (x->threads != threads) * 1e6 + fabs(log2((double)x->n) - log2(n_ref));
             if (!best || sc < bs)
@@ -165,7 +165,7 @@ static int tuned_configs(const char *path, const mp_machine *mach, const mp_mode
             mp_variant_defaults(sel[0], c->lin[l].param);
         } else {
             rc = mp_fail(e, MP_EUSAGE,
-                         "--tuned %s: no usable entry for layer %s (%dx%d) of %s; give one "
+                         "--tuned %s: no usable entry for layer %s (%dx%d) of %s; give a "
                          "--variant as the fallback",
                          path, ls[l].layer, ls[l].m, ls[l].k, md->name);
         }
@@ -177,7 +177,7 @@ static int tuned_configs(const char *path, const mp_machine *mach, const mp_mode
 typedef struct opts {
     const char *model, *tuned, *vfor, *db;
     char globs[1024];
-    int pp, tg, nbatch, batch[MAX_BATCH], threads, reps, layers, seed, no_db, lossless;
+    int pp, tg, nbatch, batch[MAX_BATCH], threads, reps, layers, seed, no_db, lossless, force;
     int prompts, tokens, pp_set, tg_set, batch_set, prompts_set, tokens_set;
     mp_format fmt;
 } opts;
@@ -403,7 +403,8 @@ int mp_cmd_e2e(int argc, char **argv)
         {"seed", required_argument, 0, 'S'},    {"db", required_argument, 0, 'd'},
         {"no-db", no_argument, 0, 'D'},         {"format", required_argument, 0, 'f'},
         {"lossless", no_argument, 0, 'l'},      {"prompts", required_argument, 0, 'P'},
-        {"tokens", required_argument, 0, 'T'},  {"help", no_argument, 0, 'h'},
+        {"tokens", required_argument, 0, 'T'},  {"force", no_argument, 0, 'X'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     opts o = {.db = "results/mpbench.db", .pp = 64, .tg = 16, .nbatch = 1, .batch = {1},
               .threads = 1, .reps = 3, .seed = 1, .prompts = 50, .tokens = 32,
@@ -473,6 +474,7 @@ int mp_cmd_e2e(int argc, char **argv)
                 return mp_die(2, "--format: '%s' is not one of table, csv, json, md", optarg);
             break;
         case 'l': o.lossless = 1; break;
+        case 'X': o.force = 1; break;
         case 'P':
             if ((rc = mp_parse_int(optarg, "--prompts", 1, 100000, &o.prompts, &e)))
                 return mp_die(rc, "%s", e.msg);
@@ -543,9 +545,15 @@ int mp_cmd_e2e(int argc, char **argv)
         return mp_die(rc, "%s", e.msg);
     int ncfg = o.tuned ? 1 : (nsel ? nsel : 1);
     config *cfg = calloc((size_t)ncfg, sizeof *cfg);
+    if (o.tuned && nsel > 1) {
+        free(cfg);
+        return mp_die(2, "--variant '%s' with --tuned: give one variant (the fallback for "
+                         "layers the tuned config lacks)", o.globs);
+    }
     if (o.tuned) {
         int n_ref = o.tg ? 1 : o.pp;
-        if ((rc = tuned_configs(o.tuned, &mach, &md, sel, nsel, o.threads, n_ref, &cfg[0], &e))) {
+        if ((rc = tuned_configs(o.tuned, &mach, &md, sel, nsel, o.threads, n_ref, o.force,
+                                &cfg[0], &e))) {
             free(cfg);
             return mp_die(rc, "%s", e.msg);
         }

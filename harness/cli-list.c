@@ -1,10 +1,12 @@
 /* cli-list.c - `mpbench list models|shapes|variants|machine`. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_cli.h"
 #include "mp_counters.h"
 #include "mp_harness.h"
+#include "mp_probe_store.h"
 #include "../kernels/common/mp_isa.h"
 #include "../variants/mp_registry.h"
 
@@ -91,8 +93,16 @@ static int list_variants(void)
     return 0;
 }
 
-static int list_machine(void)
+static int list_machine(int argc, char **argv)
 {
+    const char *db = "results/mpbench.db";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            db = argv[++i];
+        else
+            return mp_die(2, "list machine: unexpected argument '%s' (usage: mpbench list "
+                             "machine [--db PATH])", argv[i]);
+    }
     mp_machine m;
     mp_machine_probe_info(&m);
     char isa[96];
@@ -114,6 +124,22 @@ static int list_machine(void)
     printf("git commit   %s\n", m.git_commit);
     printf("counters:\n");
     mp_counters_describe(stdout);
+    /* the newest probe of this machine, if the database has one (read only) */
+    if (access(db, R_OK) == 0) {
+        mp_store *s;
+        mp_err e;
+        if (mp_store_open(db, &s, &e) == MP_OK) {
+            mp_probe_row r[256];
+            int n = mp_probe_latest(s, m.fingerprint, r, 256);
+            if (n) {
+                printf("probe (newest in %s):\n", db);
+                mp_probe_print(stdout, MP_FMT_TABLE, r, n);
+            } else {
+                printf("probe: none stored in %s for this machine (run 'mpbench probe')\n", db);
+            }
+            mp_store_close(s);
+        }
+    }
     return 0;
 }
 
@@ -128,6 +154,6 @@ int mp_cmd_list(int argc, char **argv)
     if (!strcmp(argv[1], "variants"))
         return argc == 2 ? list_variants() : mp_die(2, "list variants takes no arguments");
     if (!strcmp(argv[1], "machine"))
-        return argc == 2 ? list_machine() : mp_die(2, "list machine takes no arguments");
+        return list_machine(argc - 1, argv + 1);
     return mp_die(2, "list: unknown kind '%s' (models, shapes, variants, machine)", argv[1]);
 }

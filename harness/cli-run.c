@@ -190,6 +190,7 @@ int mp_cmd_run(int argc, char **argv)
             return mp_die(rc, "%s", e.msg);
         }
     }
+    mp_machine_warn(&mach);
     if (threads > mach.pus)
         fprintf(stderr, "mpbench: warning: %d threads on %d hardware threads: timings are "
                         "oversubscribed\n", threads, mach.pus);
@@ -214,7 +215,7 @@ int mp_cmd_run(int argc, char **argv)
     if (store) {
         if ((rc = mp_store_run_begin(store, machine_id, "run", &mach, cmdline, binding,
                                      &run_id, &e)) ||
-            (rc = mp_store_results(store, run_id, res, total, &e)) ||
+            (rc = mp_store_results(store, run_id, NULL, res, total, &e)) ||
             (rc = mp_store_run_end(store, run_id, failed ? "failed" : "ok", &e)))
             mp_die(rc, "%s", e.msg);
     }

@@ -13,6 +13,12 @@ static const struct {
 } commands[] = {
     {"run", mp_cmd_run, "measure variants on a shape or a model's shapes"},
     {"list", mp_cmd_list, "list models, shapes, variants or the machine"},
+    {"sweep", mp_cmd_sweep, "resumable sweep over variants, shapes, n, threads, parameters"},
+    {"tune", mp_cmd_tune, "search a variant's parameters; keep a winner only if significant"},
+    {"probe", mp_cmd_probe, "measure bandwidth and compute peaks for rooflines"},
+    {"compare", mp_cmd_compare, "regressions and improvements between two runs"},
+    {"merge", mp_cmd_merge, "merge databases (machines, shards) without duplicates"},
+    {"pack", mp_cmd_pack, "write a variant's packed bytes for given ternary weights"},
     {"e2e", mp_cmd_e2e, "end-to-end decoder: pp/tg/batch tokens/s, lossless token check"},
 };
 

@@ -6,6 +6,12 @@
 
 int mp_cmd_run(int argc, char **argv);
 int mp_cmd_list(int argc, char **argv);
+int mp_cmd_pack(int argc, char **argv);
+int mp_cmd_sweep(int argc, char **argv);
+int mp_cmd_merge(int argc, char **argv);
+int mp_cmd_compare(int argc, char **argv);
+int mp_cmd_probe(int argc, char **argv);
+int mp_cmd_tune(int argc, char **argv);
 int mp_cmd_e2e(int argc, char **argv);
 
 /* Prints "mpbench: MESSAGE" to stderr and returns code (for `return mp_die(...)`). */

@@ -67,6 +67,8 @@ typedef struct mp_machine {
 } mp_machine;
 
 void mp_machine_probe_info(mp_machine *m);
+/* Warns on stderr about what makes timings untrustworthy (load, hypervisor). */
+void mp_machine_warn(const mp_machine *m);
 /* Last-level cache bytes to defeat with rotation (sanity-checked). */
 size_t mp_machine_llc_bytes(const mp_machine *m);
 
@@ -82,7 +84,11 @@ void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg);
 int mp_pool_size(const mp_pool *p);
 void mp_pool_destroy(mp_pool *p);
 
+/* The pool threads' kernel thread ids (for per-thread counters). */
+const int *mp_pool_tids(const mp_pool *p);
+
 /* ---- measurement engine (harness/bench.c) ------------------------------------- */
+struct mp_counters;
 typedef struct mp_case {
     const mp_variant *v;
     int param[MP_MAX_PARAMS];
@@ -96,6 +102,7 @@ typedef struct mp_bench_opts {
     uint64_t seed;
     size_t llc_bytes;   /* from the machine, for rotation */
     double cv_threshold; /* robust CV above this after a second round: unstable */
+    struct mp_counters *counters; /* NULL: none; else counted around every timed call */
     int quiet;
 } mp_bench_opts;
 
@@ -115,6 +122,8 @@ typedef struct mp_result {
     mp_status status;
     char reason[256];
     double *times_us; /* reps entries, malloc'd */
+    const struct mp_counters *counters; /* event names; values below are per call */
+    double events[16];
 } mp_result;
 
 void mp_bench_defaults(mp_bench_opts *o);
@@ -124,6 +133,18 @@ int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k,
                    const mp_bench_opts *o, mp_result *results, mp_err *e);
 void mp_result_free(mp_result *r);
 const char *mp_status_name(mp_status s);
+
+/* The same engine in steps, for the tuner: open packs and checks every case
+ * (res[i] gets bpw, errors, status); rounds does what mp_bench_point does after
+ * that (interleaved timing into res, may be called again to re-measure);
+ * time1 is one timed call of case i, in seconds, recorded nowhere. */
+typedef struct mp_session mp_session;
+int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
+                    const mp_bench_opts *o, mp_result *res, mp_session **out, mp_err *e);
+int mp_session_ready(const mp_session *s, int i); /* packed, correct, timeable */
+void mp_session_rounds(mp_session *s);
+double mp_session_time1(mp_session *s, int i);
+void mp_session_close(mp_session *s);
 
 /* ---- store (harness/store.c) --------------------------------------------------- */
 typedef struct mp_store mp_store;
@@ -137,8 +158,14 @@ int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
                        const mp_machine *m, const char *command, const char *binding,
                        int64_t *run_id, mp_err *e);
 int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e);
-/* Writes results in one transaction. */
-int mp_store_results(mp_store *s, int64_t run_id, const mp_result *r, int n, mp_err *e);
+/* Writes results in one transaction.  sweep_key (NULL for plain runs) marks the
+ * rows of a resumable sweep; a row already stored under the same sweep key is kept
+ * and the new one dropped, so concurrent or repeated sweeps never duplicate. */
+int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const mp_result *r,
+                     int n, mp_err *e);
+/* Records, once per run, which events were refused and why. */
+int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters *c, mp_err *e);
+int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err *e);
 void *mp_store_db(mp_store *s); /* the sqlite3 handle, for the other commands */
 
 /* ---- output (harness/output.c) ------------------------------------------------- */

@@ -23,7 +23,21 @@ static const char *const mp_schema_migrations[] = {
     "CREATE INDEX results_key ON results(variant, m, k, n, threads);"
     "CREATE TABLE counters(result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
     " event TEXT NOT NULL, value REAL, status TEXT, reason TEXT, PRIMARY KEY(result_id, event));",
-    /* 2: end-to-end results (harness/e2e.c): one row per (run, variant, test) */
+    /* 2: resumable sweeps, events refused per run, machine probe, tuner */
+    "ALTER TABLE runs ADD COLUMN config_key TEXT;"
+    "ALTER TABLE results ADD COLUMN sweep_key TEXT;"
+    "CREATE UNIQUE INDEX results_sweep ON results(sweep_key, variant, params, m, k, n, threads,"
+    " cache_mode) WHERE sweep_key IS NOT NULL;"
+    "CREATE TABLE run_counters(run_id INTEGER NOT NULL REFERENCES runs(id), event TEXT NOT NULL,"
+    " status TEXT, reason TEXT, PRIMARY KEY(run_id, event));"
+    "CREATE TABLE probe(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " kind TEXT NOT NULL, threads INTEGER, bytes INTEGER, value REAL, unit TEXT);"
+    "CREATE TABLE tuned(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " variant TEXT NOT NULL, m INTEGER, k INTEGER, n INTEGER, threads INTEGER, strategy TEXT,"
+    " best_params TEXT, default_params TEXT, chosen_params TEXT, best_us REAL, default_us REAL,"
+    " gain_pct REAL, p_value REAL, aba_confirmed INTEGER, decision TEXT, evaluations INTEGER,"
+    " seconds REAL, exhaustive_best_us REAL, exhaustive_params TEXT, created TEXT);",
+    /* 3: end-to-end results (harness/e2e.c): one row per (run, variant, test) */
     "CREATE TABLE e2e(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
     " model TEXT NOT NULL, variant TEXT NOT NULL, method TEXT, layers INTEGER,"
     " model_layers INTEGER, test TEXT NOT NULL, n_prompt INTEGER, n_gen INTEGER, batch INTEGER,"

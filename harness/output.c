@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "mp_counters.h"
 #include "mp_harness.h"
 #include "../variants/mp_registry.h"
 
@@ -46,6 +47,35 @@ static void json_str(FILE *f, const char *s)
             fputc(*s, f);
     }
     fputc('"', f);
+}
+
+/* Per-call event values and, where the hardware events exist, the derived
+ * figures: IPC, bytes of weights per instruction, cache misses per KB of weights. */
+static void print_events(FILE *f, const mp_result *x)
+{
+    double cyc = -1, ins = -1, miss = -1;
+    fputs(", \"events\": {", f);
+    int first = 1;
+    for (int i = 0; i < mp_counters_n(x->counters); i++) {
+        if (mp_counters_unavailable(x->counters, i))
+            continue;
+        const char *name = mp_counters_name(x->counters, i);
+        fprintf(f, "%s\"%s\": %.1f", first ? "" : ", ", name, x->events[i]);
+        first = 0;
+        if (!strcmp(name, "cycles"))
+            cyc = x->events[i];
+        else if (!strcmp(name, "instructions"))
+            ins = x->events[i];
+        else if (!strcmp(name, "cache-misses"))
+            miss = x->events[i];
+    }
+    fputc('}', f);
+    if (cyc > 0 && ins > 0)
+        fprintf(f, ", \"ipc\": %.3f", ins / cyc);
+    if (ins > 0)
+        fprintf(f, ", \"bytes_per_instruction\": %.3f", (double)x->packed_bytes / ins);
+    if (miss >= 0 && x->packed_bytes)
+        fprintf(f, ", \"misses_per_kb\": %.3f", miss / ((double)x->packed_bytes / 1024.0));
 }
 
 void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
@@ -98,6 +128,8 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
             if (!isnan(x->max_rel_err))
                 fprintf(f, ", \"max_rel_err\": %.6g, \"mean_rel_err\": %.6g", x->max_rel_err,
                         x->mean_rel_err);
+            if (x->counters && x->reps > 0)
+                print_events(f, x);
             fputs(", \"status\": ", f);
             json_str(f, mp_status_name(x->status));
             fputs(", \"reason\": ", f);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_harness.h"
 
@@ -23,6 +24,8 @@ struct mp_pool {
     _Atomic int quit;
     mp_task_fn fn;
     void *arg;
+    int *tids;
+    _Atomic int started;
 };
 
 typedef struct worker_arg {
@@ -43,6 +46,8 @@ static void *worker(void *a)
     int id = wa->id;
     free(wa);
     bind_self(p, id);
+    p->tids[id] = (int)gettid();
+    atomic_fetch_add(&p->started, 1);
     unsigned seen = 0;
     for (;;) {
         unsigned g;
@@ -98,12 +103,16 @@ mp_pool *mp_pool_create(int n, char *binding, size_t len)
         snprintf(binding, len, "unbound");
     bind_self(p, 0);
     p->tid = calloc((size_t)p->n, sizeof *p->tid);
+    p->tids = calloc((size_t)p->n, sizeof *p->tids);
+    p->tids[0] = (int)gettid();
     for (int i = 1; i < p->n; i++) {
         worker_arg *wa = malloc(sizeof *wa);
         wa->p = p;
         wa->id = i;
         pthread_create(&p->tid[i], NULL, worker, wa);
     }
+    while (atomic_load(&p->started) != p->n - 1)
+        sched_yield();
     return p;
 }
 
@@ -120,6 +129,11 @@ void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg)
     fn(arg, 0, p->n);
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->n - 1)
         __builtin_ia32_pause();
+}
+
+const int *mp_pool_tids(const mp_pool *p)
+{
+    return p->tids;
 }
 
 int mp_pool_size(const mp_pool *p)
@@ -142,6 +156,7 @@ void mp_pool_destroy(mp_pool *p)
     if (p->have_topo)
         hwloc_topology_destroy(p->topo);
     free(p->sets);
+    free(p->tids);
     free(p->tid);
     free(p);
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "mp_counters.h"
 #include "mp_harness.h"
 #include "mp_store_schema.h"
 #include "../variants/mp_registry.h"
@@ -270,17 +271,87 @@ static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
         sqlite3_bind_double(st, i, v);
 }
 
-int mp_store_results(mp_store *s, int64_t run_id, const mp_result *r, int n, mp_err *e)
+/* One row per available event: its per-call value. */
+static int store_counters(mp_store *s, int64_t result_id, const mp_result *x, mp_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT OR REPLACE INTO counters(result_id,event,value,status,reason) "
+                           "VALUES(?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    int rc = MP_OK;
+    for (int i = 0; i < mp_counters_n(x->counters) && !rc; i++) {
+        const char *why = mp_counters_unavailable(x->counters, i);
+        if (why)
+            continue; /* refused events are recorded once per run (run_counters) */
+        sqlite3_bind_int64(st, 1, result_id);
+        sqlite3_bind_text(st, 2, mp_counters_name(x->counters, i), -1, SQLITE_TRANSIENT);
+        if (why)
+            sqlite3_bind_null(st, 3);
+        else
+            sqlite3_bind_double(st, 3, x->events[i]);
+        sqlite3_bind_text(st, 4, why ? "unavailable" : "ok", -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, why ? why : "", -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters *c, mp_err *e)
+{
+    if (!c)
+        return MP_OK;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT OR REPLACE INTO run_counters(run_id,event,status,reason) "
+                           "VALUES(?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    int rc = MP_OK;
+    for (int i = 0; i < mp_counters_n(c) && !rc; i++) {
+        const char *why = mp_counters_unavailable(c, i);
+        sqlite3_bind_int64(st, 1, run_id);
+        sqlite3_bind_text(st, 2, mp_counters_name(c, i), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, why ? "unavailable" : "ok", -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, why ? why : "", -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET config_key=? WHERE id=?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, run_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? MP_OK
+                             : mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+}
+
+int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const mp_result *r,
+                     int n, mp_err *e)
 {
     int rc = exec(s, "BEGIN IMMEDIATE", e);
     if (rc)
         return rc;
     sqlite3_stmt *st;
     const char *sql =
-        "INSERT OR REPLACE INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,"
+        "INSERT OR IGNORE INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,"
         "cache_mode,bpw,packed_bytes,copies,reps,median_us,min_us,max_us,mad_us,mean_us,cv,"
-        "gbps,gops,max_rel_err,mean_rel_err,status,reason,times_us,created) "
-        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "gbps,gops,max_rel_err,mean_rel_err,status,reason,times_us,created,sweep_key) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
         rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
         exec(s, "ROLLBACK", e);
@@ -329,10 +400,17 @@ int mp_store_results(mp_store *s, int64_t run_id, const mp_result *r, int n, mp_
         sqlite3_bind_text(st, c++, x->reason, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, c++, times, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, c++, now, -1, SQLITE_TRANSIENT);
+        if (sweep_key)
+            sqlite3_bind_text(st, c++, sweep_key, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(st, c++);
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        int inserted = sqlite3_changes(s->db) == 1;
         sqlite3_reset(st);
         free(times);
+        if (!rc && inserted && x->counters && x->reps > 0)
+            rc = store_counters(s, sqlite3_last_insert_rowid(s->db), x, e);
     }
     sqlite3_finalize(st);
     if (rc) {

@@ -114,6 +114,11 @@ typedef struct mp_variant {
     size_t (*scratch_size)(int n, int k, const int *param);
     void (*compute)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
                     void *scratch);
+
+    /* Optional: the analytic parameter choice for a problem and this machine's
+     * caches (e.g. seed 001 §4's K_tile/N_tile rule), the tuner's "model" start.
+     * param holds the defaults on entry. */
+    void (*suggest)(int m, int k, int n, long l1d_bytes, long l2_bytes, int *param);
 } mp_variant;
 
 #endif

@@ -161,3 +161,38 @@ Test(cli, list_commands)
     EXPECT(0, "task-clock", "list machine");
     EXPECT(2, "unknown kind", "list frobs");
 }
+
+Test(cli, pack_writes_bytes_and_rejects_bad_weights)
+{
+    char dir[64], wpath[160], opath[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(wpath, sizeof wpath, "%s/w.bin", dir);
+    snprintf(opath, sizeof opath, "%s/out.bin", dir);
+    /* 1 x 128 weights: the I2_S hand example of test_i2s.c */
+    int8_t w[128] = {0};
+    w[0] = 1, w[32] = -1, w[96] = 1;
+    FILE *f = fopen(wpath, "wb");
+    fwrite(w, 1, 128, f);
+    fclose(f);
+    EXPECT(0, "64 bytes", "pack --variant i2_s.scalar --shape 1x128 --weights %s --out %s", wpath, opath);
+    f = fopen(opath, "rb");
+    cr_assert(f);
+    uint8_t p[64];
+    cr_assert_eq(fread(p, 1, 64, f), 64);
+    fclose(f);
+    cr_assert_eq(p[0], 0x86);
+    cr_assert_eq(p[1], 0x55);
+    /* wrong size */
+    unlink(opath);
+    EXPECT(2, "need 256", "pack --variant i2_s.scalar --shape 2x128 --weights %s --out %s", wpath, opath);
+    cr_assert_eq(access(opath, F_OK), -1, "nothing written on error");
+    /* out of range */
+    w[5] = 2;
+    f = fopen(wpath, "wb");
+    fwrite(w, 1, 128, f);
+    fclose(f);
+    EXPECT(2, "byte 5 (row 0, column 5) is 2", "pack --variant i2_s.scalar --shape 1x128 --weights %s --out %s", wpath, opath);
+    cr_assert_eq(access(opath, F_OK), -1, "nothing written on error");
+    EXPECT(2, "not a multiple of 128", "pack --variant i2_s.scalar --shape 1x100 --seed 3 --out %s", opath);
+    EXPECT(0, "bpw", "pack --variant naive2.scalar --shape 3x100 --seed 3 --out %s", opath);
+}

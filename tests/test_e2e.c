@@ -425,6 +425,44 @@ Test(e2e, variant_cannot_take_shape)
     EXPECT(2, "bad.txt", "e2e --model %s --variant i2_s.scalar --no-db", path);
 }
 
+static void write_file(const char *path, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(body, f);
+    fclose(f);
+}
+
+Test(e2e, tuned_config)
+{
+    char dir[64], path[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/t.conf", dir);
+    /* a variant the registry lacks: the loader names the file and line */
+    write_file(path, "fingerprint elsewhere\nnosuch.avx2 128x128 n=1 threads=1 -\n");
+    EXPECT(2, "t.conf:2", "e2e --model " TINY " --tuned %s --force --no-db", path);
+    /* parameters the variant does not have */
+    write_file(path, "fingerprint elsewhere\ni2_s.scalar 128x128 n=1 threads=1 bogus=3\n");
+    EXPECT(2, "t.conf:2", "e2e --model " TINY " --tuned %s --force --no-db", path);
+    /* another machine's config is refused unless forced */
+    write_file(path, "fingerprint elsewhere\n"
+                     "i2_s.avx2 128x128 n=1 threads=1 -\n"
+                     "naive2.scalar 64x128 n=1 threads=1 -\n"
+                     "i2_s.scalar 256x128 n=8 threads=1 -\n"
+                     "i2_s.avx2 256x128 n=1 threads=1 -\n");
+    EXPECT(2, "fingerprint", "e2e --model " TINY " --tuned %s --no-db", path);
+    /* a shape without an entry (down 128x256) needs a --variant fallback */
+    EXPECT(2, "layer down (128x256)", "e2e --model " TINY " --tuned %s --force --no-db", path);
+    /* forced, with a fallback: per-layer choice, n=1 entries preferred */
+    EXPECT(0, "q=i2_s.avx2,k=naive2.scalar,v=naive2.scalar,o=i2_s.avx2,gate=i2_s.avx2,"
+              "up=i2_s.avx2,down=i2_s.scalar",
+           "e2e --model " TINY " --tuned %s --force --variant i2_s.scalar --pp 4 --tg 2 "
+           "--reps 1 --no-db --format csv", path);
+    EXPECT(2, "give one variant", "e2e --model " TINY " --tuned %s --force --variant 'i2_s*' "
+                                  "--no-db", path);
+    (void)out;
+}
+
 Test(e2e, tuned_config_errors)
 {
     char dir[64], path[160];
@@ -434,7 +472,6 @@ Test(e2e, tuned_config_errors)
     cr_assert(f);
     fputs("fingerprint nosuch\nnosuch.avx2 128x128 n=1 threads=1 -\n", f);
     fclose(f);
-    /* either the tuned loader names the file, or (tuner pending) the option does */
     EXPECT(2, "t.conf", "e2e --model " TINY " --tuned %s --no-db", path);
     EXPECT(2, "--tuned", "e2e --model " TINY " --tuned %s --lossless --variant i2_s.scalar --no-db", path);
 }

@@ -7,7 +7,6 @@
 #include "i2s.h"
 #include "../common/mp_numerics.h"
 
-enum { PF_BYTES = 8192 }; /* software prefetch distance, at least one row group */
 
 static inline int32_t hsum_epi32(__m256i v)
 {
@@ -18,11 +17,13 @@ static inline int32_t hsum_epi32(__m256i v)
 }
 
 /* Dot of R rows of packed codes with one token; R is 1..4 (unrolled by the compiler). */
+/* pf: software prefetch distance in bytes (the `pf` parameter; 0 = none), rounded
+ * up to whole row groups. */
 static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const int8_t *q,
-                            int nblk, int32_t *out)
+                            int nblk, int32_t *out, size_t pf)
 {
     const size_t span = (size_t)R * row_bytes;
-    const size_t ahead = span * ((PF_BYTES + span - 1) / span);
+    const size_t ahead = span * ((pf + span - 1) / span);
     const __m256i mask = _mm256_set1_epi8(3);
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(),
@@ -36,9 +37,11 @@ static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const in
             /* The R rows are one contiguous span; walking them in parallel defeats
              * the hardware prefetcher, so fetch the span `ahead` bytes on at the
              * rate it is consumed (2 lines per step). */
-            const uint8_t *pf = w0 + ahead + (size_t)b * 128;
-            _mm_prefetch((const char *)pf, _MM_HINT_T0);
-            _mm_prefetch((const char *)pf + 64, _MM_HINT_T0);
+            if (pf) {
+                const uint8_t *at = w0 + ahead + (size_t)b * 128;
+                _mm_prefetch((const char *)at, _MM_HINT_T0);
+                _mm_prefetch((const char *)at + 64, _MM_HINT_T0);
+            }
             __m256i a0 = _mm256_loadu_si256((const __m256i *)qb);
             __m256i a1 = _mm256_loadu_si256((const __m256i *)(qb + 32));
             __m256i a2 = _mm256_loadu_si256((const __m256i *)(qb + 64));
@@ -69,6 +72,7 @@ void mp_i2s_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0
     (void)scratch;
     const int k = op->k, nblk = k / 128;
     const size_t row_bytes = (size_t)k / 4;
+    const size_t pf = (size_t)op->param[0];
     int32_t s[4];
     for (int r = m0; r < m1; r += 4) {
         int R = m1 - r < 4 ? m1 - r : 4;
@@ -78,10 +82,10 @@ void mp_i2s_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0
             const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
             const int8_t *q = mp_q8act_q(act, k, t);
             if (R == 4)
-                dot_rows(w0, row_bytes, 4, q, nblk, s);
+                dot_rows(w0, row_bytes, 4, q, nblk, s, pf);
             else
                 for (int i = 0; i < R; i++)
-                    dot_rows(w0 + i * row_bytes, row_bytes, 1, q, nblk, s + i);
+                    dot_rows(w0 + i * row_bytes, row_bytes, 1, q, nblk, s + i, pf);
             float *yt = y + (size_t)t * op->m + r;
             for (int i = 0; i < R; i++)
                 yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);

@@ -7,7 +7,6 @@
 #include "i2s.h"
 #include "../common/mp_numerics.h"
 
-enum { PF_BYTES = 8192 }; /* software prefetch distance, at least one row group */
 
 static inline __m512i join(const int8_t *lo, const int8_t *hi)
 {
@@ -15,11 +14,13 @@ static inline __m512i join(const int8_t *lo, const int8_t *hi)
                               _mm256_loadu_si256((const __m256i *)hi), 1);
 }
 
+/* pf: software prefetch distance in bytes (the `pf` parameter; 0 = none), rounded
+ * up to whole row groups. */
 static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const int8_t *q,
-                            int nblk, int32_t *out)
+                            int nblk, int32_t *out, size_t pf)
 {
     const size_t span = (size_t)R * row_bytes;
-    const size_t ahead = span * ((PF_BYTES + span - 1) / span);
+    const size_t ahead = span * ((pf + span - 1) / span);
     const __m512i mask = _mm512_set1_epi8(3);
     const __m512i ones = _mm512_set1_epi16(1);
     __m512i acc[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(),
@@ -34,11 +35,13 @@ static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const in
             /* The R rows are one contiguous span; walking them in parallel defeats
              * the hardware prefetcher, so fetch the span `ahead` bytes on at the
              * rate it is consumed (4 lines per step). */
-            const uint8_t *pf = w0 + ahead + (size_t)pb * 256;
-            _mm_prefetch((const char *)pf, _MM_HINT_T0);
-            _mm_prefetch((const char *)pf + 64, _MM_HINT_T0);
-            _mm_prefetch((const char *)pf + 128, _MM_HINT_T0);
-            _mm_prefetch((const char *)pf + 192, _MM_HINT_T0);
+            if (pf) {
+                const uint8_t *at = w0 + ahead + (size_t)pb * 256;
+                _mm_prefetch((const char *)at, _MM_HINT_T0);
+                _mm_prefetch((const char *)at + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)at + 128, _MM_HINT_T0);
+                _mm_prefetch((const char *)at + 192, _MM_HINT_T0);
+            }
             __m512i a0 = join(qb, qb + 128);
             __m512i a1 = join(qb + 32, qb + 160);
             __m512i a2 = join(qb + 64, qb + 192);
@@ -88,6 +91,7 @@ void mp_i2s_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int 
     (void)scratch;
     const int k = op->k, nblk = k / 128;
     const size_t row_bytes = (size_t)k / 4;
+    const size_t pf = (size_t)op->param[0];
     int32_t s[4];
     for (int r = m0; r < m1; r += 4) {
         int R = m1 - r < 4 ? m1 - r : 4;
@@ -96,10 +100,10 @@ void mp_i2s_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int 
             const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
             const int8_t *q = mp_q8act_q(act, k, t);
             if (R == 4)
-                dot_rows(w0, row_bytes, 4, q, nblk, s);
+                dot_rows(w0, row_bytes, 4, q, nblk, s, pf);
             else
                 for (int i = 0; i < R; i++)
-                    dot_rows(w0 + i * row_bytes, row_bytes, 1, q, nblk, s + i);
+                    dot_rows(w0 + i * row_bytes, row_bytes, 1, q, nblk, s + i, pf);
             float *yt = y + (size_t)t * op->m + r;
             for (int i = 0; i < R; i++)
                 yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);

@@ -1,0 +1,29 @@
+/* mp_probe_store.h - probe figures: one row per (kind, threads), stored with the
+ * run and read back by `list machine`, the VNNI model and the reports. */
+#ifndef MP_PROBE_STORE_H
+#define MP_PROBE_STORE_H
+
+#include <stdio.h>
+
+#include "mp_harness.h"
+
+typedef struct mp_probe_row {
+    char kind[48]; /* "read_DRAM", "copy_L2", "int8_dot_avx512vnni", ... */
+    int threads;
+    long long bytes;
+    double value;
+    char unit[8];
+} mp_probe_row;
+
+int mp_probe_store(mp_store *s, int64_t run_id, const mp_probe_row *r, int n, mp_err *e);
+void mp_probe_print(FILE *f, mp_format fmt, const mp_probe_row *r, int n);
+/* The newest probe of this machine: rows into r (max), count returned (0: none). */
+int mp_probe_latest(mp_store *s, const char *fingerprint, mp_probe_row *r, int max);
+/* One figure from the newest probe (kind with "%" allowed, exact threads); 0 if none. */
+double mp_probe_value(mp_store *s, const char *fingerprint, const char *kind, int threads);
+
+/* Read-only DRAM bandwidth (GB/s, best of reps) with the pool's threads over
+ * `total` bytes: the quick drift check a sweep stores with its run. */
+double mp_probe_dram_read(mp_pool *pool, size_t total, int reps);
+
+#endif

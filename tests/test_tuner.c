@@ -1,0 +1,208 @@
+/* test_tuner.c - the tuner's strategies on a synthetic space with a known
+ * optimum, its rank test, a real tune whose config parses back, and bad configs. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_test.h"
+#include "../tuner/mp_search.h"
+#include "../tuner/mp_stats.h"
+#include "../tuner/mp_tuned.h"
+#include "../variants/mp_registry.h"
+
+/* 8 x 8 x 4 = 256 points; separable bowl with its minimum 1.0 at (5, 2, 3). */
+static void bowl(void *ctx, const int (*p)[MP_MAX_PARAMS], int count, int effort, double *c)
+{
+    (void)effort;
+    int *calls = ctx;
+    for (int i = 0; i < count; i++) {
+        double a = p[i][0] - 5, b = p[i][1] - 2, d = p[i][2] - 3;
+        c[i] = 1.0 + a * a + 2 * b * b + d * d;
+    }
+    *calls += count;
+}
+
+static mp_space space(void)
+{
+    mp_space sp = {3, {8, 8, 4}, {{0}}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < sp.size[i]; j++)
+            sp.values[i][j] = 10 * j + i;
+    return sp;
+}
+
+/* rank of a cost among all 256 points (0 = best) */
+static int rank_of(double cost)
+{
+    int r = 0;
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 8; b++)
+            for (int d = 0; d < 4; d++) {
+                double x = a - 5, y = b - 2, z = d - 3;
+                r += 1.0 + x * x + 2 * y * y + z * z < cost;
+            }
+    return r;
+}
+
+Test(tuner, exhaustive_finds_the_optimum)
+{
+    mp_space sp = space();
+    int start[MP_MAX_PARAMS] = {0}, calls = 0;
+    mp_search_result r;
+    mp_search(&sp, MP_EXHAUSTIVE, 0, start, 1, bowl, &calls, &r);
+    cr_assert_eq(r.best_cost, 1.0);
+    cr_assert(r.best[0] == 5 && r.best[1] == 2 && r.best[2] == 3);
+    cr_assert_eq(r.evaluations, 256);
+    cr_assert_eq(calls, 256);
+}
+
+Test(tuner, halving_finds_the_optimum_on_a_noiseless_cost)
+{
+    mp_space sp = space();
+    int start[MP_MAX_PARAMS] = {0}, calls = 0;
+    mp_search_result r;
+    mp_search(&sp, MP_HALVING, 0, start, 1, bowl, &calls, &r);
+    cr_assert_eq(r.best_cost, 1.0);
+    /* 256 + 128 + ... + 1 evaluations */
+    cr_assert_eq(r.evaluations, 511);
+}
+
+Test(tuner, model_hill_climbs_to_the_optimum)
+{
+    mp_space sp = space();
+    int start[MP_MAX_PARAMS] = {0, 7, 0}, calls = 0;
+    mp_search_result r;
+    mp_search(&sp, MP_MODEL, 64, start, 1, bowl, &calls, &r);
+    cr_assert_eq(r.best_cost, 1.0, "stuck at %g", r.best_cost);
+    cr_assert_leq(r.evaluations, 64);
+    /* far fewer evaluations than exhaustive: it only looks at neighbours */
+    cr_assert_lt(r.evaluations, 64);
+}
+
+Test(tuner, random_with_budget_is_within_its_bound)
+{
+    /* Documented bound: with budget B of S points, the best sample is in the top
+     * 5% of the space with probability 1 - 0.95^B (> 96% for B = 64).  The
+     * generator is seeded, so each seed's outcome is fixed: check 20 seeds and
+     * allow the expected misses (20 * 3.6% -> at most 2). */
+    mp_space sp = space();
+    int start[MP_MAX_PARAMS] = {0}, misses = 0;
+    for (int seed = 1; seed <= 20; seed++) {
+        int calls = 0;
+        mp_search_result r;
+        mp_search(&sp, MP_RANDOM, 64, start, (uint64_t)seed, bowl, &calls, &r);
+        cr_assert_eq(r.evaluations, 64);
+        misses += rank_of(r.best_cost) > 256 / 20;
+    }
+    cr_assert_leq(misses, 2, "%d of 20 seeds outside the top 5%%", misses);
+}
+
+Test(tuner, mann_whitney)
+{
+    double a[9], b[9];
+    for (int i = 0; i < 9; i++)
+        a[i] = 1 + i, b[i] = 11 + i;
+    cr_assert_lt(mp_mann_whitney_p(a, 9, b, 9), 0.001, "clearly smaller");
+    cr_assert_gt(mp_mann_whitney_p(b, 9, a, 9), 0.999, "clearly larger");
+    double p = mp_mann_whitney_p(a, 9, a, 9);
+    cr_assert(p > 0.4 && p < 0.7, "same sample: p = %g", p);
+    /* interleaved samples: not significant */
+    for (int i = 0; i < 9; i++)
+        a[i] = 2 * i, b[i] = 2 * i + 1;
+    cr_assert_gt(mp_mann_whitney_p(a, 9, b, 9), 0.05);
+    cr_assert_eq(mp_median(a, 9), 8.0);
+}
+
+static char out[65536];
+
+Test(tuner, real_tune_exports_a_config_that_parses_back, .timeout = 300)
+{
+    char dir[] = "/tmp/mptune-XXXXXX", cmd[1024], conf[128], db[128];
+    cr_assert(mkdtemp(dir));
+    snprintf(conf, sizeof conf, "%s/t.conf", dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    snprintf(cmd, sizeof cmd, "tune --variant i2_s.avx2 --shape 64x512 --n 1,4 "
+                              "--strategy exhaustive --db %s --out %s", db, conf);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    mp_tuned t;
+    mp_err e;
+    cr_assert_eq(mp_tuned_load(conf, NULL, 0, &t, &e), 0, "%s", e.msg);
+    cr_assert_eq(t.count, 2);
+    const mp_variant *v = mp_registry_find("i2_s.avx2");
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    for (int n = 1; n <= 4; n += 3) {
+        const mp_tuned_entry *x = mp_tuned_find(&t, v, 64, 512, n, 1);
+        cr_assert(x, "no entry for n=%d", n);
+        cr_assert_eq(x->n, n);
+        char ps[128], sql[256];
+        mp_params_str(v, x->param, ps, sizeof ps);
+        snprintf(sql, sizeof sql, "SELECT chosen_params, evaluations FROM tuned WHERE n=%d", n);
+        sqlite3_stmt *st;
+        cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+        cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+        cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), ps);
+        cr_assert_eq(sqlite3_column_int(st, 1), 5, "exhaustive over the 5 pf values");
+        sqlite3_finalize(st);
+    }
+    /* every evaluation is stored */
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM results", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 10);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    mp_tuned_free(&t);
+    snprintf(cmd, sizeof cmd, "tune --report --db %s --format md", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_assert(strstr(out, "| i2_s.avx2 | 64x512 | 4 | 1 | exhaustive |"), "%s", out);
+}
+
+static void write_conf(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+Test(tuner, bad_configs_name_the_line)
+{
+    char dir[] = "/tmp/mptune-XXXXXX", p[128];
+    cr_assert(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/c.conf", dir);
+    mp_tuned t;
+    mp_err e;
+    static const struct {
+        const char *text, *needle;
+    } cases[] = {
+        {"i2_s.avx2 64x512 n=1 threads=1 pf=0\n", "c.conf:1: expected 'fingerprint MACHINE'"},
+        {"fingerprint fp\ni2_s.avx2 64x512 n=1 pf=0\n", "c.conf:2: malformed line"},
+        {"fingerprint fp\n# ok\nnosuch.avx2 64x512 n=1 threads=1 -\n", "c.conf:3: unknown variant 'nosuch.avx2'"},
+        {"fingerprint fp\ni2_s.avx2 64x512 n=1 threads=1 zz=1\n", "c.conf:2: variant i2_s.avx2 has no parameter 'zz'"},
+        {"fingerprint fp\ni2_s.avx2 64x512 n=1 threads=1 pf=3\n", "c.conf:2: parameter pf=3 is outside the space"},
+        {"fingerprint fp\ni2_s.avx2 64x500 n=1 threads=1 pf=0\n", "c.conf:2: i2_s.avx2 cannot take 64x500"},
+        {"# nothing\n", "empty"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_conf(p, cases[i].text);
+        cr_assert_eq(mp_tuned_load(p, NULL, 0, &t, &e), MP_EUSAGE, "case %zu accepted", i);
+        cr_assert(strstr(e.msg, cases[i].needle), "case %zu: '%s' lacks '%s'", i, e.msg,
+                  cases[i].needle);
+    }
+    /* a config from another machine is refused unless forced */
+    write_conf(p, "fingerprint other-machine\ni2_s.avx2 64x512 n=1 threads=1 pf=0\n");
+    cr_assert_eq(mp_tuned_load(p, "this-machine", 0, &t, &e), MP_EUSAGE);
+    cr_assert(strstr(e.msg, "fingerprint mismatch"), "%s", e.msg);
+    cr_assert_eq(mp_tuned_load(p, "this-machine", 1, &t, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(t.count, 1);
+    cr_assert_eq(t.e[0].param[0], 0);
+    mp_tuned_free(&t);
+    /* the CLI refuses bad strategies and too few repetitions */
+    cr_assert_eq(mp_test_cli(out, sizeof out, "tune --variant i2_s.avx2 --shape 64x512 --strategy guess"), 2);
+    cr_assert_eq(mp_test_cli(out, sizeof out, "tune --variant i2_s.avx2 --shape 64x512 --strategy random --reps 5"), 2);
+    cr_assert(strstr(out, ">= 9"), "%s", out);
+}

@@ -1,0 +1,139 @@
+/* tuned.c - reading and writing tuned configs (format in mp_tuned.h). */
+#include "mp_tuned.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../variants/mp_registry.h"
+
+int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned *out,
+                  mp_err *e)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return mp_fail(e, MP_EUSAGE, "tuned config %s: %s", path, strerror(errno));
+    char line[1024];
+    int lineno = 0, cap = 0, rc = MP_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        char *s = line;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s || *s == '#')
+            continue;
+        if (!out->fingerprint[0]) {
+            char fp[64], extra[8];
+            if (sscanf(s, "fingerprint %63s %7s", fp, extra) != 1) {
+                rc = mp_fail(e, MP_EUSAGE,
+                             "%s:%d: expected 'fingerprint MACHINE' as the first line, got '%s'",
+                             path, lineno, s);
+                break;
+            }
+            snprintf(out->fingerprint, sizeof out->fingerprint, "%s", fp);
+            if (fingerprint && strcmp(fp, fingerprint)) {
+                if (!force) {
+                    rc = mp_fail(e, MP_EUSAGE,
+                                 "%s: tuned on machine %s, this is %s (fingerprint mismatch); "
+                                 "tune here or pass --force to use it anyway",
+                                 path, fp, fingerprint);
+                    break;
+                }
+                fprintf(stderr, "mpbench: warning: %s was tuned on %s, this is %s (forced)\n",
+                        path, fp, fingerprint);
+            }
+            continue;
+        }
+        char vname[128], shape[64], params[512], extra[8];
+        int n, t, m, k;
+        if (sscanf(s, "%127s %63s n=%d threads=%d %511s %7s", vname, shape, &n, &t, params,
+                   extra) != 5 ||
+            sscanf(shape, "%dx%d", &m, &k) != 2 || m < 1 || k < 1 || n < 1 || t < 1) {
+            rc = mp_fail(e, MP_EUSAGE,
+                         "%s:%d: malformed line '%s' (want: VARIANT MxK n=N threads=T "
+                         "PARAMS|-)",
+                         path, lineno, s);
+            break;
+        }
+        const mp_variant *v = mp_registry_find(vname);
+        if (!v) {
+            rc = mp_fail(e, MP_EUSAGE, "%s:%d: unknown variant '%s'", path, lineno, vname);
+            break;
+        }
+        if (out->count == cap) {
+            cap = cap ? 2 * cap : 16;
+            out->e = realloc(out->e, sizeof *out->e * (size_t)cap);
+        }
+        mp_tuned_entry *te = &out->e[out->count];
+        te->v = v, te->m = m, te->k = k, te->n = n, te->threads = t;
+        char why[256];
+        if (mp_params_parse(v, strcmp(params, "-") ? params : "", te->param, why, sizeof why)) {
+            rc = mp_fail(e, MP_EUSAGE, "%s:%d: %s", path, lineno, why);
+            break;
+        }
+        if (mp_variant_check(v, m, k, te->param, why, sizeof why)) {
+            rc = mp_fail(e, MP_EUSAGE, "%s:%d: %s cannot take %dx%d: %s", path, lineno, vname,
+                         m, k, why);
+            break;
+        }
+        out->count++;
+    }
+    fclose(f);
+    if (!rc && !out->fingerprint[0])
+        rc = mp_fail(e, MP_EUSAGE, "tuned config %s: empty (no fingerprint line)", path);
+    if (rc)
+        mp_tuned_free(out);
+    return rc;
+}
+
+const mp_tuned_entry *mp_tuned_find(const mp_tuned *t, const mp_variant *v, int m, int k,
+                                    int n, int threads)
+{
+    const mp_tuned_entry *best = NULL;
+    long best_d = 0;
+    for (int i = 0; i < t->count; i++) {
+        const mp_tuned_entry *x = &t->e[i];
+        if (x->v != v || x->m != m || x->k != k)
+            continue;
+        long d = labs((long)x->n - n) * 64 + labs((long)x->threads - threads);
+        if (!best || d < best_d)
+            best = x, best_d = d;
+    }
+    return best;
+}
+
+int mp_tuned_save(const char *path, const mp_tuned *t, mp_err *e)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return mp_fail(e, MP_ERUN, "tuned config %s: %s", path, strerror(errno));
+    fprintf(f, "# mpbench tuned parameters: VARIANT MxK n=N threads=T PARAMS\n"
+               "# written by 'mpbench tune'; read by 'mpbench e2e --tuned'\n");
+    fprintf(f, "fingerprint %s\n", t->fingerprint);
+    for (int i = 0; i < t->count; i++) {
+        const mp_tuned_entry *x = &t->e[i];
+        char ps[256];
+        mp_params_str(x->v, x->param, ps, sizeof ps);
+        fprintf(f, "%s %dx%d n=%d threads=%d %s\n", x->v->name, x->m, x->k, x->n, x->threads,
+                ps[0] ? ps : "-");
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return mp_fail(e, MP_ERUN, "tuned config %s: write failed: %s", path, strerror(errno));
+    }
+    return MP_OK;
+}
+
+void mp_tuned_free(mp_tuned *t)
+{
+    free(t->e);
+    t->e = NULL;
+    t->count = 0;
+}
