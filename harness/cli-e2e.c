@@ -639,6 +639,8 @@ int mp_cmd_e2e(int argc, char **argv)
             return mp_die(rc, "%s", e.msg);
         }
     }
+    if (!o.lossless)
+        mp_machine_warn(&mach);
     if (o.threads > mach.pus)
         fprintf(stderr, "mpbench: warning: %d threads on %d hardware threads: timings are "
                         "oversubscribed\n", o.threads, mach.pus);
