@@ -343,3 +343,49 @@ Test(mad, q8_k_quantizes_like_ggml)
     cr_assert_eq(a.bsums[0], -61);
     cr_assert_eq(a.d, 1.0f / 63.5f);
 }
+
+#include "../kernels/q8_0/q8_0.h"
+#include "../kernels/q4_0/q4_0.h"
+
+Test(mad, pack_equals_ggml_float_quantizer)
+{
+    /* pack takes a shortcut for ternary weights (see each *_pack); it must give
+     * the bytes of ggml's float quantizer applied to w * s, for scales of both
+     * signs and magnitudes, with all-zero blocks and blocks starting with zeros. */
+    const int m = 3, k = 1024;
+    int8_t *w = mp_alloc((size_t)m * k);
+    mp_gen_weights(21, w, (size_t)m * k, 0);
+    memset(w, 0, 256);          /* an all-zero block for every format */
+    memset(w + 256 + 32, 0, 7); /* a Q4_0 block whose first nonzero is late */
+    const float scales[] = {0.0123f, -0.7f, 3.0e-5f, 1.0f, 123.0f};
+    const struct {
+        const char *name;
+        void (*ref)(const float *, int, uint8_t *);
+        size_t row_bytes;
+    } fmts[] = {{"q8_0.scalar", mp_q8_0_quant_ref, k / 32 * 34},
+                {"q4_0.scalar", mp_q4_0_quant_ref, k / 32 * 18},
+                {"tq1_0.scalar", mp_tq1_0_quant_ref, k / 256 * 54},
+                {"tq2_0.scalar", mp_tq2_0_quant_ref, k / 256 * 66}};
+    float *x = mp_alloc(sizeof(float) * k);
+    uint8_t *ref = mp_alloc(fmts[0].row_bytes);
+    int param[MP_MAX_PARAMS] = {0};
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++)
+        for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++) {
+            const mp_variant *v = find(fmts[f].name);
+            uint8_t *p = mp_alloc(v->packed_size(m, k, param));
+            v->pack(w, scales[si], m, k, param, p);
+            for (int r = 0; r < m; r++) {
+                for (int i = 0; i < k; i++)
+                    x[i] = (float)w[(size_t)r * k + i] * scales[si];
+                fmts[f].ref(x, k, ref);
+                const uint8_t *got = p + (size_t)r * fmts[f].row_bytes;
+                for (size_t i = 0; i < fmts[f].row_bytes; i++)
+                    cr_assert_eq(got[i], ref[i], "%s s=%g row %d byte %zu: 0x%02x, ggml 0x%02x",
+                                 fmts[f].name, scales[si], r, i, got[i], ref[i]);
+            }
+            mp_free(p);
+        }
+    mp_free(ref);
+    mp_free(x);
+    mp_free(w);
+}

@@ -13,10 +13,11 @@ void mp_f16_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                  uint8_t *out)
 {
     (void)param;
-    for (size_t i = 0; i < (size_t)m * k; i++) {
-        uint16_t h = mp_fp16_from_f32((float)w[i] * w_scale);
-        memcpy(out + 2 * i, &h, 2);
-    }
+    /* w is ternary: only three products exist, round each once */
+    const uint16_t half[3] = {mp_fp16_from_f32(-1.0f * w_scale), mp_fp16_from_f32(0.0f * w_scale),
+                              mp_fp16_from_f32(w_scale)};
+    for (size_t i = 0; i < (size_t)m * k; i++)
+        memcpy(out + 2 * i, &half[w[i] + 1], 2);
 }
 
 /* The weights back as signs of the stored halves (the scale is not recovered). */

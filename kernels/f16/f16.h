@@ -19,25 +19,21 @@
 
 #include "../mp_kernel.h"
 
-/* fp16 bits -> float, exact (what F16C's vcvtph2ps computes). */
+/* fp16 bits -> float, exact (what F16C's vcvtph2ps computes).  Branch-free so
+ * the scalar paths vectorize: the exponent/mantissa bits moved into float
+ * position and scaled by 2^112 give every finite half exactly (subnormals
+ * included); inf and NaN get their all-ones exponent back. */
 static inline float mp_fp16_to_f32(uint16_t h)
 {
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
-    if (e == 0x1f) {
-        bits = sign | 0x7f800000u | (m << 13);
-    } else if (e != 0) {
-        bits = sign | ((e + 112) << 23) | (m << 13);
-    } else if (m == 0) {
-        bits = sign;
-    } else { /* subnormal: normalize */
-        int sh = 0;
-        while (!(m & 0x400)) {
-            m <<= 1;
-            sh++;
-        }
-        bits = sign | ((uint32_t)(113 - sh) << 23) | ((m & 0x3ff) << 13);
-    }
-    float f;
+    uint32_t mag = (uint32_t)(h & 0x7fff) << 13, sign = (uint32_t)(h & 0x8000) << 16;
+    float f, scale = 0x1p112f;
+    memcpy(&f, &mag, sizeof f);
+    f *= scale;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    if ((h & 0x7c00) == 0x7c00)
+        bits = 0x7f800000u | mag;
+    bits |= sign;
     memcpy(&f, &bits, sizeof f);
     return f;
 }
@@ -81,6 +77,28 @@ static inline float mp_mad_fold16(const float a[16])
     for (int i = 0; i < 2; i++)
         s2[i] = s4[i] + s4[i + 2];
     return s2[0] + s2[1];
+}
+
+/* Rounding helpers for the quantizers, inline because without SSE4.1 the libm
+ * calls (roundf, nearbyintf) dominate packing and activation quantization.
+ * Both are exact for |x| < 2^22, which is all the quantizers feed them. */
+/* roundf: half away from zero (ggml's quantize_row_q8_0_ref, lroundf). */
+static inline int mp_round_away(float x)
+{
+    int i = (int)x; /* truncates */
+    float frac = x - (float)i;
+    return i + (frac >= 0.5f) - (frac <= -0.5f);
+}
+/* round half to even, ggml's nearest_int (and vroundps/nearbyintf). */
+static inline int mp_round_even(float x)
+{
+    float v = x + 12582912.0f; /* 1.5 * 2^23: the float spacing becomes 1 */
+    return (int)(v - 12582912.0f);
+}
+static inline float mp_absmax_step(float amax, float v)
+{
+    float a = __builtin_fabsf(v); /* clears the sign of -0 too; inlined */
+    return amax > a ? amax : a;   /* ggml's MAX(amax, fabsf(v)) */
 }
 
 size_t mp_f16_packed_size(int m, int k, const int *param);

@@ -29,6 +29,8 @@ _Static_assert(sizeof(mp_block_q4_0) == MP_Q40_BYTES, "block_q4_0 is 18 bytes");
 size_t mp_q4_0_packed_size(int m, int k, const int *param);
 void mp_q4_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                   uint8_t *out);
+/* ggml's quantize_row_q4_0_ref on one row of k floats (pack's oracle). */
+void mp_q4_0_quant_ref(const float *x, int k, uint8_t *out);
 void mp_q4_0_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
 
 void mp_q4_0_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,

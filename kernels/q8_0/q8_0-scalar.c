@@ -13,26 +13,58 @@ size_t mp_q8_0_packed_size(int m, int k, const int *param)
     return (size_t)m * (size_t)(k / MP_Q80_QK) * MP_Q80_BYTES;
 }
 
+static void quant_block_ref(const float *x, mp_block_q8_0 *blk)
+{
+    float amax = 0.0f;
+    for (int j = 0; j < MP_Q80_QK; j++)
+        amax = mp_absmax_step(amax, x[j]);
+    const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    blk->d = mp_fp16_from_f32(d);
+    for (int j = 0; j < MP_Q80_QK; j++)
+        blk->qs[j] = (int8_t)mp_round_away(x[j] * id);
+}
+
+/* Packing runs over the whole tensor, so for the canonical ternary weights we
+ * use what ggml's rules reduce to (the same bytes; tests compare with
+ * mp_q8_0_quant_ref): with a normal scale s, a block with a
+ * nonzero weight has amax = |s|, x/d = +-|s| * (127/|s|) within an ulp of 127,
+ * so qs = 127 * sign(w s) and d = fp16(|s|/127); an all-zero block is d = 0. */
 void mp_q8_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                   uint8_t *out)
 {
     (void)param;
     const int nb = k / MP_Q80_QK;
+    const float as = w_scale < 0 ? -w_scale : w_scale;
+    const int fast = as >= 1e-30f && as <= 1e30f, sg = w_scale < 0 ? -1 : 1;
+    const uint16_t dh = mp_fp16_from_f32(as / 127.0f);
     for (int r = 0; r < m; r++)
         for (int b = 0; b < nb; b++) {
             const int8_t *wb = w + (size_t)r * k + b * MP_Q80_QK;
-            float x[MP_Q80_QK], amax = 0.0f;
-            for (int j = 0; j < MP_Q80_QK; j++) {
-                x[j] = (float)wb[j] * w_scale;
-                amax = fmaxf(amax, fabsf(x[j]));
-            }
-            const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
             mp_block_q8_0 blk;
-            blk.d = mp_fp16_from_f32(d);
-            for (int j = 0; j < MP_Q80_QK; j++)
-                blk.qs[j] = (int8_t)roundf(x[j] * id);
+            if (fast) {
+                int any = 0;
+                for (int j = 0; j < MP_Q80_QK; j++) {
+                    blk.qs[j] = (int8_t)(127 * sg * wb[j]);
+                    any |= wb[j];
+                }
+                blk.d = any ? dh : 0;
+            } else {
+                float x[MP_Q80_QK];
+                for (int j = 0; j < MP_Q80_QK; j++)
+                    x[j] = (float)wb[j] * w_scale;
+                quant_block_ref(x, &blk);
+            }
             memcpy(out + ((size_t)r * nb + b) * MP_Q80_BYTES, &blk, MP_Q80_BYTES);
         }
+}
+
+void mp_q8_0_quant_ref(const float *x, int k, uint8_t *out)
+{
+    for (int b = 0; b < k / MP_Q80_QK; b++) {
+        mp_block_q8_0 blk;
+        quant_block_ref(x + b * MP_Q80_QK, &blk);
+        memcpy(out + (size_t)b * MP_Q80_BYTES, &blk, MP_Q80_BYTES);
+    }
 }
 
 /* Signs of the stored values: the ternary weights (the scale is not recovered). */
@@ -60,10 +92,10 @@ float mp_q80_quant_block(const float *x, int8_t *q)
 {
     float amax = 0.0f;
     for (int j = 0; j < MP_Q80_QK; j++)
-        amax = fmaxf(amax, fabsf(x[j]));
+        amax = mp_absmax_step(amax, x[j]);
     const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
     for (int j = 0; j < MP_Q80_QK; j++)
-        q[j] = (int8_t)nearbyintf(x[j] * id); /* |x * id| <= 127 by construction */
+        q[j] = (int8_t)mp_round_even(x[j] * id); /* |x * id| <= 127 by construction */
     return mp_fp16_to_f32(mp_fp16_from_f32(amax / 127.0f));
 }
 

@@ -63,6 +63,8 @@ float mp_q80_quant_block(const float *x, int8_t *q);
 size_t mp_q8_0_packed_size(int m, int k, const int *param);
 void mp_q8_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                   uint8_t *out);
+/* ggml's quantize_row_q8_0_ref on one row of k floats (pack's oracle). */
+void mp_q8_0_quant_ref(const float *x, int k, uint8_t *out);
 void mp_q8_0_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
 
 void mp_q8_0_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,

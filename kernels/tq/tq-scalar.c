@@ -9,18 +9,40 @@
 
 /* ---- packing ------------------------------------------------------------ */
 
-/* Block quantization common to both formats: d = amax, codes lround(x/d) + 1. */
-static float tq_codes(const int8_t *w, float w_scale, uint8_t code[MP_QK_K])
+/* ggml's block quantization common to both formats, on floats: d = amax,
+ * codes lround(x/d) + 1. */
+static float codes_ref(const float *x, uint8_t code[MP_QK_K])
 {
-    float x[MP_QK_K], amax = 0.0f;
-    for (int j = 0; j < MP_QK_K; j++) {
-        x[j] = (float)w[j] * w_scale;
-        amax = fmaxf(amax, fabsf(x[j]));
-    }
+    float amax = 0.0f;
+    for (int j = 0; j < MP_QK_K; j++)
+        amax = mp_absmax_step(amax, x[j]);
     const float id = amax != 0.0f ? 1.0f / amax : 0.0f;
     for (int j = 0; j < MP_QK_K; j++)
-        code[j] = (uint8_t)(lroundf(x[j] * id) + 1);
+        code[j] = (uint8_t)(mp_round_away(x[j] * id) + 1);
     return amax;
+}
+
+/* The same for ternary weights w times a scale s; packing runs over the whole
+ * tensor, so we use what the rules reduce to (same bytes; tests compare with
+ * mp_tq*_0_quant_ref): for a normal s, amax = |s| if the block has a nonzero
+ * weight, x/d = w s/|s| within an ulp of +-1, so code = sign(s) w + 1 and
+ * d = |s|; an all-zero block has d = 0, codes 1.  Returns d. */
+static float tq_codes(const int8_t *w, float w_scale, uint8_t code[MP_QK_K])
+{
+    const float as = w_scale < 0 ? -w_scale : w_scale;
+    if (!(as >= 1e-30f && as <= 1e30f)) {
+        float x[MP_QK_K];
+        for (int j = 0; j < MP_QK_K; j++)
+            x[j] = (float)w[j] * w_scale;
+        return codes_ref(x, code);
+    }
+    const int sg = w_scale < 0 ? -1 : 1;
+    int any = 0;
+    for (int j = 0; j < MP_QK_K; j++) {
+        code[j] = (uint8_t)(sg * w[j] + 1);
+        any |= w[j];
+    }
+    return any ? as : 0.0f;
 }
 
 /* ceil(256 * v / 243): v in base 3 as a fraction of 1, rounded up so that the
@@ -42,50 +64,76 @@ size_t mp_tq2_0_packed_size(int m, int k, const int *param)
     return (size_t)m * (size_t)(k / MP_QK_K) * MP_TQ2_BYTES;
 }
 
+static void tq1_block(float d, const uint8_t *c, uint8_t *out)
+{
+    mp_block_tq1_0 blk;
+    blk.d = mp_fp16_from_f32(d);
+    for (int i = 0; i < 32; i++)
+        blk.qs[i] = tq1_byte(81u * c[i] + 27u * c[i + 32] + 9u * c[i + 64] + 3u * c[i + 96] +
+                             c[i + 128]);
+    for (int i = 0; i < 16; i++) {
+        const uint8_t *g = c + 160 + i;
+        blk.qs[32 + i] = tq1_byte(81u * g[0] + 27u * g[16] + 9u * g[32] + 3u * g[48] + g[64]);
+    }
+    for (int i = 0; i < 4; i++) {
+        const uint8_t *g = c + 240 + i;
+        blk.qh[i] = tq1_byte(3u * (27u * g[0] + 9u * g[4] + 3u * g[8] + g[12]));
+    }
+    memcpy(out, &blk, MP_TQ1_BYTES);
+}
+
+static void tq2_block(float d, const uint8_t *c, uint8_t *out)
+{
+    mp_block_tq2_0 blk;
+    blk.d = mp_fp16_from_f32(d);
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < 32; i++) {
+            const uint8_t *g = c + 128 * h + i;
+            blk.qs[32 * h + i] = (uint8_t)(g[0] | g[32] << 2 | g[64] << 4 | g[96] << 6);
+        }
+    memcpy(out, &blk, MP_TQ2_BYTES);
+}
+
 void mp_tq1_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                    uint8_t *out)
 {
     (void)param;
-    const int nb = k / MP_QK_K;
-    for (int r = 0; r < m; r++)
-        for (int b = 0; b < nb; b++) {
-            uint8_t c[MP_QK_K];
-            mp_block_tq1_0 blk;
-            blk.d = mp_fp16_from_f32(tq_codes(w + (size_t)r * k + b * MP_QK_K, w_scale, c));
-            for (int i = 0; i < 32; i++)
-                blk.qs[i] = tq1_byte(81u * c[i] + 27u * c[i + 32] + 9u * c[i + 64] +
-                                     3u * c[i + 96] + c[i + 128]);
-            for (int i = 0; i < 16; i++) {
-                const uint8_t *g = c + 160 + i;
-                blk.qs[32 + i] = tq1_byte(81u * g[0] + 27u * g[16] + 9u * g[32] +
-                                          3u * g[48] + g[64]);
-            }
-            for (int i = 0; i < 4; i++) {
-                const uint8_t *g = c + 240 + i;
-                blk.qh[i] = tq1_byte(3u * (27u * g[0] + 9u * g[4] + 3u * g[8] + g[12]));
-            }
-            memcpy(out + ((size_t)r * nb + b) * MP_TQ1_BYTES, &blk, MP_TQ1_BYTES);
-        }
+    const size_t nblk = (size_t)m * (k / MP_QK_K);
+    for (size_t i = 0; i < nblk; i++) {
+        uint8_t c[MP_QK_K];
+        float d = tq_codes(w + i * MP_QK_K, w_scale, c);
+        tq1_block(d, c, out + i * MP_TQ1_BYTES);
+    }
 }
 
 void mp_tq2_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                    uint8_t *out)
 {
     (void)param;
-    const int nb = k / MP_QK_K;
-    for (int r = 0; r < m; r++)
-        for (int b = 0; b < nb; b++) {
-            uint8_t c[MP_QK_K];
-            mp_block_tq2_0 blk;
-            blk.d = mp_fp16_from_f32(tq_codes(w + (size_t)r * k + b * MP_QK_K, w_scale, c));
-            for (int h = 0; h < 2; h++)
-                for (int i = 0; i < 32; i++) {
-                    const uint8_t *g = c + 128 * h + i;
-                    blk.qs[32 * h + i] =
-                        (uint8_t)(g[0] | g[32] << 2 | g[64] << 4 | g[96] << 6);
-                }
-            memcpy(out + ((size_t)r * nb + b) * MP_TQ2_BYTES, &blk, MP_TQ2_BYTES);
-        }
+    const size_t nblk = (size_t)m * (k / MP_QK_K);
+    for (size_t i = 0; i < nblk; i++) {
+        uint8_t c[MP_QK_K];
+        float d = tq_codes(w + i * MP_QK_K, w_scale, c);
+        tq2_block(d, c, out + i * MP_TQ2_BYTES);
+    }
+}
+
+void mp_tq1_0_quant_ref(const float *x, int k, uint8_t *out)
+{
+    for (int b = 0; b < k / MP_QK_K; b++) {
+        uint8_t c[MP_QK_K];
+        float d = codes_ref(x + b * MP_QK_K, c);
+        tq1_block(d, c, out + (size_t)b * MP_TQ1_BYTES);
+    }
+}
+
+void mp_tq2_0_quant_ref(const float *x, int k, uint8_t *out)
+{
+    for (int b = 0; b < k / MP_QK_K; b++) {
+        uint8_t c[MP_QK_K];
+        float d = codes_ref(x + b * MP_QK_K, c);
+        tq2_block(d, c, out + (size_t)b * MP_TQ2_BYTES);
+    }
 }
 
 /* The 256 ternary weights of one TQ1_0 block. */
@@ -143,8 +191,8 @@ void mp_q8k_quant_block(const float *x, mp_block_q8_K *y)
     }
     const float iscale = -127.0f / max;
     for (int j = 0; j < MP_QK_K; j++) {
-        float v = nearbyintf(iscale * x[j]); /* ggml's nearest_int: ties to even */
-        y->qs[j] = (int8_t)(v < 127.0f ? v : 127.0f);
+        int v = mp_round_even(iscale * x[j]); /* ggml's nearest_int */
+        y->qs[j] = (int8_t)(v < 127 ? v : 127);
     }
     for (int g = 0; g < 16; g++) {
         int s = 0;

@@ -74,6 +74,10 @@ void mp_q8k_prepare(const mp_op *op, const float *x, int n, void *act, int t0, i
 void mp_tq1_0_block_dots(const uint8_t *row, const mp_block_q8_K *a, int nblk, int32_t *out);
 void mp_tq2_0_block_dots(const uint8_t *row, const mp_block_q8_K *a, int nblk, int32_t *out);
 
+/* ggml's quantize_row_tq{1,2}_0_ref on one row of k floats (pack's oracle). */
+void mp_tq1_0_quant_ref(const float *x, int k, uint8_t *out);
+void mp_tq2_0_quant_ref(const float *x, int k, uint8_t *out);
+
 size_t mp_tq1_0_packed_size(int m, int k, const int *param);
 void mp_tq1_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                    uint8_t *out);

@@ -37,6 +37,18 @@ static inline __m256i trits(__m256i s)
     return _mm256_sub_epi8(_mm256_setzero_si256(), t);
 }
 
+/* qh's 4 bytes, byte j's trit m placed at byte 4m + j, as signed-rep bytes
+ * 3^m s: dword m of the broadcast times 3^m, even and odd bytes multiplied
+ * apart in 16-bit lanes so that no carry crosses a byte. */
+static inline __m128i qh_plane(uint32_t qh)
+{
+    const __m128i pw = _mm_set_epi16(27, 27, 9, 9, 3, 3, 1, 1);
+    __m128i s = _mm_xor_si128(_mm_set1_epi32((int)qh), _mm_set1_epi8((char)0x80));
+    __m128i lo = _mm_and_si128(_mm_mullo_epi16(s, pw), _mm_set1_epi16(0xff));
+    __m128i hi = _mm_mullo_epi16(_mm_andnot_si128(_mm_set1_epi16(0xff), s), pw);
+    return _mm_or_si128(lo, hi);
+}
+
 static inline __m128i hsum4(__m256i a, __m256i b, __m256i c, __m256i d)
 {
     __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);
@@ -71,9 +83,7 @@ static inline __m256i block16(const uint8_t *blk, const __m256i *q)
     __m128i sb81 = mul3x(_mm256_extracti128_si256(v, 1));  /* 27 s * 3: trit 4 */
     uint32_t qh;
     memcpy(&qh, blk + 48, 4);
-    __m128i h0 = _mm_xor_si128(_mm_set1_epi32((int)qh), _mm256_castsi256_si128(flip));
-    __m128i h1 = mul3x(h0), h2 = mul3x(h1), h3 = mul3x(h2);
-    __m128i hv = _mm_blend_epi32(_mm_blend_epi32(h0, h1, 0x2), _mm_blend_epi32(h2, h3, 0x8), 0xc);
+    __m128i hv = qh_plane(qh);
     v = _mm256_set_m128i(hv, sb81);
     return _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(v), q[7]));
 }
