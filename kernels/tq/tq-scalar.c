@@ -36,12 +36,15 @@ static float tq_codes(const int8_t *w, float w_scale, uint8_t code[MP_QK_K])
             x[j] = (float)w[j] * w_scale;
         return codes_ref(x, code);
     }
-    const int sg = w_scale < 0 ? -1 : 1;
-    int any = 0;
-    for (int j = 0; j < MP_QK_K; j++) {
-        code[j] = (uint8_t)(sg * w[j] + 1);
-        any |= w[j];
-    }
+    uint8_t any = 0;
+    if (w_scale < 0)
+        for (int j = 0; j < MP_QK_K; j++)
+            code[j] = (uint8_t)(1 - w[j]);
+    else
+        for (int j = 0; j < MP_QK_K; j++)
+            code[j] = (uint8_t)(1 + w[j]);
+    for (int j = 0; j < MP_QK_K; j++)
+        any |= (uint8_t)w[j];
     return any ? as : 0.0f;
 }
 
