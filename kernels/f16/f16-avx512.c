@@ -19,8 +19,9 @@ static inline float fold(__m512 a)
     return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
 }
 
-/* T tokens (1..TT) starting at x, token stride k; out[t * 4 + i]. */
-static inline void tile(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
+/* T tokens (1..TT) starting at x, token stride k; out[t * 4 + i].  Always
+ * inlined and called with a constant T so the accumulators live in registers. */
+static inline __attribute__((always_inline)) void tile(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
                         const float *x, int k, int T, int prefetch, float *out)
 {
     const int kv = k - k % 16;
@@ -57,6 +58,18 @@ static inline void tile(const uint8_t *const *wr, const uint8_t *pf0, size_t ste
         }
 }
 
+static void tile4(const uint8_t *const *wr, const uint8_t *pf0, size_t step, const float *x,
+                  int k, int prefetch, float *out)
+{
+    tile(wr, pf0, step, x, k, TT, prefetch, out);
+}
+
+static void tile1(const uint8_t *const *wr, const uint8_t *pf0, size_t step, const float *x,
+                  int k, int prefetch, float *out)
+{
+    tile(wr, pf0, step, x, k, 1, prefetch, out);
+}
+
 /* Contract: any K, rows [m0, m1), all N tokens; no over-reads. */
 void mp_f16_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
                          int m1, void *scratch)
@@ -76,11 +89,11 @@ void mp_f16_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int 
         for (int t0 = 0; t0 < n; t0 += TT) {
             const int T = n - t0 < TT ? n - t0 : TT;
             if (T == TT)
-                tile(wr, wr[0] + ahead, (size_t)R * 32, x + (size_t)t0 * k, k, TT, t0 == 0, o);
+                tile4(wr, wr[0] + ahead, (size_t)R * 32, x + (size_t)t0 * k, k, t0 == 0, o);
             else
                 for (int t = 0; t < T; t++) /* token tail one at a time */
-                    tile(wr, wr[0] + ahead, (size_t)R * 32, x + (size_t)(t0 + t) * k, k, 1,
-                         t0 == 0 && t == 0, o + 4 * t);
+                    tile1(wr, wr[0] + ahead, (size_t)R * 32, x + (size_t)(t0 + t) * k, k,
+                          t0 == 0 && t == 0, o + 4 * t);
             for (int t = 0; t < T; t++)
                 for (int i = 0; i < R; i++)
                     y[(size_t)(t0 + t) * op->m + r + i] = o[t * 4 + i];
