@@ -150,6 +150,10 @@ Test(mad, fp16_conversions_round_trip_and_round_to_even)
         float f = mp_fp16_to_f32((uint16_t)h);
         cr_assert_eq(mp_fp16_from_f32(f), h, "round trip of 0x%04x", h);
     }
+    cr_assert_eq(mp_fp16_to_f32(0x3c00), 1.0f);
+    cr_assert_eq(mp_fp16_to_f32(0x0001), 0x1p-24f, "smallest subnormal");
+    cr_assert_eq(mp_fp16_to_f32(0xfbff), -65504.0f, "largest finite, negative");
+    cr_assert(isinf(mp_fp16_to_f32(0x7c00)) && isnan(mp_fp16_to_f32(0x7e00)));
     /* 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even (1.0). */
     cr_assert_eq(mp_fp16_from_f32(1.0f + 0x1p-11f), 0x3c00);
     cr_assert_eq(mp_fp16_from_f32(1.0f + 3 * 0x1p-11f), 0x3c02);
