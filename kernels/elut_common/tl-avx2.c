@@ -11,6 +11,8 @@
 #include "tl.h"
 #include "../common/mp_numerics.h"
 
+#include <string.h>
+
 enum { PF_DEFAULT = 8192 };
 
 #define INLINE static inline __attribute__((always_inline))
@@ -166,6 +168,26 @@ INLINE void run_block(const mp_tl_geom *g, int ll, const uint8_t *blk, const uin
         }
 }
 
+/* mp_tl_store with 8-lane IEEE division and multiplication: the same roundings,
+ * in the same order, as the scalar mp_dequant / mp_tl_dequant8. */
+INLINE void store(const mp_op *op, int tl2, int ll, const void *act, int t, const int32_t *sums,
+                  int row0, int nr, float *y)
+{
+    const mp_tl_hdr *h = mp_tl_act_hdr(act, tl2, ll, op->k, t);
+    const __m256 xs = _mm256_set1_ps(h->x_scale), ws = _mm256_set1_ps(op->w_scale);
+    const __m256 ts = _mm256_set1_ps((float)h->tmax / 127.0f);
+    float *yt = y + (size_t)t * op->m + row0;
+    int i = 0;
+    for (; i + 8 <= nr; i += 8) {
+        __m256 f = _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)(sums + i)));
+        if (!ll)
+            f = _mm256_mul_ps(f, ts);
+        _mm256_storeu_ps(yt + i, _mm256_mul_ps(_mm256_div_ps(f, xs), ws));
+    }
+    if (i < nr)
+        mp_tl_store(op, tl2, ll, act, t, sums + i, row0 + i, nr - i, y);
+}
+
 INLINE void gemm(const mp_op *op, int tl2, int ll, int bm, const void *act, int n, float *y,
                  int m0, int m1)
 {
@@ -178,7 +200,7 @@ INLINE void gemm(const mp_op *op, int tl2, int ll, int bm, const void *act, int 
         for (int t = 0; t < n; t++) {
             run_block(&g, ll, blk, mp_tl_tab3(act, tl2, ll, op->k, t),
                       mp_tl_tab2(act, tl2, ll, op->k, t), pf, sums);
-            mp_tl_store(op, tl2, ll, act, t, sums, r0, nr, y);
+            store(op, tl2, ll, act, t, sums, r0, nr, y);
         }
     }
 }
@@ -201,3 +223,97 @@ void mp_tl_gemm__avx2(const mp_op *op, int tl2, int lossless, int bm, const void
 }
 
 MP_TL_DEFINE_ISA(avx2)
+
+/* ---- table precompute (prepare) ------------------------------------------------
+ * The same tables as mp_tl_prepare (tl-scalar.c), one group's 16 entries per
+ * 256-bit register: e = d0 * a0 + d1 * a1 (+ d2 * a2) with the constant digit
+ * vectors of Tables 5-6 applied by vpsignw (digits are -1, 0, 1: exact).  _1
+ * splits the int16 entries into their low and high byte tables; _0 rounds
+ * |e| * (127 / tmax) + 0.5 in float as the scalar path does (same IEEE operations,
+ * same results).  Used by the AVX2 and AVX-512 variants. */
+INLINE void put16(uint8_t *tab, int ll, int gr, __m256i e, __m256 rs)
+{
+    int pos = gr % 8;
+    uint8_t *o = tab + (size_t)(gr / 8) * mp_tl_octet(ll) + (pos & 1) * 64 + (pos >> 1) * 16;
+    if (ll) {
+        /* per lane: 8 low bytes then 8 high bytes; then gather the 64-bit pieces */
+        const __m256i split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+                                               0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+        __m256i b = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(e, split), 0xd8);
+        _mm_storeu_si128((__m128i *)o, _mm256_castsi256_si128(b));
+        _mm_storeu_si128((__m128i *)(o + 128), _mm256_extracti128_si256(b, 1));
+    } else {
+        __m256i a = _mm256_abs_epi16(e);
+        __m256i lo = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(a));
+        __m256i hi = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(a, 1));
+        const __m256 half = _mm256_set1_ps(0.5f);
+        lo = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(lo), rs), half));
+        hi = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(hi), rs), half));
+        __m256i t = _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xd8);
+        t = _mm256_add_epi16(_mm256_sign_epi16(t, e), _mm256_set1_epi16(128));
+        __m128i u = _mm_packus_epi16(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+        _mm_storeu_si128((__m128i *)o, u);
+    }
+}
+
+void mp_tl_prepare__avx2(int tl2, int ll, const float *x, int k, void *act, int t0, int t1)
+{
+    mp_tl_geom g = mp_tl_geom_of(tl2, 16, 1, k);
+    size_t stride = mp_tl_act_stride(tl2, ll, k);
+    size_t oct = mp_tl_octet(ll);
+    /* digits of index i (Table 6 for TL2: i = 9 d0 + 3 d1 + d2; Table 5 for TL1:
+     * i = 3 (d0 + 1) + (d1 + 1)); unused indices are 0 */
+    const __m256i t2d0 = _mm256_setr_epi16(0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0);
+    const __m256i t2d1 = _mm256_setr_epi16(0, 0, 1, 1, 1, -1, -1, -1, 0, 0, 0, 1, 1, 1, 0, 0);
+    const __m256i t2d2 = _mm256_setr_epi16(0, 1, -1, 0, 1, -1, 0, 1, -1, 0, 1, -1, 0, 1, 0, 0);
+    const __m256i t1d0 = _mm256_setr_epi16(-1, -1, -1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i t1d1 = _mm256_setr_epi16(-1, 0, 1, -1, 0, 1, -1, 0, 1, 0, 0, 0, 0, 0, 0, 0);
+    for (int t = t0; t < t1; t++) {
+        uint8_t *base = (uint8_t *)act + (size_t)t * stride;
+        uint8_t *tab3 = base + MP_TL_HDR;
+        uint8_t *tab2 = tab3 + (size_t)(g.g3 + 7) / 8 * oct;
+        int8_t *q = (int8_t *)(tab2 + (size_t)(g.g2 + 7) / 8 * oct);
+        mp_tl_hdr h = {mp_quant_row(x + (size_t)t * k, k, q), 1};
+        memset(tab3, 0, (size_t)((uint8_t *)q - tab3));
+        if (!ll) {
+            for (int gr = 0; gr < g.g3; gr++) {
+                const int8_t *a = q + 3 * gr;
+                int s = abs(a[0]) + abs(a[1]) + abs(a[2]);
+                h.tmax = s > h.tmax ? s : h.tmax;
+            }
+            for (int gr = 0; gr < g.g2; gr++) {
+                const int8_t *a = q + g.three_k + 2 * gr;
+                int s = abs(a[0]) + abs(a[1]);
+                h.tmax = s > h.tmax ? s : h.tmax;
+            }
+        }
+        const __m256 rs = _mm256_set1_ps(127.0f / (float)h.tmax);
+        for (int gr = 0; gr < g.g3; gr++) {
+            const int8_t *a = q + 3 * gr;
+            __m256i e = _mm256_add_epi16(_mm256_sign_epi16(_mm256_set1_epi16(a[0]), t2d0),
+                                         _mm256_sign_epi16(_mm256_set1_epi16(a[1]), t2d1));
+            e = _mm256_add_epi16(e, _mm256_sign_epi16(_mm256_set1_epi16(a[2]), t2d2));
+            put16(tab3, ll, gr, e, rs);
+        }
+        for (int gr = 0; gr < g.g2; gr++) {
+            const int8_t *a = q + g.three_k + 2 * gr;
+            __m256i e = _mm256_add_epi16(_mm256_sign_epi16(_mm256_set1_epi16(a[0]), t1d0),
+                                         _mm256_sign_epi16(_mm256_set1_epi16(a[1]), t1d1));
+            put16(tab2, ll, gr, e, rs);
+        }
+        memcpy(base, &h, sizeof h);
+    }
+}
+
+#define PREP(NAME, TL2, LL)                                                                  \
+    void mp_##NAME##_prepare__avx2(const mp_op *op, const float *x, int n, void *act, int t0, \
+                                   int t1)                                                   \
+    {                                                                                        \
+        (void)n;                                                                             \
+        mp_tl_prepare__avx2(TL2, LL, x, op->k, act, t0, t1);                                 \
+    }
+PREP(tl1_0, 0, 0)
+PREP(tl1_1, 0, 1)
+PREP(tl2_0, 1, 0)
+PREP(tl2_1, 1, 1)
+

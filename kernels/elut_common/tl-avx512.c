@@ -151,6 +151,24 @@ INLINE void run_block(const mp_tl_geom *g, int ll, const uint8_t *blk, const uin
         }
 }
 
+/* mp_tl_store with 16-lane IEEE division and multiplication: the same roundings,
+ * in the same order, as the scalar mp_dequant / mp_tl_dequant8. */
+INLINE void store(const mp_op *op, int tl2, int ll, const void *act, int t, const int32_t *sums,
+                  int row0, int nr, float *y)
+{
+    const mp_tl_hdr *h = mp_tl_act_hdr(act, tl2, ll, op->k, t);
+    const __m512 xs = _mm512_set1_ps(h->x_scale), ws = _mm512_set1_ps(op->w_scale);
+    const __m512 ts = _mm512_set1_ps((float)h->tmax / 127.0f);
+    float *yt = y + (size_t)t * op->m + row0;
+    for (int i = 0; i < nr; i += 16) {
+        __mmask16 k = nr - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nr - i)) - 1);
+        __m512 f = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(k, sums + i));
+        if (!ll)
+            f = _mm512_mul_ps(f, ts);
+        _mm512_mask_storeu_ps(yt + i, k, _mm512_mul_ps(_mm512_div_ps(f, xs), ws));
+    }
+}
+
 INLINE void gemm(const mp_op *op, int tl2, int ll, int bm, const void *act, int n, float *y,
                  int m0, int m1)
 {
@@ -163,7 +181,7 @@ INLINE void gemm(const mp_op *op, int tl2, int ll, int bm, const void *act, int 
         for (int t = 0; t < n; t++) {
             run_block(&g, ll, blk, mp_tl_tab3(act, tl2, ll, op->k, t),
                       mp_tl_tab2(act, tl2, ll, op->k, t), pf, sums);
-            mp_tl_store(op, tl2, ll, act, t, sums, r0, nr, y);
+            store(op, tl2, ll, act, t, sums, r0, nr, y);
         }
     }
 }

@@ -133,11 +133,11 @@ void mp_tl_unpack(int tl2, int bm, const uint8_t *p, int m, int k, int8_t *w)
     }
 }
 
-/* Round half away from zero of e * 127 / tmax, |e| <= tmax: the _0 table entry. */
-static inline int q8(int e, int tmax)
+/* The _0 table entry: e * 127 / tmax rounded half away from zero, |e| <= tmax.
+ * rs = 127.0f / tmax; float arithmetic (no division per entry), deterministic. */
+static inline int q8(int e, float rs)
 {
-    int a = e < 0 ? -e : e;
-    int t = (2 * a * 127 + tmax) / (2 * tmax);
+    int t = (int)((float)(e < 0 ? -e : e) * rs + 0.5f);
     return e < 0 ? -t : t;
 }
 
@@ -182,13 +182,14 @@ void mp_tl_prepare(int tl2, int lossless, const float *x, int k, void *act, int 
             }
         }
         int e[16];
+        const float rs = 127.0f / (float)h.tmax;
         for (int gr = 0; gr < g.g3; gr++) {
             const int8_t *a = q + 3 * gr;
             for (int i = 0; i < 16; i++) {
                 int v = i < 14 ? tl2_digits[i][0] * a[0] + tl2_digits[i][1] * a[1] +
                                      tl2_digits[i][2] * a[2]
                                : 0;
-                e[i] = lossless ? v : q8(v, h.tmax);
+                e[i] = lossless ? v : q8(v, rs);
             }
             put_table(tab3, lossless, gr, e);
         }
@@ -196,7 +197,7 @@ void mp_tl_prepare(int tl2, int lossless, const float *x, int k, void *act, int 
             const int8_t *a = q + g.three_k + 2 * gr;
             for (int i = 0; i < 16; i++) {
                 int v = i < 9 ? (i / 3 - 1) * a[0] + (i % 3 - 1) * a[1] : 0;
-                e[i] = lossless ? v : q8(v, h.tmax);
+                e[i] = lossless ? v : q8(v, rs);
             }
             put_table(tab2, lossless, gr, e);
         }

@@ -178,6 +178,15 @@ MP_TL_DECLARE_ACT(tl1_0)
 MP_TL_DECLARE_ACT(tl1_1)
 MP_TL_DECLARE_ACT(tl2_0)
 MP_TL_DECLARE_ACT(tl2_1)
+/* The same tables built with AVX2 (tl-avx2.c), for the AVX2 and AVX-512 rows. */
+void mp_tl_prepare__avx2(int tl2, int lossless, const float *x, int k, void *act, int t0, int t1);
+#define MP_TL_DECLARE_PREP_AVX2(NAME)                                                     \
+    void mp_##NAME##_prepare__avx2(const mp_op *op, const float *x, int n, void *act,   \
+                                   int t0, int t1);
+MP_TL_DECLARE_PREP_AVX2(tl1_0)
+MP_TL_DECLARE_PREP_AVX2(tl1_1)
+MP_TL_DECLARE_PREP_AVX2(tl2_0)
+MP_TL_DECLARE_PREP_AVX2(tl2_1)
 
 #define MP_TL_DECLARE_ISA(ISA)          \
     MP_TL_DECLARE_GEMM(tl1_0, 16, ISA) \

@@ -86,6 +86,7 @@ void mp_tmac_prepare(const mp_op *op, const float *x, int n, void *act, int t0, 
             int s = abs(a[0]) + abs(a[1]) + abs(a[2]) + abs(a[3]);
             h.tmax = s > h.tmax ? s : h.tmax;
         }
+        const float rs = 127.0f / (float)h.tmax;
         for (int gr = 0; gr < k / 4; gr++) {
             const int8_t *a = q + 4 * gr;
             uint8_t *o = tab + (size_t)gr * 16;
@@ -95,7 +96,7 @@ void mp_tmac_prepare(const mp_op *op, const float *x, int n, void *act, int t0, 
                 for (int d = 0; d < 4; d++)
                     v += (i >> d & 1) ? a[d] : -a[d];
                 int av = v < 0 ? -v : v;
-                int t8 = (2 * av * 127 + h.tmax) / (2 * h.tmax); /* half away from zero */
+                int t8 = (int)((float)av * rs + 0.5f); /* half away from zero */
                 t8 = v < 0 ? -t8 : t8;
                 o[i] = (uint8_t)(t8 + 128);
                 o[15 - i] = (uint8_t)(-t8 + 128);
