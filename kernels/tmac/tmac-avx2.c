@@ -7,6 +7,8 @@
 #include "tmac.h"
 #include "../common/mp_numerics.h"
 
+#include <string.h>
+
 enum { PF_DEFAULT = 8192 };
 
 typedef struct acc_t {
@@ -89,5 +91,52 @@ void mp_tmac_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m
             block(blk, k / 8, mp_tmac_tab(act, k, t), pf, sums);
             mp_tmac_store(op, act, t, sums, r0, nr, y);
         }
+    }
+}
+
+/* The tables of mp_tmac_prepare (tmac-scalar.c) with AVX2, used by the AVX2 and
+ * AVX-512 rows.  Mirror consolidation: entries 0-7 (top bit clear) are computed,
+ * sum_d s_d(i) a_d with the sign patterns applied by vpsignw, and entries 15-i
+ * are their negation, reversed; rounding |e| * (127 / tmax) + 0.5 in float as the
+ * scalar path does (same IEEE operations, same bytes). */
+void mp_tmac_prepare__avx2(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
+{
+    (void)n;
+    const int k = op->k;
+    const __m128i sg[4] = {_mm_setr_epi16(-1, 1, -1, 1, -1, 1, -1, 1),
+                           _mm_setr_epi16(-1, -1, 1, 1, -1, -1, 1, 1),
+                           _mm_setr_epi16(-1, -1, -1, -1, 1, 1, 1, 1),
+                           _mm_set1_epi16(-1)};
+    const __m128i rev = _mm_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
+    const __m256 half = _mm256_set1_ps(0.5f);
+    for (int t = t0; t < t1; t++) {
+        uint8_t *base = (uint8_t *)act + (size_t)t * mp_tmac_act_stride(k);
+        uint8_t *tab = base + MP_TMAC_HDR;
+        int8_t *q = (int8_t *)(tab + (size_t)k / 4 * 16);
+        mp_tmac_hdr h = {mp_quant_row(x + (size_t)t * k, k, q), 1, 0};
+        for (int j = 0; j < k; j++)
+            h.qsum += q[j];
+        for (int gr = 0; gr < k / 4; gr++) {
+            const int8_t *a = q + 4 * gr;
+            int s = abs(a[0]) + abs(a[1]) + abs(a[2]) + abs(a[3]);
+            h.tmax = s > h.tmax ? s : h.tmax;
+        }
+        const __m256 rs = _mm256_set1_ps(127.0f / (float)h.tmax);
+        for (int gr = 0; gr < k / 4; gr++) {
+            const int8_t *a = q + 4 * gr;
+            __m128i e = _mm_sign_epi16(_mm_set1_epi16(a[0]), sg[0]);
+            e = _mm_add_epi16(e, _mm_sign_epi16(_mm_set1_epi16(a[1]), sg[1]));
+            e = _mm_add_epi16(e, _mm_sign_epi16(_mm_set1_epi16(a[2]), sg[2]));
+            e = _mm_add_epi16(e, _mm_sign_epi16(_mm_set1_epi16(a[3]), sg[3]));
+            __m256 f = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_abs_epi16(e)));
+            __m256i r = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(f, rs), half));
+            __m128i t8 = _mm_sign_epi16(_mm_packs_epi32(_mm256_castsi256_si128(r),
+                                                        _mm256_extracti128_si256(r, 1)), e);
+            __m128i m8 = _mm_sub_epi16(_mm_setzero_si128(), _mm_shuffle_epi8(t8, rev));
+            const __m128i bias = _mm_set1_epi16(128);
+            _mm_storeu_si128((__m128i *)(tab + (size_t)gr * 16),
+                             _mm_packus_epi16(_mm_add_epi16(t8, bias), _mm_add_epi16(m8, bias)));
+        }
+        memcpy(base, &h, sizeof h);
     }
 }

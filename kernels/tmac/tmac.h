@@ -71,6 +71,8 @@ void mp_tmac_pack(const int8_t *w, float w_scale, int m, int k, const int *param
 void mp_tmac_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
 size_t mp_tmac_act_size(int n, int k, const int *param);
 void mp_tmac_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
+/* The same tables built with AVX2 (tmac-avx2.c), for the AVX2 and AVX-512 rows. */
+void mp_tmac_prepare__avx2(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
 /* Rows [row0, row0 + nrows) of token t from their sums s8 -> y. */
 void mp_tmac_store(const mp_op *op, const void *act, int t, const int32_t *s8, int row0,
                    int nrows, float *y);
