@@ -14,6 +14,14 @@
                 .values = {0, 2048, 4096, 8192, 16384},                              \
                 .doc = "software prefetch distance along the packed stream, bytes (0 = off)"}}
 
+#define PF_RB_PARAMS                                                                 \
+    .n_params = 2,                                                                   \
+    .params = {{.name = "pf", .def = 8192, .n_values = 5,                            \
+                .values = {0, 2048, 4096, 8192, 16384},                              \
+                .doc = "software prefetch distance along the packed stream, bytes (0 = off)"}, \
+               {.name = "rb", .def = 1, .n_values = 2, .values = {1, 2},             \
+                .doc = "row blocks sharing each table load (2: two weight streams)"}}
+
 #define TL_ROW(KIND, NAME, METHOD, LL, BM, ISA, ISABITS, PREP, ...)                            \
     {.name = #NAME "." #ISA ".bm" #BM, .method = METHOD, .family = MP_FAMILY_ELUT,       \
      .isa = ISABITS, .exactness = LL ? MP_LOSSLESS : MP_LOSSY,                           \
@@ -27,7 +35,7 @@
 #define TL_ROWS(KIND, NAME, METHOD, LL, BM)                                        \
     TL_ROW(KIND, NAME, METHOD, LL, BM, scalar, MP_ISA_SCALAR, , .n_params = 0),          \
     TL_ROW(KIND, NAME, METHOD, LL, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),             \
-    TL_ROW(KIND, NAME, METHOD, LL, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_PARAM)
+    TL_ROW(KIND, NAME, METHOD, LL, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS)
 
 const mp_variant mp_catalog_elut[] = {
     TL_ROWS(tl1, tl1_0, "TL1_0", 0, 16),

@@ -61,24 +61,18 @@ static inline int row_of(int ll, int i, int d)
     return 4 * d + off[i];
 }
 
-/* One part (TL2 steps with signs, or TL1 steps) of one row block. */
-INLINE const uint8_t *run_part(acc_t *a, const uint8_t *wp, int nsteps, int sign, int ll,
-                               int bm, const uint8_t *tab, size_t pf)
+/* One part (TL2 steps with signs, or TL1 steps) of R row blocks (R = 1 or 2, the
+ * runtime parameter rb): each table register is loaded once for R * bm rows; wp[r]
+ * walks block r's stream. */
+INLINE void run_part(acc_t *a, const uint8_t **wp, int R, int nsteps, int sign, int ll,
+                     int bm, const uint8_t *tab, size_t pf)
 {
     const __m512i m0f = _mm512_set1_epi8(0x0f);
     const size_t step = sign ? MP_TL2_STEP : MP_TL_STEP;
     const size_t oct = mp_tl_octet(ll);
     for (int s0 = 0; s0 < nsteps; s0 += MP_TL_FLUSH) {
         int s1 = s0 + MP_TL_FLUSH < nsteps ? s0 + MP_TL_FLUSH : nsteps;
-        for (int s = s0; s < s1; s++, wp += step) {
-            if (pf) {
-                _mm_prefetch((const char *)wp + pf, _MM_HINT_T0);
-                if (sign)
-                    _mm_prefetch((const char *)wp + pf + 64, _MM_HINT_T0);
-            }
-            __m512i v = _mm512_loadu_si512((const void *)wp);
-            __m512i il = _mm512_and_si512(v, m0f);
-            __m512i ih = _mm512_and_si512(_mm512_srli_epi16(v, 4), m0f);
+        for (int s = s0; s < s1; s++) {
             __m512i ta[2], tb[2]; /* [0] low-byte / int8 table, [1] high-byte table */
             for (int hb = 0; hb < 1 + ll; hb++) {
                 if (bm == 16) {
@@ -91,64 +85,82 @@ INLINE const uint8_t *run_part(acc_t *a, const uint8_t *wp, int nsteps, int sign
                     tb[hb] = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(tp + 64)));
                 }
             }
-            __m512i sa = _mm512_setzero_si512(), sb = sa;
-            if (sign) {
-                uint64_t ka, kb;
-                __builtin_memcpy(&ka, wp + 64, 8);
-                __builtin_memcpy(&kb, wp + 72, 8);
-                sa = _mm512_movm_epi8(_cvtu64_mask64(ka));
-                sb = _mm512_movm_epi8(_cvtu64_mask64(kb));
-            }
-            if (ll) {
-                __m512i al = _mm512_shuffle_epi8(ta[0], il), ah = _mm512_shuffle_epi8(ta[1], il);
-                __m512i bl = _mm512_shuffle_epi8(tb[0], ih), bh = _mm512_shuffle_epi8(tb[1], ih);
-                if (sign) {
-                    al = _mm512_xor_si512(al, sa), ah = _mm512_xor_si512(ah, sa);
-                    bl = _mm512_xor_si512(bl, sb), bh = _mm512_xor_si512(bh, sb);
+            for (int r = 0; r < R; r++) {
+                const uint8_t *w = wp[r];
+                wp[r] += step;
+                if (pf) {
+                    _mm_prefetch((const char *)w + pf, _MM_HINT_T0);
+                    if (sign)
+                        _mm_prefetch((const char *)w + pf + 64, _MM_HINT_T0);
                 }
-                a->a16[0] = _mm512_add_epi16(a->a16[0], _mm512_add_epi16(_mm512_unpacklo_epi8(al, ah),
-                                                                         _mm512_unpacklo_epi8(bl, bh)));
-                a->a16[1] = _mm512_add_epi16(a->a16[1], _mm512_add_epi16(_mm512_unpackhi_epi8(al, ah),
-                                                                         _mm512_unpackhi_epi8(bl, bh)));
-            } else {
-                __m512i x = _mm512_shuffle_epi8(ta[0], il), y = _mm512_shuffle_epi8(tb[0], ih);
-                if (sign)
-                    x = _mm512_xor_si512(x, sa), y = _mm512_xor_si512(y, sb);
-                a->a16[0] = _mm512_add_epi16(a->a16[0], _mm512_add_epi16(x, y));
-                a->a16[1] = _mm512_add_epi16(a->a16[1], _mm512_add_epi16(_mm512_srli_epi16(x, 8),
-                                                                         _mm512_srli_epi16(y, 8)));
+                __m512i v = _mm512_loadu_si512((const void *)w);
+                __m512i il = _mm512_and_si512(v, m0f);
+                __m512i ih = _mm512_and_si512(_mm512_srli_epi16(v, 4), m0f);
+                __m512i sa = _mm512_setzero_si512(), sb = sa;
+                if (sign) {
+                    uint64_t ka, kb;
+                    __builtin_memcpy(&ka, w + 64, 8);
+                    __builtin_memcpy(&kb, w + 72, 8);
+                    sa = _mm512_movm_epi8(_cvtu64_mask64(ka));
+                    sb = _mm512_movm_epi8(_cvtu64_mask64(kb));
+                }
+                if (ll) {
+                    __m512i al = _mm512_shuffle_epi8(ta[0], il), ah = _mm512_shuffle_epi8(ta[1], il);
+                    __m512i bl = _mm512_shuffle_epi8(tb[0], ih), bh = _mm512_shuffle_epi8(tb[1], ih);
+                    if (sign) {
+                        al = _mm512_xor_si512(al, sa), ah = _mm512_xor_si512(ah, sa);
+                        bl = _mm512_xor_si512(bl, sb), bh = _mm512_xor_si512(bh, sb);
+                    }
+                    a[r].a16[0] = _mm512_add_epi16(a[r].a16[0], _mm512_add_epi16(_mm512_unpacklo_epi8(al, ah),
+                                                                                 _mm512_unpacklo_epi8(bl, bh)));
+                    a[r].a16[1] = _mm512_add_epi16(a[r].a16[1], _mm512_add_epi16(_mm512_unpackhi_epi8(al, ah),
+                                                                                 _mm512_unpackhi_epi8(bl, bh)));
+                } else {
+                    __m512i x = _mm512_shuffle_epi8(ta[0], il), y = _mm512_shuffle_epi8(tb[0], ih);
+                    if (sign)
+                        x = _mm512_xor_si512(x, sa), y = _mm512_xor_si512(y, sb);
+                    a[r].a16[0] = _mm512_add_epi16(a[r].a16[0], _mm512_add_epi16(x, y));
+                    a[r].a16[1] = _mm512_add_epi16(a[r].a16[1], _mm512_add_epi16(_mm512_srli_epi16(x, 8),
+                                                                                 _mm512_srli_epi16(y, 8)));
+                }
             }
         }
-        acc_flush(a, ll);
+        for (int r = 0; r < R; r++)
+            acc_flush(&a[r], ll);
     }
-    return wp;
 }
 
-INLINE void run_block(const mp_tl_geom *g, int ll, const uint8_t *blk, const uint8_t *tab3,
+/* Sums of R consecutive row blocks starting at blk into sums[r * bm + row]. */
+INLINE void run_block(const mp_tl_geom *g, int ll, int R, const uint8_t *blk, const uint8_t *tab3,
                       const uint8_t *tab2, size_t pf, int32_t *sums)
 {
     const int bm = g->bm;
-    acc_t a;
-    acc_zero(&a);
-    const uint8_t *wp = blk;
+    acc_t a[2];
+    const uint8_t *wp[2];
+    for (int r = 0; r < R; r++) {
+        acc_zero(&a[r]);
+        wp[r] = blk + (size_t)r * g->blk_bytes;
+    }
     if (g->tl2)
-        wp = run_part(&a, wp, g->s3, 1, ll, bm, tab3, pf);
-    wp = run_part(&a, wp, g->s1, 0, ll, bm, tab2, pf);
-    int32_t lanes[4][16];
-    for (int i = 0; i < 4; i++)
-        _mm512_storeu_si512((void *)lanes[i], a.a32[i]);
-    for (int r = 0; r < bm; r++)
-        sums[r] = ll ? 0 : -128 * (g->g3 + g->g2); /* the _0 bias */
-    for (int i = 0; i < 4; i++)
-        for (int l = 0; l < 4; l++)
-            for (int d = 0; d < 4; d++)
-                sums[(bm == 32 ? (l >> 1) * 16 : 0) + row_of(ll, i, d)] += lanes[i][l * 4 + d];
-    if (g->tl2)
-        for (int r = 0; r < bm; r++) {
-            int16_t c;
-            __builtin_memcpy(&c, wp + 2 * r, 2);
-            sums[r] += c; /* the add half of eq. 5 */
-        }
+        run_part(a, wp, R, g->s3, 1, ll, bm, tab3, pf);
+    run_part(a, wp, R, g->s1, 0, ll, bm, tab2, pf);
+    for (int r = 0; r < R; r++) {
+        int32_t lanes[4][16], *sr = sums + r * bm;
+        for (int i = 0; i < 4; i++)
+            _mm512_storeu_si512((void *)lanes[i], a[r].a32[i]);
+        for (int j = 0; j < bm; j++)
+            sr[j] = ll ? 0 : -128 * (g->g3 + g->g2); /* the _0 bias */
+        for (int i = 0; i < 4; i++)
+            for (int l = 0; l < 4; l++)
+                for (int d = 0; d < 4; d++)
+                    sr[(bm == 32 ? (l >> 1) * 16 : 0) + row_of(ll, i, d)] += lanes[i][l * 4 + d];
+        if (g->tl2)
+            for (int j = 0; j < bm; j++) {
+                int16_t c;
+                __builtin_memcpy(&c, wp[r] + 2 * j, 2);
+                sr[j] += c; /* the add half of eq. 5 */
+            }
+    }
 }
 
 /* mp_tl_store with 16-lane IEEE division and multiplication: the same roundings,
@@ -174,15 +186,23 @@ INLINE void gemm(const mp_op *op, int tl2, int ll, int bm, const void *act, int 
 {
     mp_tl_geom g = mp_tl_geom_of(tl2, bm, op->m, op->k);
     size_t pf = op->v->n_params > 0 ? (size_t)op->param[0] : PF_DEFAULT;
-    int32_t sums[32];
-    for (int r0 = m0; r0 < m1; r0 += bm) {
+    int rb = op->v->n_params > 1 ? op->param[1] : 1;
+    int32_t sums[64];
+    for (int r0 = m0; r0 < m1;) {
         const uint8_t *blk = op->w + (size_t)(r0 / bm) * g.blk_bytes;
-        int nr = m1 - r0 < bm ? m1 - r0 : bm;
+        /* two blocks at once while two whole blocks remain in [r0, m1) */
+        int two = rb == 2 && m1 - r0 >= 2 * bm;
+        int nr = two ? 2 * bm : (m1 - r0 < bm ? m1 - r0 : bm);
         for (int t = 0; t < n; t++) {
-            run_block(&g, ll, blk, mp_tl_tab3(act, tl2, ll, op->k, t),
-                      mp_tl_tab2(act, tl2, ll, op->k, t), pf, sums);
+            const uint8_t *t3 = mp_tl_tab3(act, tl2, ll, op->k, t);
+            const uint8_t *t2 = mp_tl_tab2(act, tl2, ll, op->k, t);
+            if (two)
+                run_block(&g, ll, 2, blk, t3, t2, pf, sums);
+            else
+                run_block(&g, ll, 1, blk, t3, t2, pf, sums);
             store(op, tl2, ll, act, t, sums, r0, nr, y);
         }
+        r0 += nr;
     }
 }
 
