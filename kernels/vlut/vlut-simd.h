@@ -85,16 +85,20 @@ VLUT_INLINE void FN(build_nv)(int16_t *T, size_t sub, const int16_t *a16, int k0
 
 /* Lookups of nr rows (cnt bytes each, consecutive) into int32 accumulators
  * acc[nr][NV*VL]: int16 sums over the tile's cnt <= B groups (§3.4: cnt*127*g <=
- * 32767), widened once per row and tile.  The byte is the row of the sub-table. */
-VLUT_INLINE void FN(rows_hier)(const int16_t *T, size_t sub, const uint8_t *w, const int cnt,
+ * 32767), widened once per row and tile.  The byte is the row of the sub-table.
+ * cnt, NV and the sub-table stride are constants in each copy, so the lookups
+ * unroll into one vpaddw with an immediate offset per group. */
+VLUT_INLINE void FN(rows_hier)(const int16_t *T, const int S, const uint8_t *w, const int cnt,
                                int nr, int32_t *acc, const int NV)
 {
     const int nt = NV * VL;
+    const size_t sub = (size_t)S * nt;
     for (int r = 0; r < nr; r++, w += cnt, acc += nt) {
         V s[8];
         const int16_t *row = T + (size_t)w[0] * nt;
         for (int v = 0; v < NV; v++)
             s[v] = VLOAD(row + v * VL);
+#pragma GCC unroll 16
         for (int j = 1; j < cnt; j++) {
             row = T + (size_t)j * sub + (size_t)w[j] * nt;
             for (int v = 0; v < NV; v++)
@@ -150,28 +154,52 @@ static void FN(store)(const FN(job) * c, const int32_t *acc, int tok0, float *y,
     }
 }
 
-#define VLUT_ROWS_CASE(NVc, C)                                                       \
+#define VLUT_ROWS_CASE(Sc, NVc, C)                                                   \
     case C:                                                                          \
-        FN(rows_hier)(T, sub, w, C, nr, acc, NVc);                                   \
-        break;
-
-VLUT_INLINE void FN(rows_nv)(const FN(job) * c, const int16_t *T, size_t sub, const uint8_t *w,
-                             int cnt, int nr, int32_t *acc, const int NV)
-{
-    if (!c->hier) {
-        FN(rows_flat)(T, sub, w, cnt, nr, acc, NV);
+        FN(rows_hier)(T, Sc, w, C, nr, acc, NVc);                                    \
         return;
+#define VLUT_ROWS_CASES(Sc, NVc)                                                     \
+    switch (cnt) {                                                                   \
+        VLUT_ROWS_CASE(Sc, NVc, 1) VLUT_ROWS_CASE(Sc, NVc, 2) VLUT_ROWS_CASE(Sc, NVc, 3) \
+        VLUT_ROWS_CASE(Sc, NVc, 4) VLUT_ROWS_CASE(Sc, NVc, 5) VLUT_ROWS_CASE(Sc, NVc, 6) \
+        VLUT_ROWS_CASE(Sc, NVc, 7) VLUT_ROWS_CASE(Sc, NVc, 8) VLUT_ROWS_CASE(Sc, NVc, 9) \
+        VLUT_ROWS_CASE(Sc, NVc, 10) VLUT_ROWS_CASE(Sc, NVc, 11)                      \
+        VLUT_ROWS_CASE(Sc, NVc, 12) VLUT_ROWS_CASE(Sc, NVc, 13)                      \
+        VLUT_ROWS_CASE(Sc, NVc, 14) VLUT_ROWS_CASE(Sc, NVc, 15)                      \
+        VLUT_ROWS_CASE(Sc, NVc, 16)                                                  \
+    default:                                                                         \
+        FN(rows_hier)(T, Sc, w, cnt, nr, acc, NVc);                                  \
+        return;                                                                      \
     }
-    /* the group count is a constant in each copy so the lookups unroll */
-    switch (cnt) {
-        VLUT_ROWS_CASE(NV, 1) VLUT_ROWS_CASE(NV, 2) VLUT_ROWS_CASE(NV, 3)
-        VLUT_ROWS_CASE(NV, 4) VLUT_ROWS_CASE(NV, 5) VLUT_ROWS_CASE(NV, 6)
-        VLUT_ROWS_CASE(NV, 7) VLUT_ROWS_CASE(NV, 8) VLUT_ROWS_CASE(NV, 9)
-        VLUT_ROWS_CASE(NV, 10) VLUT_ROWS_CASE(NV, 11) VLUT_ROWS_CASE(NV, 12)
-        VLUT_ROWS_CASE(NV, 13) VLUT_ROWS_CASE(NV, 14) VLUT_ROWS_CASE(NV, 15)
-        VLUT_ROWS_CASE(NV, 16)
-    default:
-        FN(rows_hier)(T, sub, w, cnt, nr, acc, NV);
+
+/* One out-of-line copy per (S, NV, cnt): the hot loop gets all registers. */
+static __attribute__((noinline)) void FN(rows)(const int16_t *T, int S, int hier,
+                                               const uint8_t *w, int cnt, int nr,
+                                               int32_t *acc, int NV)
+{
+    if (!hier) {
+        size_t sub = (size_t)S * NV * VL;
+        switch (NV) {
+        case 1: FN(rows_flat)(T, sub, w, cnt, nr, acc, 1); return;
+        case 2: FN(rows_flat)(T, sub, w, cnt, nr, acc, 2); return;
+        case 4: FN(rows_flat)(T, sub, w, cnt, nr, acc, 4); return;
+        default: FN(rows_flat)(T, sub, w, cnt, nr, acc, 8); return;
+        }
+    }
+    if (S == 81) {
+        switch (NV) {
+        case 1: VLUT_ROWS_CASES(81, 1)
+        case 2: VLUT_ROWS_CASES(81, 2)
+        case 4: VLUT_ROWS_CASES(81, 4)
+        default: VLUT_ROWS_CASES(81, 8)
+        }
+    } else {
+        switch (NV) {
+        case 1: VLUT_ROWS_CASES(243, 1)
+        case 2: VLUT_ROWS_CASES(243, 2)
+        case 4: VLUT_ROWS_CASES(243, 4)
+        default: VLUT_ROWS_CASES(243, 8)
+        }
     }
 }
 
@@ -199,8 +227,8 @@ VLUT_INLINE void FN(gemm_nv)(const FN(job) * c, float *y, int m0, int m1, void *
                     int f, cnt, g;
                     mp_vlut_tile(&c->gm, ti, &f, &cnt, &g);
                     FN(build_nv)(T, sub, a16, mp_vlut_group_k(&c->gm, f), cnt, g, c->topo, NV);
-                    FN(rows_nv)(c, T, sub, op->w + (size_t)m * f + (size_t)b0 * cnt, cnt,
-                                b1 - b0, acc, NV);
+                    FN(rows)(T, c->S, c->hier, op->w + (size_t)m * f + (size_t)b0 * cnt,
+                             cnt, b1 - b0, acc, NV);
                 }
                 FN(store)(c, acc, tok0, y, b0, b1);
             }
