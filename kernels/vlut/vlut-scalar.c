@@ -188,7 +188,7 @@ static size_t align64(size_t x)
 void mp_vlut_act_map(const void *act, int n, int k, const int *param, mp_vlut_act *a)
 {
     uint8_t *b = (uint8_t *)act;
-    int nt = param[MP_VLUT_P_NTILE];
+    int nt = mp_vlut_ntile_eff(n, param);
     a->kp = (int)align64((size_t)k + 64); /* GEMV reads one tile past K: zeros */
     a->x_scale = (float *)b;
     b += align64(sizeof(float) * (size_t)n);
@@ -202,7 +202,7 @@ void mp_vlut_act_map(const void *act, int n, int k, const int *param, mp_vlut_ac
 
 size_t mp_vlut_act_size(int n, int k, const int *param)
 {
-    int nt = param[MP_VLUT_P_NTILE];
+    int nt = mp_vlut_ntile_eff(n, param);
     size_t ntn = (size_t)(n + nt - 1) / nt;
     size_t kp = align64((size_t)k + 64);
     return align64(sizeof(float) * (size_t)n) + align64(sizeof(int32_t) * (size_t)n) +
@@ -215,7 +215,7 @@ size_t mp_vlut_act_size(int n, int k, const int *param)
 void mp_vlut_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
 {
     mp_vlut_act a;
-    const int k = op->k, nt = op->param[MP_VLUT_P_NTILE];
+    const int k = op->k, nt = mp_vlut_ntile_eff(n, op->param);
     mp_vlut_act_map(act, n, k, op->param, &a);
     for (int t = t0; t < t1; t++) {
         int8_t *q = a.q + (size_t)t * a.kp;
@@ -248,15 +248,16 @@ void mp_vlut_prepare(const mp_op *op, const float *x, int n, void *act, int t0, 
 
 static size_t scratch_size(int g, int n, int k, const int *param)
 {
-    (void)n;
     mp_vlut_geom gm;
-    int nt = param[MP_VLUT_P_NTILE];
+    int nt = mp_vlut_ntile_eff(n, param);
     if (mp_vlut_geom_init(&gm, g, k, param[MP_VLUT_P_KTILE]))
         return 64;
     size_t groups = (size_t)mp_vlut_table_groups(&gm, param[MP_VLUT_P_STREAM]);
     size_t table = groups * pow3[g] * nt * 2;
     size_t acc = (size_t)MP_VLUT_MB * nt * 4;
-    return align64(table) + align64(acc) + 16384; /* + GEMV working set */
+    /* + GEMV working set: AVX-512 selectors (3 x 5184 bytes), AVX2 patterns */
+    size_t gv = (size_t)k * 16 * 4 * 2;
+    return align64(table) + align64(acc) + align64(gv > 3 * 5200 ? gv : 3 * 5200) + 64;
 }
 
 size_t mp_vlut_i2_scratch_size(int n, int k, const int *param)
@@ -422,7 +423,7 @@ static void ctx_init(ctx *c, const mp_op *op, const void *act, int n)
     const int *P = op->param;
     c->op = op;
     c->n = n;
-    c->nt = P[MP_VLUT_P_NTILE];
+    c->nt = mp_vlut_ntile_eff(n, P);
     c->topo = P[MP_VLUT_P_TOPO];
     c->hier = P[MP_VLUT_P_HIER];
     c->tcl = P[MP_VLUT_P_TCL];

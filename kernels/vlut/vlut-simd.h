@@ -286,7 +286,7 @@ static void FN(job_init)(FN(job) * c, const mp_op *op, const void *act, int n)
     const int *P = op->param;
     c->op = op;
     c->n = n;
-    c->nt = P[MP_VLUT_P_NTILE];
+    c->nt = mp_vlut_ntile_eff(n, P);
     c->topo = P[MP_VLUT_P_TOPO];
     c->hier = P[MP_VLUT_P_HIER];
     if (mp_vlut_geom_init(&c->gm, mp_vlut_gmain(op), op->k, P[MP_VLUT_P_KTILE]))

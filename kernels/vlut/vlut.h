@@ -70,6 +70,14 @@ enum {
 int mp_vlut_rule_ntile(int simd_lanes_i16, int want);
 int mp_vlut_rule_ktile(int g, int ntile, long l1d_bytes);
 
+/* The N tile actually used for n tokens: ntile, or for n <= 16 a single tile of
+ * 16 (a padded 32-token tile would spend half its lookups on zeros). */
+static inline int mp_vlut_ntile_eff(int n, const int *param)
+{
+    int nt = param[MP_VLUT_P_NTILE];
+    return n <= 16 && nt > 16 ? 16 : nt;
+}
+
 /* Group geometry of a K for one method (g_main = 4 for I2, 5 for I1). */
 typedef struct mp_vlut_geom {
     int gm;      /* g of the main groups */
