@@ -23,32 +23,32 @@
         {"gemv", gv_def, 9, {0, 1, 2, 3, 4, 5, 6, 8, 16}, "N below which the GEMV path runs (0: never)"}, \
     }
 
-#define I2_ROW(isa_tok, isa_bits, fn, gv_def)                                               \
+#define I2_ROW(isa_tok, isa_bits, fn, prep, gv_def)                                               \
     {.name = "vlut_i2." isa_tok, .method = "VLUT_I2", .family = MP_FAMILY_VECLUT,   \
      .isa = isa_bits, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,        \
      .k_multiple = 4, .m_align = 1, .source = "seed 001 §3-4",                      \
      .check = mp_vlut_i2_check, .packed_size = mp_vlut_i2_packed_size,              \
      .pack = mp_vlut_i2_pack, .unpack = mp_vlut_i2_unpack,                          \
-     .act_size = mp_vlut_act_size, .prepare = mp_vlut_prepare,                      \
+     .act_size = mp_vlut_act_size, .prepare = prep,                      \
      .scratch_size = mp_vlut_i2_scratch_size, .compute = fn,                        \
      VLUT_COMMON_PARAMS(gv_def, 36, 16, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64)}
 
-#define I1_ROW(isa_tok, isa_bits, fn, gv_def)                                               \
+#define I1_ROW(isa_tok, isa_bits, fn, prep, gv_def)                                               \
     {.name = "vlut_i1." isa_tok, .method = "VLUT_I1", .family = MP_FAMILY_VECLUT,   \
      .isa = isa_bits, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,        \
      .k_multiple = 1, .m_align = 1, .source = "seed 001 §3-4, footnote 4",          \
      .check = mp_vlut_i1_check, .packed_size = mp_vlut_i1_packed_size,              \
      .pack = mp_vlut_i1_pack, .unpack = mp_vlut_i1_unpack,                          \
-     .act_size = mp_vlut_act_size, .prepare = mp_vlut_prepare,                      \
+     .act_size = mp_vlut_act_size, .prepare = prep,                      \
      .scratch_size = mp_vlut_i1_scratch_size, .compute = fn,                        \
      VLUT_COMMON_PARAMS(gv_def, 15, 12, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60)}
 
 const mp_variant mp_catalog_veclut[] = {
-    I2_ROW("scalar", MP_ISA_SCALAR, mp_vlut_gemm__scalar, 4),
-    I2_ROW("avx2", MP_ISA_AVX2, mp_vlut_gemm__avx2, 3),
-    I2_ROW("avx512", MP_ISA_AVX512, mp_vlut_gemm__avx512, 4),
-    I1_ROW("scalar", MP_ISA_SCALAR, mp_vlut_gemm__scalar, 6),
-    I1_ROW("avx2", MP_ISA_AVX2, mp_vlut_gemm__avx2, 3),
-    I1_ROW("avx512", MP_ISA_AVX512, mp_vlut_gemm__avx512, 6),
+    I2_ROW("scalar", MP_ISA_SCALAR, mp_vlut_gemm__scalar, mp_vlut_prepare, 4),
+    I2_ROW("avx2", MP_ISA_AVX2, mp_vlut_gemm__avx2, mp_vlut_prepare__avx2, 3),
+    I2_ROW("avx512", MP_ISA_AVX512, mp_vlut_gemm__avx512, mp_vlut_prepare__avx512, 4),
+    I1_ROW("scalar", MP_ISA_SCALAR, mp_vlut_gemm__scalar, mp_vlut_prepare, 6),
+    I1_ROW("avx2", MP_ISA_AVX2, mp_vlut_gemm__avx2, mp_vlut_prepare__avx2, 3),
+    I1_ROW("avx512", MP_ISA_AVX512, mp_vlut_gemm__avx512, mp_vlut_prepare__avx512, 6),
     {0},
 };

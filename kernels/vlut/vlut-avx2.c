@@ -231,6 +231,51 @@ static void gemv__avx2(const mp_op *op, const void *act, int n, float *y, int m0
     }
 }
 
+/* mp_quant_row with 8 floats per step (bit-identical: same absmax, same float
+ * product, nearest-even rounding, same clamp); the K tail is the scalar code. */
+void mp_vlut_prepare__avx2(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
+{
+    mp_vlut_act a;
+    const int k = op->k, k8 = k & ~7;
+    mp_vlut_act_map(act, n, k, op->param, &a);
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    for (int t = t0; t < t1; t++) {
+        const float *xr = x + (size_t)t * k;
+        int8_t *q = a.q + (size_t)t * a.kp;
+        __m256 mx = _mm256_setzero_ps();
+        for (int j = 0; j < k8; j += 8)
+            mx = _mm256_max_ps(mx, _mm256_andnot_ps(sign, _mm256_loadu_ps(xr + j)));
+        float m8[8], absmax = 0.0f;
+        _mm256_storeu_ps(m8, mx);
+        for (int i = 0; i < 8; i++)
+            absmax = m8[i] > absmax ? m8[i] : absmax;
+        for (int j = k8; j < k; j++) {
+            float v = xr[j] < 0 ? -xr[j] : xr[j];
+            absmax = v > absmax ? v : absmax;
+        }
+        if (!(absmax >= MP_ABSMAX_FLOOR))
+            absmax = MP_ABSMAX_FLOOR;
+        const float scale = 127.0f / absmax;
+        const __m256 vs = _mm256_set1_ps(scale), hi = _mm256_set1_ps(127.0f),
+                     lo = _mm256_set1_ps(-127.0f);
+        for (int j = 0; j < k8; j += 8) {
+            __m256 v = _mm256_mul_ps(_mm256_loadu_ps(xr + j), vs);
+            v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            v = _mm256_max_ps(_mm256_min_ps(v, hi), lo);
+            __m256i i32 = _mm256_cvtps_epi32(v);
+            __m128i i16 = _mm_packs_epi32(_mm256_castsi256_si128(i32), _mm256_extracti128_si256(i32, 1));
+            _mm_storel_epi64((__m128i *)(q + j), _mm_packs_epi16(i16, i16));
+        }
+        for (int j = k8; j < k; j++) {
+            float v = __builtin_nearbyintf(xr[j] * scale);
+            v = v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v;
+            q[j] = (int8_t)v;
+        }
+        a.x_scale[t] = scale;
+    }
+    mp_vlut_transpose(op, n, act, t0, t1);
+}
+
 /* Contract: as mp_vlut_gemm__scalar (any rows, any N, scratch_size bytes). */
 void mp_vlut_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
                         int m1, void *scratch)

@@ -257,6 +257,40 @@ static void gemv__avx512(const mp_op *op, const void *act, int n, float *y, int 
     }
 }
 
+/* mp_quant_row with 16 floats per step: the same absmax (max is exact in any
+ * order), the same float product x * scale, rounding to nearest even like
+ * nearbyintf, the same clamp: bit-identical int8. */
+void mp_vlut_prepare__avx512(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
+{
+    mp_vlut_act a;
+    const int k = op->k;
+    mp_vlut_act_map(act, n, k, op->param, &a);
+    for (int t = t0; t < t1; t++) {
+        const float *xr = x + (size_t)t * k;
+        int8_t *q = a.q + (size_t)t * a.kp;
+        __m512 mx = _mm512_setzero_ps();
+        for (int j = 0; j < k; j += 16) {
+            __mmask16 mk = k - j >= 16 ? 0xffff : (__mmask16)((1u << (k - j)) - 1);
+            mx = _mm512_max_ps(mx, _mm512_abs_ps(_mm512_maskz_loadu_ps(mk, xr + j)));
+        }
+        float absmax = _mm512_reduce_max_ps(mx);
+        if (!(absmax >= MP_ABSMAX_FLOOR))
+            absmax = MP_ABSMAX_FLOOR;
+        const float scale = 127.0f / absmax;
+        const __m512 vs = _mm512_set1_ps(scale), hi = _mm512_set1_ps(127.0f),
+                     lo = _mm512_set1_ps(-127.0f);
+        for (int j = 0; j < k; j += 16) {
+            __mmask16 mk = k - j >= 16 ? 0xffff : (__mmask16)((1u << (k - j)) - 1);
+            __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(mk, xr + j), vs);
+            v = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            v = _mm512_max_ps(_mm512_min_ps(v, hi), lo);
+            _mm_mask_storeu_epi8(q + j, mk, _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(v)));
+        }
+        a.x_scale[t] = scale;
+    }
+    mp_vlut_transpose(op, n, act, t0, t1);
+}
+
 /* Contract: as mp_vlut_gemm__scalar (any rows, any N, scratch_size bytes). */
 void mp_vlut_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
                           int m1, void *scratch)

@@ -209,24 +209,24 @@ size_t mp_vlut_act_size(int n, int k, const int *param)
            align64((size_t)n * kp) + ntn * (size_t)k * nt * 2 + 64;
 }
 
-/* Quantizes tokens [t0, t1) and writes them token-contiguous (the transposition
- * of §3.3, done once per call so every table build reads N_tile contiguous int16
- * per feature).  The thread that owns the last token zeroes the padding lanes. */
-void mp_vlut_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
+/* Writes tokens [t0, t1) of the already quantized int8 rows token-contiguous
+ * (the transposition of §3.3, done once per call so every table build reads
+ * N_tile contiguous int16 per feature) and their int8 sums.  The thread that owns
+ * the last token zeroes the padding lanes. */
+void mp_vlut_transpose(const mp_op *op, int n, void *act, int t0, int t1)
 {
     mp_vlut_act a;
     const int k = op->k, nt = mp_vlut_ntile_eff(n, op->param);
     mp_vlut_act_map(act, n, k, op->param, &a);
     for (int t = t0; t < t1; t++) {
         int8_t *q = a.q + (size_t)t * a.kp;
-        a.x_scale[t] = mp_quant_row(x + (size_t)t * k, k, q);
         memset(q + k, 0, (size_t)(a.kp - k));
         int32_t s = 0;
         for (int j = 0; j < k; j++)
             s += q[j];
         a.qsum[t] = s;
     }
-    /* transpose in blocks of 64 features so the int8 rows stay in cache */
+    /* blocks of 64 features so the int8 rows stay in cache */
     for (int j0 = 0; j0 < k; j0 += 64) {
         int j1 = j0 + 64 < k ? j0 + 64 : k;
         for (int t = t0; t < t1; t++) {
@@ -244,6 +244,18 @@ void mp_vlut_prepare(const mp_op *op, const float *x, int n, void *act, int t0, 
     }
 }
 
+/* Contract: quantizes tokens [t0, t1) with the reference mp_quant_row, then
+ * mp_vlut_transpose. */
+void mp_vlut_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
+{
+    mp_vlut_act a;
+    const int k = op->k;
+    mp_vlut_act_map(act, n, k, op->param, &a);
+    for (int t = t0; t < t1; t++)
+        a.x_scale[t] = mp_quant_row(x + (size_t)t * k, k, a.q + (size_t)t * a.kp);
+    mp_vlut_transpose(op, n, act, t0, t1);
+}
+
 /* ---- scratch ------------------------------------------------------------------ */
 
 static size_t scratch_size(int g, int n, int k, const int *param)
@@ -254,7 +266,7 @@ static size_t scratch_size(int g, int n, int k, const int *param)
         return 64;
     size_t groups = (size_t)mp_vlut_table_groups(&gm, param[MP_VLUT_P_STREAM]);
     size_t table = groups * pow3[g] * nt * 2;
-    size_t acc = (size_t)MP_VLUT_MB * nt * 4;
+    size_t acc = (size_t)MP_VLUT_MB * nt * (4 + 2); /* int32 sums, int16 block sums */
     /* + GEMV working set: AVX-512 selectors (3 x 5184 bytes), AVX2 patterns */
     size_t gv = (size_t)k * 16 * 4 * 2;
     return align64(table) + align64(acc) + align64(gv > 3 * 5200 ? gv : 3 * 5200) + 64;

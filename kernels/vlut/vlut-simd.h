@@ -88,12 +88,14 @@ VLUT_INLINE void FN(build_nv)(int16_t *T, size_t sub, const int16_t *a16, int k0
  * 32767), widened once per row and tile.  The byte is the row of the sub-table.
  * cnt, NV and the sub-table stride are constants in each copy, so the lookups
  * unroll into one vpaddw with an immediate offset per group. */
+enum { ACC_FIRST, ACC_ADD, ACC_FLUSH, ACC_SINGLE }; /* place of a tile in its block */
+
 VLUT_INLINE void FN(rows_hier)(const int16_t *T, const int S, const uint8_t *w, const int cnt,
-                               int nr, int32_t *acc, const int NV)
+                               int nr, int32_t *acc, int16_t *a16, int mode, const int NV)
 {
     const int nt = NV * VL;
     const size_t sub = (size_t)S * nt;
-    for (int r = 0; r < nr; r++, w += cnt, acc += nt) {
+    for (int r = 0; r < nr; r++, w += cnt, acc += nt, a16 += nt) {
         V s[8];
         const int16_t *row = T + (size_t)w[0] * nt;
         for (int v = 0; v < NV; v++)
@@ -104,8 +106,19 @@ VLUT_INLINE void FN(rows_hier)(const int16_t *T, const int S, const uint8_t *w, 
             for (int v = 0; v < NV; v++)
                 s[v] = VADD(s[v], VLOAD(row + v * VL));
         }
-        for (int v = 0; v < NV; v++)
-            VACC32(acc + v * VL, s[v]);
+        /* int16 block sums persist across the tiles of a block in a16 */
+        if (mode == ACC_FIRST)
+            for (int v = 0; v < NV; v++)
+                VSTORE(a16 + v * VL, s[v]);
+        else if (mode == ACC_ADD)
+            for (int v = 0; v < NV; v++)
+                VSTORE(a16 + v * VL, VADD(s[v], VLOAD(a16 + v * VL)));
+        else if (mode == ACC_FLUSH)
+            for (int v = 0; v < NV; v++)
+                VACC32(acc + v * VL, VADD(s[v], VLOAD(a16 + v * VL)));
+        else
+            for (int v = 0; v < NV; v++)
+                VACC32(acc + v * VL, s[v]);
     }
 }
 
@@ -156,7 +169,7 @@ static void FN(store)(const FN(job) * c, const int32_t *acc, int tok0, float *y,
 
 #define VLUT_ROWS_CASE(Sc, NVc, C)                                                   \
     case C:                                                                          \
-        FN(rows_hier)(T, Sc, w, C, nr, acc, NVc);                                    \
+        FN(rows_hier)(T, Sc, w, C, nr, acc, a16, mode, NVc);                         \
         return;
 #define VLUT_ROWS_CASES(Sc, NVc)                                                     \
     switch (cnt) {                                                                   \
@@ -168,14 +181,14 @@ static void FN(store)(const FN(job) * c, const int32_t *acc, int tok0, float *y,
         VLUT_ROWS_CASE(Sc, NVc, 14) VLUT_ROWS_CASE(Sc, NVc, 15)                      \
         VLUT_ROWS_CASE(Sc, NVc, 16)                                                  \
     default:                                                                         \
-        FN(rows_hier)(T, Sc, w, cnt, nr, acc, NVc);                                  \
+        FN(rows_hier)(T, Sc, w, cnt, nr, acc, a16, mode, NVc);                       \
         return;                                                                      \
     }
 
 /* One out-of-line copy per (S, NV, cnt): the hot loop gets all registers. */
 static __attribute__((noinline)) void FN(rows)(const int16_t *T, int S, int hier,
                                                const uint8_t *w, int cnt, int nr,
-                                               int32_t *acc, int NV)
+                                               int32_t *acc, int16_t *a16, int mode, int NV)
 {
     if (!hier) {
         size_t sub = (size_t)S * NV * VL;
@@ -217,25 +230,35 @@ VLUT_INLINE void FN(gemm_nv)(const FN(job) * c, float *y, int m0, int m1, void *
     int16_t *T = scratch;
     size_t tgroups = (size_t)mp_vlut_table_groups(&c->gm, stream);
     int32_t *acc = (int32_t *)((uint8_t *)scratch + FN(align64)(tgroups * sub * 2));
+    int16_t *a16acc = (int16_t *)(acc + (size_t)MP_VLUT_MB * nt);
+    const int B = c->gm.gm == 4 ? MP_VLUT_B4 : MP_VLUT_B5;
     if (stream) {
         for (int b0 = m0; b0 < m1; b0 += MP_VLUT_MB) {
             int b1 = b0 + MP_VLUT_MB < m1 ? b0 + MP_VLUT_MB : m1;
             for (int tok0 = 0; tok0 < n; tok0 += nt) {
                 const int16_t *a16 = c->A.t16 + (size_t)(tok0 / nt) * op->k * nt;
                 memset(acc, 0, sizeof(int32_t) * (size_t)(b1 - b0) * nt);
+                int ingrp = 0;
                 for (int ti = 0; ti < c->gm.ntiles; ti++) {
                     int f, cnt, g;
                     mp_vlut_tile(&c->gm, ti, &f, &cnt, &g);
                     FN(build_nv)(T, sub, a16, mp_vlut_group_k(&c->gm, f), cnt, g, c->topo, NV);
+                    /* §3.4: a block of tiles holds at most B groups in int16 */
+                    int nxt = 0, cf, cc, cg;
+                    if (ti + 1 < c->gm.ntiles)
+                        mp_vlut_tile(&c->gm, ti + 1, &cf, &cc, &cg), nxt = cc;
+                    int close = !nxt || ingrp + cnt + nxt > B;
+                    int mode = ingrp ? (close ? ACC_FLUSH : ACC_ADD)
+                                     : (close ? ACC_SINGLE : ACC_FIRST);
+                    ingrp = close ? 0 : ingrp + cnt;
                     FN(rows)(T, c->S, c->hier, op->w + (size_t)m * f + (size_t)b0 * cnt,
-                             cnt, b1 - b0, acc, NV);
+                             cnt, b1 - b0, acc, a16acc, mode, NV);
                 }
                 FN(store)(c, acc, tok0, y, b0, b1);
             }
         }
         return;
     }
-    const int B = c->gm.gm == 4 ? MP_VLUT_B4 : MP_VLUT_B5;
     for (int tok0 = 0; tok0 < n; tok0 += nt) {
         const int16_t *a16 = c->A.t16 + (size_t)(tok0 / nt) * op->k * nt;
         for (int ti = 0; ti < c->gm.ntiles; ti++) {

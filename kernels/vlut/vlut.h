@@ -140,6 +140,12 @@ void mp_vlut_i2_unpack(const uint8_t *p, int m, int k, const int *param, int8_t 
 void mp_vlut_i1_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
 size_t mp_vlut_act_size(int n, int k, const int *param);
 void mp_vlut_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
+/* The same with SIMD quantization (bit-identical to mp_quant_row). */
+void mp_vlut_prepare__avx2(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
+void mp_vlut_prepare__avx512(const mp_op *op, const float *x, int n, void *act, int t0,
+                             int t1);
+/* The layout part of prepare, after the int8 rows are written. */
+void mp_vlut_transpose(const mp_op *op, int n, void *act, int t0, int t1);
 size_t mp_vlut_i2_scratch_size(int n, int k, const int *param);
 size_t mp_vlut_i1_scratch_size(int n, int k, const int *param);
 
