@@ -31,14 +31,24 @@
  * Runtime parameters (indices into op->param), every technique switchable so
  * Fig. 11 is one command line:
  *   ktile   K_tile in weights, a multiple of g (default: the §4 L1 rule)
- *   ntile   N_tile in tokens, a multiple of 16 (int16 lanes of a 256-bit vector)
+ *   ntile   N_tile in tokens, a multiple of 16 (int16 lanes of a 256-bit vector);
+ *           for N <= 16 one 16-token tile is used (mp_vlut_ntile_eff)
  *   stream  1: streamed precompute-lookup per K tile; 0: whole table first
  *   topo    1: topological precompute (3^g ops); 0: each entry from scratch
  *   hier    1: int16 intra-block sums widened once per block; 0: every lookup
  *           widened to int32
  *   tcl     1: token-contiguous tables (1 -> N lookup); 0: per-token tables
  *   gemv    N below which compute switches to the GEMV path on the same packed
- *           weights (0 = never)
+ *           weights (0 = never): each byte is decoded to its trits (multiply-high
+ *           by 1/3) and multiplied with the activations; no table.  Measured
+ *           break-even against the 16-token table path at 6912x2560 (CPU time):
+ *           AVX-512 N = 4 (I2) and 6 (I1), AVX2 N = 3.  At N = 1 the GEMV costs
+ *           about 3x I2_S (0.40 ms against 0.14 ms, AVX-512), the table path 10x.
+ *
+ * Accumulation (hier = 1, stream = 1): each row's lookups of one K tile are summed
+ * in int16 registers; the sums of consecutive K tiles are added in an int16 array
+ * (scratch) as long as the block holds at most B groups, then widened once into
+ * the int32 array.  Rows go in blocks of MP_VLUT_MB so both arrays stay in L2.
  */
 #ifndef MP_VLUT_H
 #define MP_VLUT_H
