@@ -199,19 +199,28 @@ static __attribute__((noinline)) void FN(rows)(const int16_t *T, int S, int hier
         default: FN(rows_flat)(T, sub, w, cnt, nr, acc, 8); return;
         }
     }
+    /* NV = 8 exists only for 16-lane vectors (N_tile = 128 with AVX2) */
     if (S == 81) {
         switch (NV) {
         case 1: VLUT_ROWS_CASES(81, 1)
         case 2: VLUT_ROWS_CASES(81, 2)
+#if VL == 16
         case 4: VLUT_ROWS_CASES(81, 4)
         default: VLUT_ROWS_CASES(81, 8)
+#else
+        default: VLUT_ROWS_CASES(81, 4)
+#endif
         }
     } else {
         switch (NV) {
         case 1: VLUT_ROWS_CASES(243, 1)
         case 2: VLUT_ROWS_CASES(243, 2)
+#if VL == 16
         case 4: VLUT_ROWS_CASES(243, 4)
         default: VLUT_ROWS_CASES(243, 8)
+#else
+        default: VLUT_ROWS_CASES(243, 4)
+#endif
         }
     }
 }
