@@ -23,6 +23,34 @@
         {"gemv", gv_def, 9, {0, 1, 2, 3, 4, 5, 6, 8, 16}, "N below which the GEMV path runs (0: never)"}, \
     }
 
+/* The tuner's analytic start (seed 001 §4) for this machine's L1d: N_tile 32,
+ * or 16 when N is that small; K_tile the paper's rule, rounded down to a value in
+ * the space (params 0 = ktile, 1 = ntile). */
+static void suggest(int g, long l1d, int n, int *param)
+{
+    int nt = n <= 16 ? 16 : 32;
+    int kt = mp_vlut_rule_ktile(g, nt, l1d);
+    kt -= kt % g;
+    if (kt < g)
+        kt = g;
+    if (kt > 12 * g) /* the largest ktile of the space: 64 (g = 4), 60 (g = 5) */
+        kt = g == 4 ? 64 : 60;
+    param[0] = kt;
+    param[1] = nt;
+}
+
+static void suggest_i2(int m, int k, int n, long l1d, long l2, int *param)
+{
+    (void)m, (void)k, (void)l2;
+    suggest(4, l1d, n, param);
+}
+
+static void suggest_i1(int m, int k, int n, long l1d, long l2, int *param)
+{
+    (void)m, (void)k, (void)l2;
+    suggest(5, l1d, n, param);
+}
+
 #define I2_ROW(isa_tok, isa_bits, fn, prep, gv_def)                                               \
     {.name = "vlut_i2." isa_tok, .method = "VLUT_I2", .family = MP_FAMILY_VECLUT,   \
      .isa = isa_bits, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,        \
@@ -30,7 +58,7 @@
      .check = mp_vlut_i2_check, .packed_size = mp_vlut_i2_packed_size,              \
      .pack = mp_vlut_i2_pack, .unpack = mp_vlut_i2_unpack,                          \
      .act_size = mp_vlut_act_size, .prepare = prep,                      \
-     .scratch_size = mp_vlut_i2_scratch_size, .compute = fn,                        \
+     .scratch_size = mp_vlut_i2_scratch_size, .compute = fn, .suggest = suggest_i2, \
      VLUT_COMMON_PARAMS(gv_def, 36, 16, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64)}
 
 #define I1_ROW(isa_tok, isa_bits, fn, prep, gv_def)                                               \
@@ -40,7 +68,7 @@
      .check = mp_vlut_i1_check, .packed_size = mp_vlut_i1_packed_size,              \
      .pack = mp_vlut_i1_pack, .unpack = mp_vlut_i1_unpack,                          \
      .act_size = mp_vlut_act_size, .prepare = prep,                      \
-     .scratch_size = mp_vlut_i1_scratch_size, .compute = fn,                        \
+     .scratch_size = mp_vlut_i1_scratch_size, .compute = fn, .suggest = suggest_i1, \
      VLUT_COMMON_PARAMS(gv_def, 15, 12, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60)}
 
 const mp_variant mp_catalog_veclut[] = {
