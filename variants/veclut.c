@@ -33,8 +33,9 @@ static void suggest(int g, long l1d, int n, int *param)
     kt -= kt % g;
     if (kt < g)
         kt = g;
-    if (kt > 12 * g) /* the largest ktile of the space: 64 (g = 4), 60 (g = 5) */
-        kt = g == 4 ? 64 : 60;
+    int kmax = g == 4 ? 64 : 60; /* the largest ktile of the space */
+    if (kt > kmax)
+        kt = kmax;
     param[0] = kt;
     param[1] = nt;
 }
