@@ -55,9 +55,12 @@ check-asan:
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	    test
 
+# A short benchmark set: the best path of every method on the 2B-4T FFN shape,
+# decode (N = 1) and prefill (N = 128), then the regression sweep's variants on 2 threads.
+BENCH_VARIANTS = 'f16.avx2,q8_0.avx512,q4_0.avx512,tq1_0.avx512,tq2_0.avx512,i2_s.avx512,tmac_int2.avx512,tl1_0.avx512.bm32,tl2_0.avx512.bm16,tl2_1.avx512.bm16,vlut_i2.avx512,vlut_i1.avx512,vnni_int2.avx512vnni,vnni_int1.avx512vnni'
 bench: $(BIN)
-	./$(BIN) run --variant 'f32.avx512,naive2*,i2_s*' --shape 6912x2560 --threads 1 --no-db
-	./$(BIN) run --variant 'f32.avx512,i2_s*' --model bitnet-b1.58-2b-4t --threads 2 --no-db
+	./$(BIN) run --variant $(BENCH_VARIANTS) --shape 6912x2560 --n 1 --threads 1 --no-db
+	./$(BIN) run --variant $(BENCH_VARIANTS) --shape 6912x2560 --n 128 --threads 1 --no-db
 
 # Regression gate: a short sweep compared with the committed baseline.  Warm
 # cache, so the gate measures the kernels' compute, not today's memory traffic;
@@ -66,7 +69,7 @@ bench: $(BIN)
 # (on the machine kind CI runs on, with nothing else running) with
 # `make regress-baseline` and commit results/baseline/regress.db.
 REGRESS_THRESHOLD ?= 15
-REGRESS_ARGS = --variant 'f32.avx512,i2_s.avx2,i2_s.avx512,regress_i2s.avx2' \
+REGRESS_ARGS = --variant 'i2_s.avx2,i2_s.avx512,regress_i2s.avx2,tq2_0.avx512,tl2_0.avx512.bm16,vlut_i2.avx512,vnni_int2.avx512vnni' \
     --shape 2560x2560,6912x2560 --n 1,16 --threads 1 --reps 21 --min-time 0.1 --warm \
     --probe-bw --counters none
 
