@@ -18,6 +18,8 @@ static const struct {
     {"probe", mp_cmd_probe, "measure bandwidth and compute peaks for rooflines"},
     {"merge", mp_cmd_merge, "merge databases (machines, shards) without duplicates"},
     {"pack", mp_cmd_pack, "write a variant's packed bytes for given ternary weights"},
+    {"report", mp_cmd_report, "regenerate REPORT.md from the store, next to the papers' figures"},
+    {"plot", mp_cmd_plot, "plot roofline, gbps, threads, prompt, tuner (or all) with gnuplot"},
 };
 
 static void usage(FILE *f)
