@@ -632,6 +632,25 @@ static int plot_tuner(mp_rep *r, const plot_opts *o)
              variant, m, k, n, t, t > 1 ? "s" : "", ne, (long long)run, bests, e[best].us);
     gp_quote(qt, sizeof qt, title);
     addvar(&j, "plottitle=%s", qt);
+    /* the tuner's decision for this point, when stored */
+    char sub[512] = "points: the search's own (short) measurements";
+    if (mp_rep_has_table(r, "tuned") &&
+        sqlite3_prepare_v2(r->db, "SELECT decision FROM tuned WHERE run_id=? AND variant=? AND "
+                                  "m=? AND k=? AND n=? AND threads=? ORDER BY id DESC LIMIT 1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, run);
+        sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, m);
+        sqlite3_bind_int(st, 4, k);
+        sqlite3_bind_int(st, 5, n);
+        sqlite3_bind_int(st, 6, t);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+            snprintf(sub, sizeof sub, "decision after re-measuring: %.400s",
+                     (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    gp_quote(qt, sizeof qt, sub);
+    addvar(&j, "subtitle=%s", qt);
     free(e);
     return job_finish(&j);
 }

@@ -188,7 +188,7 @@ static void sec_header(FILE *f, mp_rep *r, const char *db)
                "threads, and the machine is shared with other work while it measures.\n",
             m->cores, m->cores <= 2 ? " only" : "", m->pus);
     if (m->hypervisor[0])
-        fprintf(f, "- A virtual machine (%s): memory bandwidth, caches and timers are the "
+        fprintf(f, "- A virtual machine (hypervisor: %s): memory bandwidth, caches and timers are the "
                    "host's to share; expect noise between runs.\n", m->hypervisor);
     if (m->caches_note[0])
         fprintf(f, "- Cache sizes: %s.\n", m->caches_note);
@@ -211,16 +211,14 @@ static void sec_header(FILE *f, mp_rep *r, const char *db)
         sqlite3_bind_int64(st, 1, m->id);
         int any = 0;
         while (sqlite3_step(st) == SQLITE_ROW) {
-            if (!any++)
-                fputs("- Hardware counters unavailable on this machine (recorded per run in "
-                      "run_counters):", f);
-            fprintf(f, " %s (%s)%s", (const char *)sqlite3_column_text(st, 0),
-                    sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "",
-                    "");
-            fputc(';', f);
+            fprintf(f, "%s %s (%s)",
+                    any++ ? ";" : "- Hardware counters unavailable on this machine (from "
+                                  "run_counters; tables hold no counter figures for them):",
+                    (const char *)sqlite3_column_text(st, 0),
+                    sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
         }
         if (any)
-            fputc('\n', f);
+            fputs(".\n", f);
         sqlite3_finalize(st);
     }
     int warm = 0;
@@ -787,7 +785,7 @@ static void sec_gemv(FILE *f, mp_rep *r)
         fputs("No N = 1 results on this machine: run `mpbench run --variant "
               "'i2_s*,tq2_0*,q8_0*,vnni*' --model llama3-8b-1.58 --n 1`.\n\n",
               f);
-    int anyprobe = r->nprobe > 0;
+    int anyprobe = r->nprobe > 0, over = 0;
     for (int t = 0; t < nt; t++) {
         int bwt = 0, dott = 0;
         double bw = mp_rep_probe(r, "read_DRAM", tv[t], &bwt);
@@ -826,13 +824,20 @@ static void sec_gemv(FILE *f, mp_rep *r)
                         pred = cap, bound = "compute";
                 }
                 int measured = !strcmp(x->status, "ok") || !strcmp(x->status, "unstable");
-                if (pred > 0 && measured)
+                if (pred > 0 && measured) {
                     fprintf(f, " %.2f | %s | %.0f%% |\n", pred, bound, 100.0 * x->gbps / pred);
+                    over |= x->gbps > pred * 1.05;
+                }
                 else
                     fputs(" – | – | – |\n", f);
             }
         fputc('\n', f);
     }
+    if (over)
+        fputs("Achieved above 100%: the kernel read faster than the probe's read_DRAM figure "
+              "(a probe taken under load, or weights partly served from cache on a VM that "
+              "misreports its last-level cache); rerun `mpbench probe` on a quiet machine.\n\n",
+              f);
     if (nt && !anyprobe)
         fputs("No probe of this machine, so no roofline prediction: run `mpbench probe`.\n\n", f);
     fputs("Model (seed 003 eq. 1–3): cycles per output 256-bit vector = max(B/bw_core, C); the "
@@ -858,8 +863,8 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
     int64_t run = 0;
     if (sqlite3_prepare_v2(r->db,
                            "SELECT max(x.run_id) FROM results x JOIN runs u ON x.run_id=u.id "
-                           "WHERE u.machine_id=? AND x.method=? AND x.n=? AND "
-                           "x.cache_mode='cold' AND x.status IN ('ok','unstable')",
+                           "WHERE u.machine_id=? AND x.method=? AND x.n=? AND ifnull(u.kind,'') != 'tune' "
+                           "AND x.cache_mode='cold' AND x.status IN ('ok','unstable')",
                            -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_int64(st, 1, r->mach.id);
@@ -877,7 +882,7 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
     /* rows of that run at n, cold: variant, method, m, k, threads, median, status, params */
     typedef struct rr {
         char variant[64], method[32], status[12], params[128];
-        int m, k, t;
+        int m, k, t, def;
         double us;
     } rr;
     rr *x = NULL;
@@ -904,6 +909,7 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
         y->k = sqlite3_column_int(st, 5);
         y->t = sqlite3_column_int(st, 6);
         y->us = sqlite3_column_double(st, 7);
+        y->def = mp_rep_params_default(y->variant, y->params);
     }
     sqlite3_finalize(st);
     int tv[16], nt = 0, shapes[MAXS][2], ns = 0;
@@ -961,7 +967,9 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
                 for (int i = 0; i < nx; i++)
                     if (x[i].t == tv[t] && x[i].m == shapes[s][0] && x[i].k == shapes[s][1] &&
                         !strcmp(x[i].variant, vars[v]) &&
-                        (!best || (!strcmp(x[i].status, "ok") && strcmp(best->status, "ok"))))
+                        (!best || x[i].def > best->def ||
+                         (x[i].def == best->def && !strcmp(x[i].status, "ok") &&
+                          strcmp(best->status, "ok"))))
                         best = &x[i];
                 if (!best)
                     fputs(" – |", f);

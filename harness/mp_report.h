@@ -58,6 +58,10 @@ int mp_rep_has_table(mp_rep *r, const char *name);
 const mp_rep_row *mp_rep_pick(const mp_rep *r, const char *variant, int m, int k, int n,
                               int threads);
 
+/* 1 when params is the variant's default setting (unknown or parameterless
+ * variants: 1). */
+int mp_rep_params_default(const char *variant, const char *params);
+
 /* Distinct values, sorted ascending, of an int column over the cold rows that
  * pass the filter (filter may be NULL).  Returns the count (<= max). */
 typedef int (*mp_rep_filter)(const mp_rep_row *x, const void *ctx);

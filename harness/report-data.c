@@ -80,7 +80,7 @@ static int load_machine(mp_rep *r, const char *want, mp_err *e)
 
 /* Is params the variant's default setting?  Unknown variants (built elsewhere)
  * and parameterless ones count as default. */
-static int params_default(const char *variant, const char *params)
+int mp_rep_params_default(const char *variant, const char *params)
 {
     const mp_variant *v = mp_registry_find(variant);
     if (!v || !v->n_params)
@@ -135,7 +135,7 @@ static int load_results(mp_rep *r, mp_err *e)
         x->max_rel_err = sqlite3_column_type(st, 18) == SQLITE_NULL ? NAN
                                                                     : sqlite3_column_double(st, 18);
         x->packed_bytes = sqlite3_column_int64(st, 19);
-        x->is_default = params_default(x->variant, x->params);
+        x->is_default = mp_rep_params_default(x->variant, x->params);
     }
     sqlite3_finalize(st);
     return MP_OK;

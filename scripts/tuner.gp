@@ -3,7 +3,7 @@
 # parameter with the most values (x), one colour per value of a second
 # parameter, the default setting and the best found marked.
 # Inputs (gnuplot -e): datafile outpng outsvg nblocks titles havedef xlab logx
-# plottitle.  Blocks: nblocks of evaluations, then default, then best.
+# plottitle subtitle.  Blocks: nblocks of evaluations, then default, then best.
 do for [term=1:2] {
     if (term == 1) {
         set terminal pngcairo size 1200,800 font "sans,11" noenhanced
@@ -12,7 +12,7 @@ do for [term=1:2] {
         set terminal svg size 1200,800 font "sans,11" noenhanced
         set output outsvg
     }
-    set title plottitle
+    set title plottitle."\n".subtitle
     if (logx) { set logscale x 2 } else { unset logscale x }
     set offsets graph 0.05, graph 0.05, graph 0.08, graph 0.08
     set xlabel "parameter ".xlab

@@ -184,7 +184,7 @@ Test(report, sections_and_numbers)
     HAS(t, "Fixture CPU 9000");
     HAS(t, "`fixfp01`");
     HAS(t, "2 cores / 2 hardware threads");
-    HAS(t, "A virtual machine (KVM)");
+    HAS(t, "A virtual machine (hypervisor: KVM)");
     HAS(t, "1.75 (on 2 cores)");
     HAS(t, "cycles (perf_event_paranoid=3)");
     /* every section */
