@@ -578,39 +578,82 @@ static int plot_tuner(mp_rep *r, const plot_opts *o)
     for (int i = 1; i < ne; i++)
         if (e[i].us < e[best].us)
             best = i;
-    for (int b = 0; b < ncv; b++) {
-        fprintf(j.f, "# %s=%d: %s, median us\n", cp >= 0 ? ps.names[cp] : "all",
-                cp >= 0 ? cv[b] : 0, ps.names[xp]);
-        for (int i = 0; i < ne; i++)
-            if (cp < 0 || e[i].v[cp] == cv[b])
-                fprintf(j.f, "%d %.4g\n", e[i].v[xp], e[i].us);
-        fputs("\n\n", j.f);
-        size_t u = strlen(titles);
-        if (cp >= 0)
-            snprintf(titles + u, sizeof titles - u, "%s%s=%d", u ? " " : "", ps.names[cp], cv[b]);
-        else
-            snprintf(titles + u, sizeof titles - u, "%sevaluations", u ? " " : "");
-    }
-    /* default and best, as the last two blocks */
+    /* the default setting, when the registry knows the variant */
     const mp_variant *v = mp_registry_find(variant);
-    int have_def = 0;
-    fputs("# default setting\n", j.f);
+    int dv[8], have_dv = 0, have_def = 0;
     if (v && v->n_params) {
         int def[MP_MAX_PARAMS];
         char ds[256];
         mp_variant_defaults(v, def);
         mp_params_str(v, def, ds, sizeof ds);
-        int dv[8];
-        if (!parse_params(&ps, ds, dv))
-            for (int i = 0; i < ne; i++)
-                if (!memcmp(dv, e[i].v, sizeof dv)) {
-                    fprintf(j.f, "%d %.4g\n", e[i].v[xp], e[i].us);
-                    have_def = 1;
-                    break;
-                }
+        have_dv = !parse_params(&ps, ds, dv);
     }
-    fputs("\n\n# best found\n", j.f);
-    fprintf(j.f, "%d %.4g\n\n\n", e[best].v[xp], e[best].us);
+    /* Switch-like spaces (x has <= 3 values) read better as a ranked landscape:
+     * every setting by time, labelled with the parameters that vary. */
+    int settings = nd[xp] <= 3 && ne <= 48 && ps.nnames > 1;
+    if (settings) {
+        int *ord = malloc(sizeof *ord * (size_t)ne);
+        for (int i = 0; i < ne; i++)
+            ord[i] = i;
+        for (int a = 1; a < ne; a++)
+            for (int b = a; b > 0 && e[ord[b]].us < e[ord[b - 1]].us; b--) {
+                int tmp = ord[b];
+                ord[b] = ord[b - 1];
+                ord[b - 1] = tmp;
+            }
+        fputs("# rank, median us, setting (parameters that vary)\n", j.f);
+        int def_rank = -1;
+        for (int i = 0; i < ne; i++) {
+            char label[256] = "";
+            for (int p = 0; p < ps.nnames; p++) {
+                if (nd[p] < 2)
+                    continue;
+                size_t u = strlen(label);
+                snprintf(label + u, sizeof label - u, "%s%s=%d", u ? "," : "", ps.names[p],
+                         e[ord[i]].v[p]);
+            }
+            fprintf(j.f, "%d %.4g \"%s\"\n", i + 1, e[ord[i]].us, label);
+            if (have_dv && !memcmp(dv, e[ord[i]].v, sizeof dv))
+                def_rank = i;
+        }
+        fputs("\n\n# default setting\n", j.f);
+        if (def_rank >= 0) {
+            fprintf(j.f, "%d %.4g\n", def_rank + 1, e[ord[def_rank]].us);
+            have_def = 1;
+        } else {
+            fputs("NaN NaN\n", j.f);
+        }
+        fprintf(j.f, "\n\n# best found\n1 %.4g\n\n\n", e[ord[0]].us);
+        free(ord);
+        ncv = 1;
+        snprintf(titles, sizeof titles, "evaluations");
+    } else {
+        for (int b = 0; b < ncv; b++) {
+            fprintf(j.f, "# %s=%d: %s, median us\n", cp >= 0 ? ps.names[cp] : "all",
+                    cp >= 0 ? cv[b] : 0, ps.names[xp]);
+            for (int i = 0; i < ne; i++)
+                if (cp < 0 || e[i].v[cp] == cv[b])
+                    fprintf(j.f, "%d %.4g\n", e[i].v[xp], e[i].us);
+            fputs("\n\n", j.f);
+            size_t u = strlen(titles);
+            if (cp >= 0)
+                snprintf(titles + u, sizeof titles - u, "%s%s=%d", u ? " " : "", ps.names[cp],
+                         cv[b]);
+            else
+                snprintf(titles + u, sizeof titles - u, "%sevaluations", u ? " " : "");
+        }
+        fputs("# default setting\n", j.f);
+        for (int i = 0; have_dv && i < ne; i++)
+            if (!memcmp(dv, e[i].v, sizeof dv)) {
+                fprintf(j.f, "%d %.4g\n", e[i].v[xp], e[i].us);
+                have_def = 1;
+                break;
+            }
+        if (!have_def)
+            fputs("NaN NaN\n", j.f);
+        fputs("\n\n# best found\n", j.f);
+        fprintf(j.f, "%d %.4g\n\n\n", e[best].v[xp], e[best].us);
+    }
     char bests[512] = "";
     for (int p = 0; p < ps.nnames; p++) {
         size_t u = strlen(bests);
@@ -621,12 +664,17 @@ static int plot_tuner(mp_rep *r, const plot_opts *o)
     addvar(&j, "nblocks=%d", ncv);
     addvar(&j, "titles=%s", qt);
     addvar(&j, "havedef=%d", have_def);
-    gp_quote(qt, sizeof qt, ps.names[xp]);
+    gp_quote(qt, sizeof qt, settings ? "setting, fastest first" : ps.names[xp]);
     addvar(&j, "xlab=%s", qt);
     int logx = 1;
     for (int i = 0; i < ne; i++)
         logx &= e[i].v[xp] > 0;
-    addvar(&j, "logx=%d", logx && nd[xp] > 2);
+    addvar(&j, "logx=%d", logx && nd[xp] > 2 && !settings);
+    addvar(&j, "settings=%d", settings);
+    double lo = e[0].us, hi = e[0].us;
+    for (int i = 1; i < ne; i++)
+        lo = fmin(lo, e[i].us), hi = fmax(hi, e[i].us);
+    addvar(&j, "logy=%d", lo > 0 && hi / lo > 20);
     snprintf(title, sizeof title, "Tuner landscape: %s, %dx%d, N = %d, %d thread%s, %d settings "
                                   "(run %lld); best %s = %.1f us",
              variant, m, k, n, t, t > 1 ? "s" : "", ne, (long long)run, bests, e[best].us);

@@ -305,6 +305,20 @@ Test(report, every_plot_kind)
     snprintf(link, sizeof link, "[roofline](%s/roofline.png)", pd);
     HAS(t, link);
     free(t);
+    /* a switch-like space (Vec-LUT techniques) is drawn as a ranked landscape */
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    sql(h, "UPDATE runs SET kind='tune' WHERE id=2");
+    sqlite3_close(h);
+    snprintf(pd, sizeof pd, "%s/switch", dir);
+    RUN(0, "plot tuner --variant vlut_i2.avx2 --db %s --outdir %s", db, pd);
+    snprintf(path, sizeof path, "%s/tuner.dat", pd);
+    t = slurp(path);
+    HAS(t, "1 160 \"stream=1,topo=1,hier=1,tcl=1\"");
+    HAS(t, "4 8000 \"stream=0,topo=0,hier=0,tcl=0\"");
+    free(t);
+    snprintf(path, sizeof path, "%s/tuner.png", pd);
+    check_magic(path, "\x89PNG\r\n\x1a\n", 8, "PNG");
     /* the tuner plot of a named variant, and of one with no tune run */
     RUN(0, "plot tuner --variant i2_s.avx2 --db %s --outdir %s", db, pd);
     RUN(1, "plot tuner --variant tq2_0.avx2 --db %s --outdir %s/none", db, dir);
