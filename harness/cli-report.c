@@ -302,6 +302,9 @@ typedef struct e2e_row {
     double tps, bpw, share;
 } e2e_row;
 
+static char e2e_error[256]; /* why an existing e2e table could not be read */
+
+/* e2e rows of this machine into *out (malloc'd); count, -1 no e2e table, -2 unreadable. */
 static int load_e2e(mp_rep *r, e2e_row **out)
 {
     *out = NULL;
@@ -314,8 +317,10 @@ static int load_e2e(mp_rep *r, e2e_row **out)
         "x.prompts,x.tokens,x.matched,x.tps_median,x.bpw,x.match_share FROM e2e x WHERE x.id IN "
         "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
         "y.model,y.variant,y.test,y.threads,y.layers) ORDER BY x.id";
-    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(e2e_error, sizeof e2e_error, "%s", sqlite3_errmsg(r->db));
+        return -2;
+    }
     sqlite3_bind_int64(st, 1, r->mach.id);
     int n = 0, cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -443,7 +448,10 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
             fputc('\n', f);
         }
     }
-    if (!any)
+    if (ne == -2)
+        fprintf(f, "The e2e table of this database could not be read (%s): this mpbench "
+                   "expects the e2e schema of harness/e2e.c.\n\n", e2e_error);
+    else if (!any)
         fputs(ne < 0 ? "No e2e table in this database (this mpbench has no end-to-end runner "
                        "yet): run `mpbench e2e --model bitnetcpp-125m --variant ...` once it "
                        "exists.\n\n"
@@ -460,10 +468,11 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
     int other = 0;
     for (int i = 0; i < ne; i++) {
         const e2e_row *x = &e[i];
-        if (size_col(x->model) >= 0 || !strcmp(x->test, "lossless"))
+        if ((size_col(x->model) >= 0 && !strchr(x->test, ' ')) || !strcmp(x->test, "lossless"))
             continue;
         if (!other++)
-            fputs("Other models (not in the papers' size tables):\n\n| model | variant | test | "
+            fputs("Other end-to-end rows (other models; parallel decoding `tgN bB`, B sequences "
+                  "at once):\n\n| model | variant | test | "
                   "threads | tokens/s |\n|---|---|---|--:|--:|\n", f);
         char buf[64];
         e2e_cell(buf, sizeof buf, x);
