@@ -1070,7 +1070,7 @@ static void sec_plots(FILE *f, const char *plots)
         {"tuner", "the tuner's landscape: time against parameter values"},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        char path[1024];
+        char path[4200];
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s.png", plots, kinds[i][0]);
         if (stat(path, &sb) == 0)
@@ -1174,7 +1174,16 @@ int mp_cmd_report(int argc, char **argv)
     sec_gemv(f, &r);
     sec_ratios(f, &r);
     sec_tuned(f, &r);
-    sec_plots(f, plots);
+    /* links are relative to the report: a relative --plots only works from a
+     * report in the current folder, else link the absolute path */
+    char plinks[4096];
+    snprintf(plinks, sizeof plinks, "%s", plots);
+    if (plots[0] != '/' && strchr(out, '/')) {
+        char cwd[2048];
+        if (getcwd(cwd, sizeof cwd))
+            snprintf(plinks, sizeof plinks, "%s/%s", cwd, plots);
+    }
+    sec_plots(f, plinks);
     sec_bad(f, &r);
     free(e2e);
     mp_rep_close(&r);
