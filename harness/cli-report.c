@@ -184,7 +184,8 @@ static void sec_header(FILE *f, mp_rep *r, const char *db)
     if (m->isa_flags[0])
         fprintf(f, "ISA flags: %s.\n\n", m->isa_flags);
     fputs("**Caveats.**\n\n", f);
-    fprintf(f, "- %d cores%s: the papers used 4–24 cores; multi-thread figures here stop at %d "
+    fprintf(f, "- %d cores%s: the papers measured 8- to 24-core CPUs (seed 001 used 2–8 cores "
+               "of its devices, seed 004 also 2 threads); multi-thread figures here stop at %d "
                "threads, and the machine is shared with other work while it measures.\n",
             m->cores, m->cores <= 2 ? " only" : "", m->pus);
     if (m->hypervisor[0])

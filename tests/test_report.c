@@ -330,6 +330,32 @@ Test(report, every_plot_kind)
     cr_assert_eq(count_files(path), 0);
 }
 
+Test(report, many_variants_fastest_per_method)
+{
+    char dir[64], db[128], pd[128], path[256];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/many.db", dir);
+    snprintf(pd, sizeof pd, "%s/plots", dir);
+    make_fixture(db);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    for (int i = 0; i < 14; i++) {
+        char v[32], m[32];
+        snprintf(v, sizeof v, "fake%d.avx2", i);
+        snprintf(m, sizeof m, "METH%d", i % 4);
+        result(h, 2, v, m, "", 2560, 2560, 1, 1, 2.0, 100, 1.0 + i, 10.0 + i, "ok", "");
+    }
+    sqlite3_close(h);
+    RUN(0, "plot gbps --db %s --outdir %s", db, pd);
+    snprintf(path, sizeof path, "%s/gbps.dat", pd);
+    char *t = slurp(path);
+    /* 3 fixture methods + 4 fake ones, the fastest of each: fake10..fake13 */
+    HAS(t, "fake13.avx2");
+    HAS(t, "fake10.avx2");
+    cr_assert(!strstr(t, "fake9.avx2"), "slower variant of a method kept:\n%s", t);
+    free(t);
+}
+
 Test(report, bad_input)
 {
     char dir[64], db[128], path[256], od[128];
