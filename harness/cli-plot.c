@@ -40,6 +40,7 @@ typedef struct plot_job {
     char vars[8192]; /* extra gnuplot assignments */
 } plot_job;
 
+/* Names the files of one plot and opens its temporary data file; -1 if it cannot. */
 static int job_begin(plot_job *j, const char *outdir, const char *kind)
 {
     memset(j, 0, sizeof *j);
@@ -54,6 +55,7 @@ static int job_begin(plot_job *j, const char *outdir, const char *kind)
     return j->f ? 0 : -1;
 }
 
+/* Removes every temporary file of the plot (nothing final is ever touched). */
 static void job_abort(plot_job *j)
 {
     if (j->f)
@@ -64,6 +66,7 @@ static void job_abort(plot_job *j)
     unlink(j->tsvg);
 }
 
+/* Appends "name=value; " to the gnuplot variables. */
 static void addvar(plot_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void addvar(plot_job *j, const char *fmt, ...)
 {
@@ -143,6 +146,7 @@ static int job_finish(plot_job *j)
     return 0;
 }
 
+/* Abandons the plot: nothing written, exit code 1 with `what`. */
 static int no_data(plot_job *j, const char *what)
 {
     job_abort(j);
@@ -155,6 +159,7 @@ typedef struct sel {
     int n, threads, m, k; /* -1 any */
 } sel;
 
+/* mp_rep_filter: usable (ok or unstable) rows matching a sel. */
 static int f_sel(const mp_rep_row *x, const void *ctx)
 {
     const sel *s = ctx;
@@ -163,6 +168,7 @@ static int f_sel(const mp_rep_row *x, const void *ctx)
            (!strcmp(x->status, "ok") || !strcmp(x->status, "unstable"));
 }
 
+/* Cold rows passing s. */
 static int count_rows(const mp_rep *r, const sel *s)
 {
     int c = 0;
@@ -188,6 +194,7 @@ static int pick_threads(const mp_rep *r, sel s, int forced)
     return best;
 }
 
+/* A row with a number to plot (ok or unstable). */
 static int usable(const mp_rep_row *x)
 {
     return x && (!strcmp(x->status, "ok") || !strcmp(x->status, "unstable"));
@@ -254,6 +261,8 @@ static int best_per_method(const mp_rep *r, const sel *s, const char **vars, int
 
 /* ---- the plots -------------------------------------------------------------------- */
 
+/* Each plot_KIND: writes KIND.dat and the gnuplot variables, then job_finish;
+ * no_data when the store has nothing to draw. */
 static int plot_roofline(mp_rep *r, const plot_opts *o)
 {
     plot_job j;
@@ -313,7 +322,7 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
     return job_finish(&j);
 }
 
-/* Block-per-variant line plots (threads, prompt): x column, y GB/s or GOPS. */
+/* A table shape x variant of GB/s at N (default 1), for clustered bars. */
 static int plot_gbps(mp_rep *r, const plot_opts *o)
 {
     plot_job j;
@@ -518,6 +527,8 @@ static int parse_params(pspace *ps, const char *s, int *vals)
     return 0;
 }
 
+/* The tune run group (run, variant, shape, N, threads) with the most settings
+ * (of --variant if given). */
 static int plot_tuner(mp_rep *r, const plot_opts *o)
 {
     plot_job j;

@@ -103,6 +103,7 @@ static const struct {
 
 /* ---- small formatting helpers -------------------------------------------------- */
 
+/* Writes s as one markdown table cell's text (| escaped, newlines as spaces). */
 static void md_escape(FILE *f, const char *s)
 {
     for (; *s; s++) {
@@ -133,11 +134,13 @@ static void cell(char *buf, size_t len, const mp_rep_row *x, double v, const cha
         snprintf(buf + u, len - u, "‡");
 }
 
+/* "MxK". */
 static void shape_str(char *buf, size_t len, int m, int k)
 {
     snprintf(buf, len, "%dx%d", m, k);
 }
 
+/* A markdown header row: first column left-aligned, the n others right-aligned. */
 static void table_head(FILE *f, const char *first, const char *const *cols, int n)
 {
     fprintf(f, "| %s |", first);
@@ -149,6 +152,7 @@ static void table_head(FILE *f, const char *first, const char *const *cols, int 
     fputc('\n', f);
 }
 
+/* "variant (METHOD) b(bpw)" from the variant's first stored row. */
 static const char *row_label(const mp_rep *r, const char *variant, char *buf, size_t len)
 {
     for (int i = 0; i < r->nrows; i++)
@@ -162,6 +166,7 @@ static const char *row_label(const mp_rep *r, const char *variant, char *buf, si
 
 /* ---- sections ------------------------------------------------------------------- */
 
+/* Title, the machine (machines table) and the caveats that apply to every number. */
 static void sec_header(FILE *f, mp_rep *r, const char *db)
 {
     char now[64];
@@ -234,6 +239,7 @@ static void sec_header(FILE *f, mp_rep *r, const char *db)
           f);
 }
 
+/* Section 1: the newest probe as figure x thread count, and the papers' machines. */
 static void sec_probe(FILE *f, mp_rep *r)
 {
     fputs("## 1. Machine and probe figures\n\n", f);
@@ -356,6 +362,7 @@ static int load_e2e(mp_rep *r, e2e_row **out)
     return n;
 }
 
+/* Column of a bitnetcpp-* model in sizes[], -1 for other models. */
 static int size_col(const char *model)
 {
     for (int i = 0; i < NSIZES; i++)
@@ -364,6 +371,7 @@ static int size_col(const char *model)
     return -1;
 }
 
+/* tokens/s, with "(L/M layers)" for partial models; the status when not ok. */
 static void e2e_cell(char *buf, size_t len, const e2e_row *x)
 {
     if (strcmp(x->status, "ok")) {
@@ -375,6 +383,8 @@ static void e2e_cell(char *buf, size_t len, const e2e_row *x)
         snprintf(buf + u, len - u, " (%d/%d layers)", x->layers, x->model_layers);
 }
 
+/* Section 2: tokens/s per variant x model size, one table per test kind and thread
+ * count, then the papers' rows (paper_tps). */
 static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
 {
     fputs("## 2. End-to-end tokens/s per kernel and model size (seed 000 Table 7; seed 004 "
@@ -510,6 +520,7 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
     (void)r;
 }
 
+/* Section 3: the lossless check's share per variant beside seed 004 Table 7. */
 static void sec_lossless(FILE *f, const e2e_row *e, int ne)
 {
     fputs("## 3. Lossless share (seed 004 Table 7)\n\n", f);
@@ -555,6 +566,7 @@ typedef struct flt {
     const char *method_prefix;
 } flt;
 
+/* mp_rep_filter over a flt. */
 static int f_match(const mp_rep_row *x, const void *ctx)
 {
     const flt *c = ctx;
@@ -592,6 +604,7 @@ static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
     fputc('\n', f);
 }
 
+/* Section 4: GOPS per variant x shape at N = 128 (else the largest N), per thread count. */
 static void sec_fig8(FILE *f, mp_rep *r)
 {
     fputs("## 4. Kernel benchmark: GOPS per variant and shape (seed 001 Fig. 8)\n\n", f);
@@ -624,12 +637,15 @@ static void sec_fig8(FILE *f, mp_rep *r)
           f);
 }
 
+/* Rows of the vector-LUT family. */
 static int f_vlut(const mp_rep_row *x, const void *ctx)
 {
     (void)ctx;
     return !strncmp(x->method, "VLUT", 4) || !strcmp(x->family, "veclut");
 }
 
+/* Section 5: up to four (variant, shape, N, threads) points of the vector-LUT family
+ * measured with several parameter settings, fastest-relative speed-ups. */
 static void sec_fig11(FILE *f, mp_rep *r)
 {
     fputs("## 5. Ablation: Vec-LUT techniques switched on and off (seed 001 Fig. 11)\n\n", f);
@@ -713,6 +729,8 @@ static void sec_fig11(FILE *f, mp_rep *r)
           f);
 }
 
+/* Section 6: GOPS against N at the (shape, threads) with the most N values, and the
+ * e2e prefill rows by prompt length. */
 static void sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne)
 {
     fputs("## 6. Prompt length: throughput against N (seed 001 Fig. 12)\n\n", f);
@@ -785,6 +803,7 @@ static void sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne)
           f);
 }
 
+/* Section 7: N = 1 GB/s per variant and shape against the roofline prediction. */
 static void sec_gemv(FILE *f, mp_rep *r)
 {
     fputs("## 7. GEMV bandwidth against the roofline model (seed 003 Fig. 5–7, eq. 1–3)\n\n", f);
@@ -867,6 +886,8 @@ static void sec_gemv(FILE *f, mp_rep *r)
 }
 
 /* ratios within one run against a baseline method */
+/* base-method time / variant time at N = n, all from the newest non-tune run that
+ * measured base at n (one table per thread count of that run). */
 static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
 {
     sqlite3_stmt *st;
@@ -998,6 +1019,7 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
     free(x);
 }
 
+/* Section 8: ratio tables against TQ2_0 and I2_S at N = 1 and 128. */
 static void sec_ratios(FILE *f, mp_rep *r)
 {
     fputs("## 8. Speed ratios within one run, N = 1 and N = 128\n\n", f);
@@ -1013,6 +1035,7 @@ static void sec_ratios(FILE *f, mp_rep *r)
           f);
 }
 
+/* Section 9: the newest tuner decision per (variant, shape, N, threads). */
 static void sec_tuned(FILE *f, mp_rep *r)
 {
     fputs("## 9. Tuned parameters on this machine\n\n", f);
@@ -1059,6 +1082,7 @@ static void sec_tuned(FILE *f, mp_rep *r)
               f);
 }
 
+/* Section 10: links to the plots that exist in `plots`, the command for the others. */
 static void sec_plots(FILE *f, const char *plots)
 {
     fputs("## 10. Plots\n\n", f);
@@ -1084,6 +1108,7 @@ static void sec_plots(FILE *f, const char *plots)
     fputc('\n', f);
 }
 
+/* Section 11: every row whose status is not ok, with its reason (first 200). */
 static void sec_bad(FILE *f, mp_rep *r)
 {
     fputs("## 11. Rows not measured or not stable\n\n", f);
