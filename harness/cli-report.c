@@ -1006,6 +1006,8 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
                     fputs(" – |", f);
                 else if (strcmp(best->status, "ok") && strcmp(best->status, "unstable"))
                     fprintf(f, " %s |", best->status);
+                else if (bus[s] > 0 && best->us > 0 && bus[s] / best->us < 0.01)
+                    fprintf(f, " <0.01×%s |", strcmp(best->status, "unstable") ? "" : "†");
                 else if (bus[s] > 0 && best->us > 0)
                     fprintf(f, " %.2f×%s |", bus[s] / best->us,
                             strcmp(best->status, "unstable") ? "" : "†");
@@ -1113,19 +1115,22 @@ static void sec_bad(FILE *f, mp_rep *r)
 {
     fputs("## 11. Rows not measured or not stable\n\n", f);
     int n = 0;
-    for (int i = 0; i < r->nrows; i++) {
-        const mp_rep_row *x = &r->rows[i];
-        if (!strcmp(x->status, "ok"))
-            continue;
-        if (n++ == 0)
-            fputs("| variant | params | shape | N | threads | cache | status | reason |\n"
-                  "|---|---|---|--:|--:|---|---|---|\n", f);
-        if (n > 200)
-            continue;
-        fprintf(f, "| %s | %s | %dx%d | %d | %d | %s | %s | ", x->variant, x->params, x->m, x->k,
-                x->n, x->threads, x->cache, x->status);
-        md_escape(f, x->reason);
-        fputs(" |\n", f);
+    /* failed and skipped first: they have no number anywhere else */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < r->nrows; i++) {
+            const mp_rep_row *x = &r->rows[i];
+            if (!strcmp(x->status, "ok") || (strcmp(x->status, "unstable") == 0) != pass)
+                continue;
+            if (n++ == 0)
+                fputs("| variant | params | shape | N | threads | cache | status | reason |\n"
+                      "|---|---|---|--:|--:|---|---|---|\n", f);
+            if (n > 200)
+                continue;
+            fprintf(f, "| %s | %s | %dx%d | %d | %d | %s | %s | ", x->variant, x->params, x->m,
+                    x->k, x->n, x->threads, x->cache, x->status);
+            md_escape(f, x->reason);
+            fputs(" |\n", f);
+        }
     }
     if (n > 200)
         fprintf(f, "| … %d more | | | | | | | |\n", n - 200);
