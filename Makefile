@@ -28,7 +28,7 @@ BIN     ?= mpbench
 
 isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),))))
 
-.PHONY: all deps test check-asan bench clean plots report regress
+.PHONY: all deps test check-asan bench clean plots report regress regress-baseline
 
 all: $(BIN)
 
@@ -58,6 +58,29 @@ check-asan:
 bench: $(BIN)
 	./$(BIN) run --variant 'f32.avx512,naive2*,i2_s*' --shape 6912x2560 --threads 1 --no-db
 	./$(BIN) run --variant 'f32.avx512,i2_s*' --model bitnet-b1.58-2b-4t --threads 2 --no-db
+
+# Regression gate: a short sweep compared with the committed baseline.  Warm
+# cache, so the gate measures the kernels' compute, not today's memory traffic;
+# 21 interleaved repetitions per key; a key fails only if its whole 95% bootstrap
+# interval of new/base is above 1 + REGRESS_THRESHOLD%.  Refresh the baseline
+# (on the machine kind CI runs on, with nothing else running) with
+# `make regress-baseline` and commit results/baseline/regress.db.
+REGRESS_THRESHOLD ?= 15
+REGRESS_ARGS = --variant 'f32.avx512,i2_s.avx2,i2_s.avx512,regress_i2s.avx2' \
+    --shape 2560x2560,6912x2560 --n 1,16 --threads 1 --reps 21 --min-time 0.1 --warm \
+    --probe-bw --counters none
+
+regress: $(BIN)
+	@mkdir -p results
+	@rm -f results/regress.db results/regress.db-wal results/regress.db-shm
+	./$(BIN) sweep $(REGRESS_ARGS) --db results/regress.db
+	./$(BIN) compare --base results/baseline/regress.db --new results/regress.db \
+	    --threshold $(REGRESS_THRESHOLD)
+
+regress-baseline: $(BIN)
+	@mkdir -p results/baseline
+	@rm -f results/baseline/regress.db results/baseline/regress.db-wal results/baseline/regress.db-shm
+	./$(BIN) sweep $(REGRESS_ARGS) --db results/baseline/regress.db
 
 deps:
 	@if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (it calls apt-get)"; exit 1; fi

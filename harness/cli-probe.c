@@ -67,6 +67,25 @@ static double measure_bw(mp_pool *pool, bw_task *t, int reps)
     return best;
 }
 
+double mp_probe_dram_read(mp_pool *pool, size_t total, int reps)
+{
+    int nt = mp_pool_size(pool);
+    bw_task *t = calloc(1, sizeof *t);
+    t->ops = pick_ops();
+    t->kind = 0;
+    t->bytes = (total / (size_t)nt) & ~(size_t)255;
+    t->passes = 1;
+    for (int i = 0; i < nt; i++) {
+        t->buf[i][0] = mp_alloc(t->bytes);
+        memset(t->buf[i][0], i + 1, t->bytes);
+    }
+    double bw = measure_bw(pool, t, reps);
+    for (int i = 0; i < nt; i++)
+        mp_free(t->buf[i][0]);
+    free(t);
+    return bw;
+}
+
 static void probe_usage(FILE *f)
 {
     fputs("usage: mpbench probe [--threads LIST] [--quick] [--db PATH | --no-db]\n"

@@ -190,6 +190,7 @@ int mp_cmd_run(int argc, char **argv)
             return mp_die(rc, "%s", e.msg);
         }
     }
+    mp_machine_warn(&mach);
     if (threads > mach.pus)
         fprintf(stderr, "mpbench: warning: %d threads on %d hardware threads: timings are "
                         "oversubscribed\n", threads, mach.pus);

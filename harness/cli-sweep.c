@@ -20,6 +20,7 @@
 #include "mp_cli.h"
 #include "mp_counters.h"
 #include "mp_harness.h"
+#include "mp_probe_store.h"
 #include "mp_sweep.h"
 #include "../variants/mp_registry.h"
 
@@ -40,10 +41,12 @@ static void sweep_usage(FILE *f)
           "                     [--params default|all] [--shard I/N] [--reps R]\n"
           "                     [--min-time SEC] [--warm] [--counters LIST|none]\n"
           "                     [--counters-backend pfm|papi] [--seed S] [--db PATH]\n"
-          "                     [--format table|csv|json|md] [--dry-run]\n"
+          "                     [--format table|csv|json|md] [--dry-run] [--probe-bw]\n"
           "  --quick: the most specialized available path of every method on the\n"
           "  bitnet-b1.58-2b-4t shapes, n=1,32, threads=1,2, short timing.\n"
-          "  Re-running the same command measures only what is missing.\n",
+          "  Re-running the same command measures only what is missing.\n"
+          "  --probe-bw stores this run's DRAM read bandwidth per thread count (used by\n"
+          "  'mpbench compare' to cancel machine-speed drift).\n",
           f);
 }
 
@@ -178,11 +181,12 @@ int mp_cmd_sweep(int argc, char **argv)
         {"counters-backend", required_argument, 0, 'b'},
         {"seed", required_argument, 0, 'S'},    {"db", required_argument, 0, 'd'},
         {"format", required_argument, 0, 'f'},  {"dry-run", no_argument, 0, 'D'},
+        {"probe-bw", no_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     char globs[1024] = "", models[2048] = "", shapes_arg[2048] = "", cmdline[4096];
     const char *nlist = NULL, *tlist = NULL, *params = "default", *counters = NULL,
                *backend = "pfm", *db = "results/mpbench.db";
-    int quick = 0, shard_i = 1, shard_n = 1, seed = 1, dry = 0, have_fmt = 0, c, rc;
+    int quick = 0, shard_i = 1, shard_n = 1, seed = 1, dry = 0, have_fmt = 0, probe_bw = 0, c, rc;
     mp_format fmt = MP_FMT_TABLE;
     mp_bench_opts bo;
     mp_bench_defaults(&bo);
@@ -249,6 +253,7 @@ int mp_cmd_sweep(int argc, char **argv)
             have_fmt = 1;
             break;
         case 'D': dry = 1; break;
+        case 'P': probe_bw = 1; break;
         case 'h': sweep_usage(stdout); return 0;
         default:
             sweep_usage(stderr);
@@ -380,12 +385,7 @@ int mp_cmd_sweep(int argc, char **argv)
     mp_machine mach;
     mp_machine_probe_info(&mach);
     bo.llc_bytes = mp_machine_llc_bytes(&mach);
-    if (mach.load_avg > 0.5 * mach.cores)
-        fprintf(stderr, "mpbench: warning: load average %.2f on %d cores at start: timings "
-                        "will be noisy\n", mach.load_avg, mach.cores);
-    if (strncmp(mach.hypervisor, "no", 2))
-        fprintf(stderr, "mpbench: note: running under a hypervisor (%s): expect noise; results "
-                        "with a high spread are marked unstable\n", mach.hypervisor);
+    mp_machine_warn(&mach);
     mp_store *store;
     int64_t machine_id, run_id;
     if ((rc = mp_store_open(db, &store, &e)) ||
@@ -476,6 +476,12 @@ int mp_cmd_sweep(int argc, char **argv)
                         counters_recorded = 1;
                     }
                     bo.counters = cs;
+                    if (probe_bw) {
+                        /* this run's own bandwidth, so `compare` can cancel machine drift */
+                        mp_probe_row pr = {"read_DRAM", tv[ti], 256ll << 20,
+                                           mp_probe_dram_read(pool, 256u << 20, 5), "GB/s"};
+                        mp_probe_store(store, run_id, &pr, 1, &e);
+                    }
                 }
                 if (tty) {
                     double el = mp_now() - t0;

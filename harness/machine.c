@@ -162,3 +162,13 @@ size_t mp_machine_llc_bytes(const mp_machine *m)
     long kib = m->l3_kib > m->l2_kib ? m->l3_kib : m->l2_kib;
     return (size_t)kib * 1024;
 }
+
+void mp_machine_warn(const mp_machine *m)
+{
+    if (m->load_avg > 0.5 * m->cores)
+        fprintf(stderr, "mpbench: warning: load average %.2f on %d cores at start: timings "
+                        "will be noisy\n", m->load_avg, m->cores);
+    if (strncmp(m->hypervisor, "no", 2))
+        fprintf(stderr, "mpbench: note: running under a hypervisor: expect noise; results "
+                        "with a high spread are marked unstable\n");
+}

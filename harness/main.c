@@ -16,6 +16,7 @@ static const struct {
     {"sweep", mp_cmd_sweep, "resumable sweep over variants, shapes, n, threads, parameters"},
     {"tune", mp_cmd_tune, "search a variant's parameters; keep a winner only if significant"},
     {"probe", mp_cmd_probe, "measure bandwidth and compute peaks for rooflines"},
+    {"compare", mp_cmd_compare, "regressions and improvements between two runs"},
     {"merge", mp_cmd_merge, "merge databases (machines, shards) without duplicates"},
     {"pack", mp_cmd_pack, "write a variant's packed bytes for given ternary weights"},
     {"report", mp_cmd_report, "regenerate REPORT.md from the store, next to the papers' figures"},

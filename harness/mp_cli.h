@@ -9,6 +9,7 @@ int mp_cmd_list(int argc, char **argv);
 int mp_cmd_pack(int argc, char **argv);
 int mp_cmd_sweep(int argc, char **argv);
 int mp_cmd_merge(int argc, char **argv);
+int mp_cmd_compare(int argc, char **argv);
 int mp_cmd_probe(int argc, char **argv);
 int mp_cmd_tune(int argc, char **argv);
 int mp_cmd_report(int argc, char **argv), mp_cmd_plot(int argc, char **argv);

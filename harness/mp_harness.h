@@ -67,6 +67,8 @@ typedef struct mp_machine {
 } mp_machine;
 
 void mp_machine_probe_info(mp_machine *m);
+/* Warns on stderr about what makes timings untrustworthy (load, hypervisor). */
+void mp_machine_warn(const mp_machine *m);
 /* Last-level cache bytes to defeat with rotation (sanity-checked). */
 size_t mp_machine_llc_bytes(const mp_machine *m);
 
