@@ -38,7 +38,7 @@ typedef struct mp_rep {
     mp_rep_machine mach;
     mp_rep_row *rows; /* newest row per (variant, params, m, k, n, threads, cache mode) */
     int nrows;
-    mp_probe_row probe[256];
+    mp_probe_row probe[256]; /* the newest `mpbench probe` run (else newest probe rows) */
     int nprobe;
     int64_t probe_run;
 } mp_rep;

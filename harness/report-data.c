@@ -141,6 +141,36 @@ static int load_results(mp_rep *r, mp_err *e)
     return MP_OK;
 }
 
+/* The newest full probe (`mpbench probe`, run kind 'probe') of the machine; else
+ * the newest probe rows of any run (`sweep --probe-bw` stores only read_DRAM). */
+static void load_probe(mp_rep *r)
+{
+    sqlite3_stmt *st;
+    if (!mp_rep_has_table(r, "probe") ||
+        sqlite3_prepare_v2(r->db, "SELECT p.run_id FROM probe p JOIN runs u ON p.run_id=u.id "
+                                  "WHERE u.machine_id=? ORDER BY u.kind='probe' DESC, p.run_id "
+                                  "DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, r->mach.id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        r->probe_run = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (!r->probe_run || sqlite3_prepare_v2(r->db, "SELECT kind, threads, bytes, value, "
+                                                   "ifnull(unit,'') FROM probe WHERE run_id=? "
+                                                   "ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, r->probe_run);
+    while (r->nprobe < 256 && sqlite3_step(st) == SQLITE_ROW) {
+        mp_probe_row *p = &r->probe[r->nprobe++];
+        copy_col(st, 0, p->kind, sizeof p->kind);
+        p->threads = sqlite3_column_int(st, 1);
+        p->bytes = sqlite3_column_int64(st, 2);
+        p->value = sqlite3_column_double(st, 3);
+        copy_col(st, 4, p->unit, sizeof p->unit);
+    }
+    sqlite3_finalize(st);
+}
+
 int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
 {
     memset(r, 0, sizeof *r);
@@ -164,18 +194,7 @@ int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
         mp_rep_close(r);
         return rc;
     }
-    r->nprobe = mp_probe_latest(r->store, r->mach.fingerprint, r->probe, 256);
-    if (r->nprobe) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(r->db, "SELECT max(p.run_id) FROM probe p JOIN runs u ON "
-                                      "p.run_id=u.id WHERE u.machine_id=?", -1, &st,
-                               NULL) == SQLITE_OK) {
-            sqlite3_bind_int64(st, 1, r->mach.id);
-            if (sqlite3_step(st) == SQLITE_ROW)
-                r->probe_run = sqlite3_column_int64(st, 0);
-            sqlite3_finalize(st);
-        }
-    }
+    load_probe(r);
     return MP_OK;
 }
 
