@@ -96,6 +96,30 @@ static void gp_quote(char *dst, size_t len, const char *s)
     dst[u] = 0;
 }
 
+static int warm_titles; /* --cache warm: every title says so */
+
+/* gnuplot double-quoted string literal: \ and " escaped, a newline becomes \n
+ * (a line break in titles). */
+static void gp_dquote(char *dst, size_t len, const char *s)
+{
+    size_t u = 0;
+    if (len < 3)
+        return;
+    dst[u++] = '"';
+    for (; *s && u + 4 < len; s++) {
+        if (*s == '\n') {
+            dst[u++] = '\\';
+            dst[u++] = 'n';
+            continue;
+        }
+        if (*s == '\\' || *s == '"')
+            dst[u++] = '\\';
+        dst[u++] = *s;
+    }
+    dst[u++] = '"';
+    dst[u] = 0;
+}
+
 /* Runs gnuplot on scripts/KIND.gp; renames the three files into place. 0 ok. */
 static int job_finish(plot_job *j)
 {
@@ -114,6 +138,8 @@ static int job_finish(plot_job *j)
         return mp_die(1, "plot %s: gnuplot script %s not found (set MPBENCH_SCRIPTS to the "
                          "scripts/ folder)", j->kind, script);
     }
+    if (warm_titles)
+        addvar(j, "plottitle=plottitle.\"\\n[warm cache: weights stay cached between calls]\"");
     gp_quote(qd, sizeof qd, j->tdat);
     gp_quote(qp, sizeof qp, j->tpng);
     gp_quote(qs, sizeof qs, j->tsvg);
@@ -173,7 +199,7 @@ static int count_rows(const mp_rep *r, const sel *s)
 {
     int c = 0;
     for (int i = 0; i < r->nrows; i++)
-        c += !strcmp(r->rows[i].cache, "cold") && f_sel(&r->rows[i], s);
+        c += !strcmp(r->rows[i].cache, r->cache) && f_sel(&r->rows[i], s);
     return c;
 }
 
@@ -206,7 +232,7 @@ static int methods_of(const mp_rep *r, const sel *s, char (*out)[32], int max)
     int n = 0;
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, "cold") || !f_sel(x, s))
+        if (strcmp(x->cache, r->cache) || !f_sel(x, s))
             continue;
         int j;
         for (j = 0; j < n && strcmp(out[j], x->method); j++)
@@ -235,7 +261,7 @@ static int best_per_method(const mp_rep *r, const sel *s, const char **vars, int
         const char *method = "";
         for (int i = 0; i < r->nrows; i++) {
             const mp_rep_row *x = &r->rows[i];
-            if (!strcmp(x->variant, vars[v]) && !strcmp(x->cache, "cold") && f_sel(x, s)) {
+            if (!strcmp(x->variant, vars[v]) && !strcmp(x->cache, r->cache) && f_sel(x, s)) {
                 sum += x->gops, cnt++;
                 method = x->method;
             }
@@ -287,7 +313,7 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
                      "variant, shape, N\n", meth[mi]);
         for (int i = 0; i < r->nrows; i++) {
             const mp_rep_row *x = &r->rows[i];
-            if (strcmp(x->cache, "cold") || !f_sel(x, &s) || strcmp(x->method, meth[mi]) ||
+            if (strcmp(x->cache, r->cache) || !f_sel(x, &s) || strcmp(x->method, meth[mi]) ||
                 !x->is_default || x->packed_bytes <= 0 || !(x->gops > 0))
                 continue;
             double ai = 2.0 * x->m * (double)x->k * x->n / (double)x->packed_bytes;
@@ -314,10 +340,16 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
     addvar(&j, "xmax=%.6g", xmax * 4);
     addvar(&j, "ymin=%.6g", ymin / 4);
     addvar(&j, "ymax=%.6g", ymax * 4);
-    snprintf(title, sizeof title, "Roofline, %d thread%s: %s (%s), read_DRAM %.1f GB/s (%d thr), "
-                                  "int8 dot %.1f GOPS x %d",
-             t, t > 1 ? "s" : "", r->mach.cpu_model, r->mach.fingerprint, bw, bwt, dot, t);
-    gp_quote(qt, sizeof qt, title);
+    char roofs[256] = "", dots[128] = "";
+    if (bw > 0)
+        snprintf(roofs, sizeof roofs, "read_DRAM %.1f GB/s (%d thread%s)", bw, bwt,
+                 bwt > 1 ? "s" : "");
+    if (dot > 0)
+        snprintf(dots, sizeof dots, "int8 dot %.1f GOPS per core x %d", dot, t);
+    snprintf(title, sizeof title, "Roofline, %d thread%s: %s (%s)\nroofs from the probe: %s%s%s",
+             t, t > 1 ? "s" : "", r->mach.cpu_model, r->mach.fingerprint, roofs,
+             roofs[0] && dots[0] ? ", " : "", dots);
+    gp_dquote(qt, sizeof qt, title);
     addvar(&j, "plottitle=%s", qt);
     return job_finish(&j);
 }
@@ -366,7 +398,7 @@ static int plot_gbps(mp_rep *r, const plot_opts *o)
     snprintf(title, sizeof title, "GEMV bandwidth (N = %d), %d thread%s%s: %s (%s)%s", n, t,
              t > 1 ? "s" : "", reduced ? ", fastest variant per method" : "", r->mach.cpu_model,
              r->mach.fingerprint, bw > 0 ? ", dashed: read_DRAM probe" : "");
-    gp_quote(qt, sizeof qt, title);
+    gp_dquote(qt, sizeof qt, title);
     addvar(&j, "plottitle=%s", qt);
     return job_finish(&j);
 }
@@ -437,7 +469,7 @@ static int plot_threads(mp_rep *r, const plot_opts *o)
     snprintf(title, sizeof title, "Thread scaling, %dx%d, N = %d%s: %s (%s)", q.m, q.k, n,
              reduced ? ", fastest variant per method" : "", r->mach.cpu_model,
              r->mach.fingerprint);
-    gp_quote(qt, sizeof qt, title);
+    gp_dquote(qt, sizeof qt, title);
     addvar(&j, "plottitle=%s", qt);
     return job_finish(&j);
 }
@@ -491,7 +523,7 @@ static int plot_prompt(mp_rep *r, const plot_opts *o)
                                   "%s (%s)",
              q.m, q.k, btv, btv > 1 ? "s" : "", reduced ? ", fastest variant per method" : "",
              r->mach.cpu_model, r->mach.fingerprint);
-    gp_quote(qt, sizeof qt, title);
+    gp_dquote(qt, sizeof qt, title);
     addvar(&j, "plottitle=%s", qt);
     return job_finish(&j);
 }
@@ -736,7 +768,7 @@ static int plot_tuner(mp_rep *r, const plot_opts *o)
     snprintf(title, sizeof title, "Tuner landscape: %s, %dx%d, N = %d, %d thread%s, %d settings "
                                   "(run %lld); best %s = %.1f us",
              variant, m, k, n, t, t > 1 ? "s" : "", ne, (long long)run, bests, e[best].us);
-    gp_quote(qt, sizeof qt, title);
+    gp_dquote(qt, sizeof qt, title);
     addvar(&j, "plottitle=%s", qt);
     /* the tuner's decision for this point, when stored */
     char sub[512] = "points: the search's own (short) measurements";
@@ -773,7 +805,7 @@ enum { NKINDS = sizeof kinds / sizeof kinds[0] };
 static void plot_usage(FILE *f)
 {
     fputs("usage: mpbench plot KIND [--db PATH] [--outdir DIR] [--threads T] [--n N]\n"
-          "                         [--variant NAME] [--machine FINGERPRINT]\n"
+          "                         [--variant NAME] [--machine FINGERPRINT] [--cache cold|warm]\n"
           "  KIND: roofline, gbps, threads, prompt, tuner or all.  Writes DIR/KIND.png,\n"
           "  DIR/KIND.svg and the data DIR/KIND.dat (default DIR results/plots) with\n"
           "  gnuplot and scripts/KIND.gp.  --threads/--n fix what is otherwise chosen\n"
@@ -788,8 +820,9 @@ int mp_cmd_plot(int argc, char **argv)
         {"db", required_argument, 0, 'd'},      {"outdir", required_argument, 0, 'o'},
         {"threads", required_argument, 0, 't'}, {"n", required_argument, 0, 'n'},
         {"variant", required_argument, 0, 'v'}, {"machine", required_argument, 0, 'm'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
-    const char *db = "results/mpbench.db", *machine = NULL;
+        {"cache", required_argument, 0, 'c'},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *db = "results/mpbench.db", *machine = NULL, *cache = "cold";
     plot_opts o = {"results/plots", NULL, 0, 0};
     mp_err e;
     int c, rc;
@@ -809,6 +842,11 @@ int mp_cmd_plot(int argc, char **argv)
             break;
         case 'v': o.variant = optarg; break;
         case 'm': machine = optarg; break;
+        case 'c':
+            if (strcmp(optarg, "cold") && strcmp(optarg, "warm"))
+                return mp_die(2, "--cache: '%s' is not cold or warm", optarg);
+            cache = optarg;
+            break;
         case 'h': plot_usage(stdout); return 0;
         default:
             plot_usage(stderr);
@@ -834,6 +872,8 @@ int mp_cmd_plot(int argc, char **argv)
     mp_rep r;
     if ((rc = mp_rep_open(db, machine, &r, &e)))
         return mp_die(rc, "%s", e.msg);
+    r.cache = cache;
+    warm_titles = !strcmp(cache, "warm");
     if (o.variant && !mp_registry_find(o.variant)) {
         int known = 0;
         for (int i = 0; i < r.nrows && !known; i++)

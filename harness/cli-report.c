@@ -229,10 +229,15 @@ static void sec_header(FILE *f, mp_rep *r, const char *db)
     }
     int warm = 0;
     for (int i = 0; i < r->nrows; i++)
-        warm += strcmp(r->rows[i].cache, "cold") != 0;
-    if (warm)
+        warm += strcmp(r->rows[i].cache, r->cache) != 0;
+    if (warm && !strcmp(r->cache, "cold"))
         fprintf(f, "- %d warm-cache results (`--warm`) are left out of the tables below: the "
-                   "papers' figures are for weights streamed from memory.\n", warm);
+                   "papers' figures are for weights streamed from memory (`--cache warm` "
+                   "shows them instead).\n", warm);
+    else if (warm)
+        fprintf(f, "- Warm-cache results only (`--cache warm`): weights stay in the caches "
+                   "between calls, unlike the papers' memory-bound figures; %d cold-cache "
+                   "results are left out.\n", warm);
     fputs("- Cells are medians of the repetitions.  † unstable (still noisy after "
           "re-measuring), ‡ measured with non-default parameters, `failed`/`skipped` in place "
           "of a number; all such rows are listed with their reasons in the last section.\n\n",
@@ -658,7 +663,7 @@ static void sec_fig11(FILE *f, mp_rep *r)
     int ng = 0;
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, "cold") || !f_vlut(x, NULL))
+        if (strcmp(x->cache, r->cache) || !f_vlut(x, NULL))
             continue;
         int j;
         for (j = 0; j < ng; j++) {
@@ -689,7 +694,7 @@ static void sec_fig11(FILE *f, mp_rep *r)
         double slow = 0;
         for (int i = 0; i < r->nrows; i++) {
             const mp_rep_row *x = &r->rows[i];
-            if (!strcmp(x->cache, "cold") && !strcmp(x->variant, y->variant) && x->m == y->m &&
+            if (!strcmp(x->cache, r->cache) && !strcmp(x->variant, y->variant) && x->m == y->m &&
                 x->k == y->k && x->n == y->n && x->threads == y->threads &&
                 (!strcmp(x->status, "ok") || !strcmp(x->status, "unstable")) && x->median_us > slow)
                 slow = x->median_us;
@@ -700,7 +705,7 @@ static void sec_fig11(FILE *f, mp_rep *r)
                 y->variant, y->m, y->k, y->n, y->threads, y->threads > 1 ? "s" : "");
         for (int i = 0; i < r->nrows; i++) {
             const mp_rep_row *x = &r->rows[i];
-            if (strcmp(x->cache, "cold") || strcmp(x->variant, y->variant) || x->m != y->m ||
+            if (strcmp(x->cache, r->cache) || strcmp(x->variant, y->variant) || x->m != y->m ||
                 x->k != y->k || x->n != y->n || x->threads != y->threads)
                 continue;
             char us[64], gops[64];
@@ -917,12 +922,13 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
     if (sqlite3_prepare_v2(r->db,
                            "SELECT max(x.run_id) FROM results x JOIN runs u ON x.run_id=u.id "
                            "WHERE u.machine_id=? AND x.method=? AND x.n=? AND ifnull(u.kind,'') != 'tune' "
-                           "AND x.cache_mode='cold' AND x.status IN ('ok','unstable')",
+                           "AND x.cache_mode=? AND x.status IN ('ok','unstable')",
                            -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_int64(st, 1, r->mach.id);
     sqlite3_bind_text(st, 2, base, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 3, n);
+    sqlite3_bind_text(st, 4, r->cache, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW)
         run = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -942,12 +948,13 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
     int nx = 0, cap = 0;
     if (sqlite3_prepare_v2(r->db,
                            "SELECT variant, ifnull(method,''), status, params, m, k, threads, "
-                           "median_us FROM results WHERE run_id=? AND n=? AND cache_mode='cold' "
+                           "median_us FROM results WHERE run_id=? AND n=? AND cache_mode=? "
                            "ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_int64(st, 1, run);
     sqlite3_bind_int(st, 2, n);
+    sqlite3_bind_text(st, 3, r->cache, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (nx == cap) {
             cap = cap ? 2 * cap : 64;
@@ -1164,11 +1171,12 @@ static void sec_bad(FILE *f, mp_rep *r)
 static void report_usage(FILE *f)
 {
     fputs("usage: mpbench report [--db PATH] [--out REPORT.md] [--machine FINGERPRINT]\n"
-          "                      [--plots DIR]\n"
+          "                      [--plots DIR] [--cache cold|warm]\n"
           "  Regenerates the report from the store (default results/mpbench.db) for one\n"
           "  machine (default: the machine of the newest run), each table next to the\n"
           "  papers' own figures.  --plots: where `mpbench plot` wrote its PNGs, for the\n"
-          "  links (default results/plots).\n",
+          "  links (default results/plots).  --cache: which results the tables show\n"
+          "  (default cold: weights streamed from memory, as in the papers).\n",
           f);
 }
 
@@ -1177,9 +1185,10 @@ int mp_cmd_report(int argc, char **argv)
     static const struct option opts[] = {
         {"db", required_argument, 0, 'd'},      {"out", required_argument, 0, 'o'},
         {"machine", required_argument, 0, 'm'}, {"plots", required_argument, 0, 'p'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"cache", required_argument, 0, 'c'},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *db = "results/mpbench.db", *out = "REPORT.md", *machine = NULL,
-               *plots = "results/plots";
+               *plots = "results/plots", *cache = "cold";
     int c;
     optind = 1;
     opterr = 0;
@@ -1189,6 +1198,11 @@ int mp_cmd_report(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'm': machine = optarg; break;
         case 'p': plots = optarg; break;
+        case 'c':
+            if (strcmp(optarg, "cold") && strcmp(optarg, "warm"))
+                return mp_die(2, "--cache: '%s' is not cold or warm", optarg);
+            cache = optarg;
+            break;
         case 'h': report_usage(stdout); return 0;
         default:
             report_usage(stderr);
@@ -1207,6 +1221,7 @@ int mp_cmd_report(int argc, char **argv)
     int rc = mp_rep_open(db, machine, &r, &e);
     if (rc)
         return mp_die(rc, "%s", e.msg);
+    r.cache = cache;
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
     int fd = mkstemp(tmp);

@@ -35,6 +35,7 @@ typedef struct mp_rep {
     mp_store *store;
     void *db; /* sqlite3 * */
     const char *db_path;
+    const char *cache; /* the cache mode the tables and plots show: "cold" (default) or "warm" */
     mp_rep_machine mach;
     mp_rep_row *rows; /* newest row per (variant, params, m, k, n, threads, cache mode) */
     int nrows;
@@ -52,7 +53,7 @@ void mp_rep_close(mp_rep *r);
 /* 1 when the database has a table of that name. */
 int mp_rep_has_table(mp_rep *r, const char *name);
 
-/* Of the cold-cache rows for (variant, m, k, n, threads), the one a table
+/* Of the rows of r->cache mode for (variant, m, k, n, threads), the one a table
  * shows: default parameters first, then ok/unstable over failed/skipped, then the
  * newest.  NULL if none. */
 const mp_rep_row *mp_rep_pick(const mp_rep *r, const char *variant, int m, int k, int n,
@@ -62,16 +63,16 @@ const mp_rep_row *mp_rep_pick(const mp_rep *r, const char *variant, int m, int k
  * variants: 1). */
 int mp_rep_params_default(const char *variant, const char *params);
 
-/* Distinct values, sorted ascending, of an int column over the cold rows that
+/* Distinct values, sorted ascending, of an int column over the r->cache rows that
  * pass the filter (filter may be NULL).  Returns the count (<= max). */
 typedef int (*mp_rep_filter)(const mp_rep_row *x, const void *ctx);
 int mp_rep_distinct_int(const mp_rep *r, int col, mp_rep_filter f, const void *ctx, int *out,
                         int max);
 enum { MP_REP_N, MP_REP_THREADS };
-/* Distinct shapes (m, k) in order of first appearance over the cold rows passing f. */
+/* Distinct shapes (m, k) in order of first appearance over the r->cache rows passing f. */
 int mp_rep_distinct_shapes(const mp_rep *r, mp_rep_filter f, const void *ctx, int (*out)[2],
                            int max);
-/* Distinct variant names, sorted by method then name, over the cold rows passing f. */
+/* Distinct variant names, sorted by method then name, over the r->cache rows passing f. */
 int mp_rep_distinct_variants(const mp_rep *r, mp_rep_filter f, const void *ctx,
                              const char **out, int max);
 

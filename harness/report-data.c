@@ -175,6 +175,7 @@ int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
 {
     memset(r, 0, sizeof *r);
     r->db_path = db_path;
+    r->cache = "cold";
     struct stat sb;
     if (!db_path || !*db_path)
         return mp_fail(e, MP_EUSAGE, "--db: empty path");
@@ -217,7 +218,7 @@ const mp_rep_row *mp_rep_pick(const mp_rep *r, const char *variant, int m, int k
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
         if (x->m != m || x->k != k || x->n != n || x->threads != threads ||
-            strcmp(x->cache, "cold") || strcmp(x->variant, variant))
+            strcmp(x->cache, r->cache) || strcmp(x->variant, variant))
             continue;
         if (!best || x->is_default > best->is_default ||
             (x->is_default == best->is_default &&
@@ -240,7 +241,7 @@ int mp_rep_distinct_int(const mp_rep *r, int col, mp_rep_filter f, const void *c
     int n = 0;
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, "cold") || (f && !f(x, ctx)))
+        if (strcmp(x->cache, r->cache) || (f && !f(x, ctx)))
             continue;
         int v = col == MP_REP_N ? x->n : x->threads, j;
         for (j = 0; j < n && out[j] != v; j++)
@@ -258,7 +259,7 @@ int mp_rep_distinct_shapes(const mp_rep *r, mp_rep_filter f, const void *ctx, in
     int n = 0;
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, "cold") || (f && !f(x, ctx)))
+        if (strcmp(x->cache, r->cache) || (f && !f(x, ctx)))
             continue;
         int j;
         for (j = 0; j < n && (out[j][0] != x->m || out[j][1] != x->k); j++)
@@ -301,7 +302,7 @@ int mp_rep_distinct_variants(const mp_rep *r, mp_rep_filter f, const void *ctx,
     int n = 0;
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, "cold") || (f && !f(x, ctx)))
+        if (strcmp(x->cache, r->cache) || (f && !f(x, ctx)))
             continue;
         int j;
         for (j = 0; j < n && strcmp(out[j], x->variant); j++)

@@ -25,6 +25,6 @@ do for [term=1:2] {
     set grid ytics lc rgb "#dddddd"
     set key outside right top box
     plot for [i=2:ncols] datafile using i:xtic(1) title columnheader(i), \
-         (bw > 0 ? bw : 1/0) with lines dt 2 lw 2 lc rgb "black" title sprintf("read_DRAM %.1f GB/s", bw)
+         (bw > 0 ? bw : 1/0) with lines dt 2 lw 2 lc rgb "black" title (bw > 0 ? sprintf("read_DRAM %.1f GB/s", bw) : "")
     unset output
 }

@@ -23,8 +23,8 @@ do for [term=1:2] {
     set key outside right top box
     set samples 400
     plot roof(x) with lines lw 3 lc rgb "black" title "roof", \
-         (bw > 0 ? bw*x : 1/0) with lines dt 2 lc rgb "gray40" title sprintf("read_DRAM %.1f GB/s x AI", bw), \
-         (peak > 0 ? peak : 1/0) with lines dt 3 lc rgb "gray40" title sprintf("int8 dot %.0f GOPS", peak), \
+         (bw > 0 ? bw*x : 1/0) with lines dt 2 lc rgb "gray40" title (bw > 0 ? sprintf("read_DRAM %.1f GB/s x AI", bw) : ""), \
+         (peak > 0 ? peak : 1/0) with lines dt 3 lc rgb "gray40" title (peak > 0 ? sprintf("int8 dot %.0f GOPS", peak) : ""), \
          for [i=0:nblocks-1] datafile index i using 1:2 with points pt (i%7)+4 ps 1.4 lc (i+1) title word(titles, i+1)
     unset output
 }

@@ -361,6 +361,34 @@ Test(report, many_variants_fastest_per_method)
     free(t);
 }
 
+Test(report, warm_cache_option)
+{
+    char dir[64], db[128], md[128], pd[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/fix.db", dir);
+    snprintf(md, sizeof md, "%s/R.md", dir);
+    snprintf(pd, sizeof pd, "%s/plots", dir);
+    make_fixture(db);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    result(h, 3, "i2_s.avx2", "I2_S", "pf=8192", 2560, 2560, 1, 1, 2.0, 50, 32.77, 262.1, "ok", "");
+    sql(h, "UPDATE results SET cache_mode='warm' WHERE id=(SELECT max(id) FROM results)");
+    sqlite3_close(h);
+    RUN(0, "report --db %s --out %s", db, md);
+    char *t = slurp(md);
+    HAS(t, "1 warm-cache results (`--warm`) are left out");
+    cr_assert(!strstr(t, "32.77"), "a warm row in a cold report:\n%s", t);
+    free(t);
+    RUN(0, "report --cache warm --db %s --out %s", db, md);
+    t = slurp(md);
+    HAS(t, "Warm-cache results only");
+    HAS(t, "| i2_s.avx2 (I2_S) | 2.00 | 2560x2560 | 32.77 |");
+    free(t);
+    RUN(0, "plot gbps --cache warm --db %s --outdir %s", db, pd);
+    RUN(2, "plot gbps --cache hot --db %s --outdir %s", db, pd);
+    cr_assert(strstr(out, "--cache: 'hot'"), "%s", out);
+}
+
 Test(report, bad_input)
 {
     char dir[64], db[128], path[256], od[128];
