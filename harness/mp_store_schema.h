@@ -37,6 +37,15 @@ static const char *const mp_schema_migrations[] = {
     " best_params TEXT, default_params TEXT, chosen_params TEXT, best_us REAL, default_us REAL,"
     " gain_pct REAL, p_value REAL, aba_confirmed INTEGER, decision TEXT, evaluations INTEGER,"
     " seconds REAL, exhaustive_best_us REAL, exhaustive_params TEXT, created TEXT);",
+    /* 3: end-to-end results (harness/e2e.c): one row per (run, variant, test) */
+    "CREATE TABLE e2e(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " model TEXT NOT NULL, variant TEXT NOT NULL, method TEXT, layers INTEGER,"
+    " model_layers INTEGER, test TEXT NOT NULL, n_prompt INTEGER, n_gen INTEGER, batch INTEGER,"
+    " threads INTEGER, reps INTEGER, tps_median REAL, tps_min REAL, tps_max REAL,"
+    " tps_spread REAL, model_bytes INTEGER, ternary_bytes INTEGER, bpw REAL, prompts INTEGER,"
+    " tokens INTEGER, matched INTEGER, match_share REAL, seed INTEGER, status TEXT, reason TEXT,"
+    " times_s TEXT, created TEXT, UNIQUE(run_id, variant, test));"
+    "CREATE INDEX e2e_key ON e2e(model, variant, test, threads);",
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };

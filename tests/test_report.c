@@ -109,7 +109,7 @@ static void make_fixture(const char *path)
             "chosen_params,best_us,default_us,gain_pct,p_value,aba_confirmed,decision,evaluations,"
             "seconds,created) VALUES(3,'i2_s.avx2',2560,2560,8,1,'exhaustive','pf=4096','pf=8192',"
             "'pf=4096',180.5,200,9.7,0.001,1,'winner: 9.7% faster',5,12,'2026-01-03')");
-    /* e2e, as the e2e branch defines the table */
+    /* e2e rows (the table comes from migration 3; created here only for an older schema) */
     sql(db, "CREATE TABLE IF NOT EXISTS e2e(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL "
             "REFERENCES runs(id), model TEXT NOT NULL, variant TEXT NOT NULL, method TEXT, layers "
             "INTEGER, model_layers INTEGER, test TEXT NOT NULL, n_prompt INTEGER, n_gen INTEGER, "

@@ -1,0 +1,1126 @@
+/* e2e.c - the end-to-end runner (DESIGN.md "End-to-end runner"): a BitNet-style
+ * decoder whose ternary linear layers run through registry variants.
+ *
+ * Architecture, exactly as the model file says: token embedding; per layer
+ * RMSNorm -> q,k,v -> RoPE (rotate-half, theta from the file) -> grouped-query
+ * attention over a KV cache -> [attn_sub_norm] -> o -> residual; RMSNorm ->
+ * gate,up -> silu(gate)*up or relu(gate)^2*up (relu2) -> [ffn_sub_norm] -> down
+ * -> residual; final RMSNorm; output head (tied to the embedding when the file
+ * says tied).  No biases (none of the real models has them).
+ *
+ * Weights are synthetic and seeded (as the papers do for speed): every ternary
+ * linear (q,k,v,o,gate,up,down) gets uniform {-1,0,1} int8 weights (±1 for an
+ * int1-domain variant) from mp_gen_weights and one per-tensor scale
+ * 1/sqrt(2K/3), which keeps the output RMS near the input's; it is packed ONCE
+ * with its variant and the int8 copy is dropped.  Embedding and head are
+ * bf16 (16 bits per weight, like the released GGUFs' f16 embedding; bf16
+ * because its conversion is a shift in portable C); norm weights are floats
+ * near 1.  The KV cache is float32.
+ *
+ * What runs in float, and why in portable C here: attention, norms, RoPE, the
+ * activation and the bf16 head GEMV are plain loops, the two hot ones (dot
+ * products, bf16 widening) on GNU C vector types with 8 fixed lanes, so they
+ * vectorize at -O2 without ISA flags (harness files get none), and they are
+ * parallelized over the pool: norms/RoPE over
+ * tokens, attention over (token, head) pairs, the head over vocabulary rows.
+ * The head is not routed through a registry variant because its weights are
+ * not ternary in any of the real models (Falcon3 keeps lm_head bf16, BitNet
+ * 2B-4T ties it to the embedding).
+ *
+ * Numerics.  Each linear layer is one mp_op: the variant's prepare quantizes the
+ * activations (per-token absmax, DESIGN.md "Numerics") and compute produces the
+ * rows.  The reference arithmetic is a pseudo-variant in this file (int8 copy,
+ * mp_quant_row, mp_ref_gemm_q), so the reference decoder is the same code with
+ * other ops: a lossless variant gives bit-identical logits and tokens.  Every
+ * float computation for a token depends only on that token and its cache
+ * (fixed summation orders, the same code for prefill and decode, no dependence
+ * on the thread split), so decoding with the cache gives exactly the logits of
+ * recomputing the whole sequence whenever the linear kernels are per-token
+ * deterministic (the reference and every lossless variant).
+ *
+ * Each op gets its own activation buffer (prepare is never shared between q,k,v
+ * or gate,up, because the contract lets prepare depend on the op).  Forward
+ * calls longer than max_tokens are the caller's to split.  Nothing is allocated
+ * per token: create() allocates everything for max_tokens/max_seqs/max_ctx. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mp_e2e.h"
+#include "../kernels/common/mp_numerics.h"
+#include "../variants/mp_registry.h"
+
+static const char *const lin_name[MP_E2E_NLIN] = {"q", "k", "v", "o", "gate", "up", "down"};
+
+/* ---- the reference arithmetic as a pseudo-variant ------------------------------
+ * packed = the int8 weights; act = {float xs[n] padded to 64 bytes; int8 q[n][k]}. */
+static size_t ref_packed_size(int m, int k, const int *param)
+{
+    (void)param;
+    return (size_t)m * k;
+}
+
+static void ref_pack(const int8_t *w, float w_scale, int m, int k, const int *param, uint8_t *out)
+{
+    (void)w_scale, (void)param;
+    memcpy(out, w, (size_t)m * k);
+}
+
+static size_t ref_xs_bytes(int n)
+{
+    return ((size_t)n * sizeof(float) + 63) & ~(size_t)63;
+}
+
+static size_t ref_act_size(int n, int k, const int *param)
+{
+    (void)param;
+    return ref_xs_bytes(n) + (size_t)n * k;
+}
+
+static void ref_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
+{
+    float *xs = act;
+    int8_t *q = (int8_t *)act + ref_xs_bytes(n);
+    for (int t = t0; t < t1; t++)
+        xs[t] = mp_quant_row(x + (size_t)t * op->k, op->k, q + (size_t)t * op->k);
+}
+
+static void ref_compute(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                        void *scratch)
+{
+    (void)scratch;
+    const float *xs = act;
+    const int8_t *q = (const int8_t *)act + ref_xs_bytes(n);
+    mp_ref_gemm_q((const int8_t *)op->w, op->w_scale, op->m, op->k, q, xs, n, y, NULL, m0, m1);
+}
+
+static const mp_variant ref_variant = {
+    .name = "reference", .method = "REF", .family = MP_FAMILY_BASELINE, .isa = MP_ISA_SCALAR,
+    .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY, .k_multiple = 1, .m_align = 1,
+    .source = "DESIGN.md Numerics", .packed_size = ref_packed_size, .pack = ref_pack,
+    .act_size = ref_act_size, .prepare = ref_prepare, .compute = ref_compute,
+};
+
+static const mp_variant *choice_variant(const mp_e2e_choice *c)
+{
+    return c->v ? c->v : &ref_variant;
+}
+
+/* ---- bf16 and small float helpers (portable, vectorizable) ---------------------- */
+static inline float bf16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline uint16_t f32_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even; inputs are finite */
+    return (uint16_t)(u >> 16);
+}
+
+/* GNU C vector types (no intrinsics, no ISA flags): the compiler lowers them to
+ * whatever SIMD the baseline target has, in a fixed lane order. */
+typedef float mp_v4f __attribute__((vector_size(16)));
+typedef uint16_t mp_v8u16 __attribute__((vector_size(16)));
+typedef uint32_t mp_v8u32 __attribute__((vector_size(32)));
+
+static void bf16_row(const uint16_t *restrict src, float *restrict dst, int n)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        mp_v8u16 h;
+        memcpy(&h, src + i, sizeof h);
+        mp_v8u32 u = __builtin_convertvector(h, mp_v8u32) << 16;
+        memcpy(dst + i, &u, sizeof u);
+    }
+    for (; i < n; i++)
+        dst[i] = bf16_to_f32(src[i]);
+}
+
+/* Dot product with 8 independent partial sums (two 4-lane vectors) and a
+ * scalar tail: a fixed order, so the result does not depend on the caller or
+ * the thread split. */
+static float dot8(const float *restrict a, const float *restrict b, int n)
+{
+    mp_v4f acc0 = {0, 0, 0, 0}, acc1 = {0, 0, 0, 0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        mp_v4f x0, y0, x1, y1;
+        memcpy(&x0, a + i, sizeof x0);
+        memcpy(&y0, b + i, sizeof y0);
+        memcpy(&x1, a + i + 4, sizeof x1);
+        memcpy(&y1, b + i + 4, sizeof y1);
+        acc0 += x0 * y0;
+        acc1 += x1 * y1;
+    }
+    float tail = 0.0f;
+    for (; i < n; i++)
+        tail += a[i] * b[i];
+    mp_v4f s = acc0 + acc1;
+    return ((s[0] + s[2]) + (s[1] + s[3])) + tail;
+}
+
+/* out = x / rms(x) * w; out may alias x. */
+static void rmsnorm(const float *x, const float *w, int n, float eps, float *out)
+{
+    float ss = dot8(x, x, n);
+    float r = 1.0f / sqrtf(ss / (float)n + eps);
+    for (int i = 0; i < n; i++)
+        out[i] = x[i] * r * w[i];
+}
+
+/* ---- the instance ---------------------------------------------------------------- */
+typedef struct layer_w {
+    float *attn_norm, *ffn_norm, *attn_sub, *ffn_sub;
+    mp_op op[MP_E2E_NLIN];
+} layer_w;
+
+enum tok_stage { ST_ATTN_NORM, ST_ROPE_STORE, ST_ATTN_SUB, ST_FFN_NORM, ST_FFN_ACT, ST_FINAL };
+
+struct mp_e2e {
+    mp_e2e_spec s;
+    mp_pool *pool;
+    int nt;
+    int hidden, qd, kvd, inter, hd, nh, nkv, vocab, nl, relu2, sub_norm;
+    float eps;
+    uint16_t *emb, *head; /* head == emb when tied */
+    float *final_norm;
+    layer_w *lw;
+    float *kv;            /* [layer][seq][k|v][kv_head][ctx][hd] */
+    int *seq_len;
+    float *rope_cos, *rope_sin; /* [ctx][hd/2] */
+    float *x, *xn, *q, *k, *v, *att, *tmp, *g, *u, *hn;
+    void *act[MP_E2E_NLIN];
+    void **scratch;       /* per thread, for the variants */
+    float *att_scr;       /* per thread: max_ctx scores */
+    float *row_scr;       /* per thread: one head row in float */
+    int *pos, *wanted;    /* per token of the current call */
+    mp_e2e_mem mem;
+    /* the current call */
+    const int *tok, *seq;
+    int n, nwant, layer, stage, resid;
+    float *logits;
+};
+
+size_t mp_e2e_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    size_t kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb * 1024;
+}
+
+static void lin_shape(const mp_e2e_spec *s, int l, int *m, int *k)
+{
+    mp_linear ls[8];
+    mp_model_linears(&s->model, ls);
+    *m = ls[l].m;
+    *k = ls[l].k;
+}
+
+void mp_e2e_estimate(const mp_e2e_spec *s, mp_e2e_mem *mem)
+{
+    const mp_model *md = &s->model;
+    memset(mem, 0, sizeof *mem);
+    size_t max_scr = 0, staging = 0, acts = 0;
+    for (int l = 0; l < MP_E2E_NLIN; l++) {
+        const mp_variant *v = choice_variant(&s->lin[l]);
+        const int *p = s->lin[l].param;
+        int m, k;
+        lin_shape(s, l, &m, &k);
+        mem->ternary += v->packed_size(m, k, p) * (size_t)s->layers;
+        mem->ternary_weights += (double)m * k * s->layers;
+        acts += v->act_size(s->max_tokens, k, p);
+        size_t sc = v->scratch_size ? v->scratch_size(s->max_tokens, k, p) : 0;
+        if (sc > max_scr)
+            max_scr = sc;
+        if ((size_t)m * k > staging)
+            staging = (size_t)m * k;
+    }
+    size_t H = (size_t)md->hidden, qd = (size_t)md->heads * md->head_dim;
+    size_t kvd = (size_t)md->kv_heads * md->head_dim, I = (size_t)md->intermediate;
+    size_t V = (size_t)md->vocab, T = (size_t)s->max_tokens, nt = (size_t)s->threads;
+    mem->floats = V * H * 2 * (md->tied ? 1 : 2) +
+                  sizeof(float) * (H + (size_t)s->layers * (2 * H + qd + I));
+    mem->kv = sizeof(float) * 2 * (size_t)s->layers * (size_t)s->max_seqs * (size_t)s->max_ctx * kvd;
+    size_t bigd = H > qd ? H : qd;
+    mem->scratch = sizeof(float) * T * (2 * H + bigd + qd + 2 * kvd + qd + H + 2 * I) + acts +
+                   nt * max_scr + sizeof(float) * nt * ((size_t)s->max_ctx + H) +
+                   sizeof(float) * (size_t)s->max_ctx * (size_t)md->head_dim +
+                   sizeof(float) * T * H /* hn */ +
+                   sizeof(float) * V * (size_t)s->max_seqs /* the caller's logits rows */;
+    mem->staging = staging;
+    mem->total = mem->ternary + mem->floats + mem->kv + mem->scratch + mem->staging;
+}
+
+static double gib(size_t b)
+{
+    return (double)b / (1024.0 * 1024.0 * 1024.0);
+}
+
+int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e)
+{
+    mp_e2e_mem m;
+    mp_e2e_estimate(s, &m);
+    size_t avail = mp_e2e_mem_available();
+    const char *cap = getenv("MPBENCH_E2E_MEM_LIMIT"); /* tests and shared machines */
+    if (cap && *cap) {
+        char *end;
+        unsigned long long c = strtoull(cap, &end, 10);
+        if (!*end && (avail == 0 || c < avail))
+            avail = (size_t)c;
+    }
+    if (avail == 0)
+        return MP_OK; /* unknown: do not guess */
+    /* margin: a tenth of what is available, at least 128 MiB (half on tiny limits) */
+    size_t floor_ = avail / 2 < (128u << 20) ? avail / 2 : (128u << 20);
+    size_t margin = avail / 10 > floor_ ? avail / 10 : floor_;
+    size_t usable = avail > margin ? avail - margin : 0;
+    if (m.total > usable)
+        return mp_fail(e, MP_EUSAGE,
+                       "model %s (%d of %d layers) needs %.2f GiB (ternary %.2f, float parts "
+                       "%.2f, KV cache %.2f, scratch %.2f, packing %.2f) but only %.2f GiB is "
+                       "usable (MemAvailable %.2f GiB minus margin); refusing instead of "
+                       "swapping: try fewer --layers, a smaller --batch or shorter --pp/--tg",
+                       s->model.name, s->layers, s->model.layers, gib(m.total), gib(m.ternary),
+                       gib(m.floats), gib(m.kv), gib(m.scratch), gib(m.staging), gib(usable),
+                       gib(avail));
+    return MP_OK;
+}
+
+int mp_e2e_parse_variant_for(const char *s, mp_e2e_choice *lin, int *set, mp_err *e)
+{
+    char buf[1024];
+    if (!s || !*s || strlen(s) >= sizeof buf)
+        return mp_fail(e, MP_EUSAGE, "--variant-for: missing or too long");
+    strcpy(buf, s);
+    char *save = NULL;
+    for (char *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(it, '=');
+        if (!eq || eq == it || !eq[1])
+            return mp_fail(e, MP_EUSAGE,
+                           "--variant-for: '%s' is not GROUP=VARIANT (groups: qkv, o, ffn_up, "
+                           "ffn_down)", it);
+        *eq = 0;
+        const char *grp = it, *name = eq + 1;
+        int lo, hi;
+        if (!strcmp(grp, "qkv"))
+            lo = MP_E2E_Q, hi = MP_E2E_V;
+        else if (!strcmp(grp, "o"))
+            lo = hi = MP_E2E_O;
+        else if (!strcmp(grp, "ffn_up"))
+            lo = MP_E2E_GATE, hi = MP_E2E_UP;
+        else if (!strcmp(grp, "ffn_down"))
+            lo = hi = MP_E2E_DOWN;
+        else
+            return mp_fail(e, MP_EUSAGE,
+                           "--variant-for: unknown group '%s' (groups: qkv, o, ffn_up, ffn_down)",
+                           grp);
+        const mp_variant *sel[4];
+        int n;
+        mp_err e2;
+        if (mp_select_variants(name, sel, 4, &n, &e2))
+            return mp_fail(e, MP_EUSAGE, "--variant-for %s=%s: %s", grp, name, e2.msg);
+        if (n != 1)
+            return mp_fail(e, MP_EUSAGE,
+                           "--variant-for %s=%s: matches %d variants; name exactly one", grp,
+                           name, n);
+        for (int l = lo; l <= hi; l++) {
+            lin[l].v = sel[0];
+            mp_variant_defaults(sel[0], lin[l].param);
+            lin[l].binary = 0;
+            set[l] = 1;
+        }
+    }
+    return MP_OK;
+}
+
+int mp_e2e_check(const mp_e2e_spec *s, mp_err *e)
+{
+    const mp_model *md = &s->model;
+    if (s->layers < 1 || s->layers > md->layers)
+        return mp_fail(e, MP_EUSAGE, "--layers %d: model %s has %d layers", s->layers, md->name,
+                       md->layers);
+    if (s->max_seqs < 1 || s->max_ctx < 1 || s->max_tokens < 1 || s->threads < 1)
+        return mp_fail(e, MP_EUSAGE, "e2e: sequences, context, tokens and threads must be >= 1");
+    if (s->max_ctx > md->max_pos)
+        return mp_fail(e, MP_EUSAGE,
+                       "e2e: %d positions per sequence exceed model %s's max_pos %d",
+                       s->max_ctx, md->name, md->max_pos);
+    for (int l = 0; l < MP_E2E_NLIN; l++) {
+        const mp_variant *v = s->lin[l].v;
+        int m, k;
+        lin_shape(s, l, &m, &k);
+        if (!v)
+            continue;
+        char why[256], isa[32];
+        if (!mp_variant_available(v))
+            return mp_fail(e, MP_EUSAGE,
+                           "layer %s (%dx%d) of %s: variant %s needs ISA %s, which this CPU "
+                           "lacks", lin_name[l], m, k, md->name, v->name,
+                           mp_variant_isa_token(v, isa, sizeof isa));
+        if (mp_variant_check(v, m, k, s->lin[l].param, why, sizeof why))
+            return mp_fail(e, MP_EUSAGE, "layer %s (%dx%d) of %s: variant %s cannot take it: %s",
+                           lin_name[l], m, k, md->name, v->name, why);
+    }
+    return MP_OK;
+}
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    mp_rng r = {a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull)};
+    return mp_rng_next(&r);
+}
+
+static float *gen_norm(uint64_t seed, int n)
+{
+    float *w = mp_alloc(sizeof(float) * (size_t)n);
+    mp_gen_acts(seed, w, (size_t)n);
+    for (int i = 0; i < n; i++)
+        w[i] = 1.0f + 0.05f * w[i];
+    return w;
+}
+
+static uint16_t *gen_bf16_matrix(uint64_t seed, int rows, int cols, float *rowbuf)
+{
+    uint16_t *m = mp_alloc(sizeof(uint16_t) * (size_t)rows * cols);
+    for (int r = 0; r < rows; r++) {
+        mp_gen_acts(mix(seed, (uint64_t)r), rowbuf, (size_t)cols);
+        for (int c = 0; c < cols; c++)
+            m[(size_t)r * cols + c] = f32_to_bf16(rowbuf[c]);
+    }
+    return m;
+}
+
+int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
+{
+    *out = NULL;
+    int rc = mp_e2e_check(s, e);
+    if (rc)
+        return rc;
+    if (mp_pool_size(pool) > s->threads)
+        return mp_fail(e, MP_EUSAGE, "e2e: pool has %d threads, spec says %d",
+                       mp_pool_size(pool), s->threads);
+    mp_e2e *m = calloc(1, sizeof *m);
+    if (!m)
+        return mp_fail(e, MP_ERUN, "e2e: out of memory");
+    m->s = *s;
+    m->pool = pool;
+    m->nt = mp_pool_size(pool);
+    const mp_model *md = &s->model;
+    m->hidden = md->hidden, m->hd = md->head_dim, m->nh = md->heads, m->nkv = md->kv_heads;
+    m->qd = m->nh * m->hd, m->kvd = m->nkv * m->hd, m->inter = md->intermediate;
+    m->vocab = md->vocab, m->nl = s->layers, m->eps = (float)md->norm_eps;
+    m->relu2 = !strcmp(md->ffn_act, "relu2");
+    m->sub_norm = md->sub_norm;
+    mp_e2e_estimate(s, &m->mem);
+
+    size_t T = (size_t)s->max_tokens;
+    float *rowbuf = mp_alloc(sizeof(float) * (size_t)m->hidden);
+    m->emb = gen_bf16_matrix(mix(s->seed, 1001), m->vocab, m->hidden, rowbuf);
+    m->head = md->tied ? m->emb : gen_bf16_matrix(mix(s->seed, 1002), m->vocab, m->hidden, rowbuf);
+    mp_free(rowbuf);
+    m->final_norm = gen_norm(mix(s->seed, 1003), m->hidden);
+
+    int8_t *staging = mp_alloc(m->mem.staging);
+    m->lw = calloc((size_t)m->nl, sizeof *m->lw);
+    for (int l = 0; l < m->nl; l++) {
+        layer_w *w = &m->lw[l];
+        uint64_t ls = mix(s->seed, 2000 + (uint64_t)l);
+        w->attn_norm = gen_norm(mix(ls, 1), m->hidden);
+        w->ffn_norm = gen_norm(mix(ls, 2), m->hidden);
+        w->attn_sub = gen_norm(mix(ls, 3), m->qd);
+        w->ffn_sub = gen_norm(mix(ls, 4), m->inter);
+        for (int i = 0; i < MP_E2E_NLIN; i++) {
+            const mp_e2e_choice *c = &s->lin[i];
+            const mp_variant *v = choice_variant(c);
+            int binary = c->v ? c->v->domain == MP_DOMAIN_BINARY : c->binary;
+            mp_op *op = &w->op[i];
+            op->v = v;
+            lin_shape(s, i, &op->m, &op->k);
+            memcpy(op->param, c->param, sizeof op->param);
+            op->w_scale = 1.0f / sqrtf((binary ? 1.0f : 2.0f / 3.0f) * (float)op->k);
+            mp_gen_weights(mix(ls, 10 + (uint64_t)i), staging, (size_t)op->m * op->k, binary);
+            uint8_t *p = mp_alloc(v->packed_size(op->m, op->k, op->param));
+            v->pack(staging, op->w_scale, op->m, op->k, op->param, p);
+            op->w = p;
+        }
+    }
+    mp_free(staging);
+
+    m->kv = mp_alloc(m->mem.kv);
+    m->seq_len = calloc((size_t)s->max_seqs, sizeof *m->seq_len);
+    int half = m->hd / 2;
+    m->rope_cos = mp_alloc(sizeof(float) * (size_t)s->max_ctx * (half ? half : 1));
+    m->rope_sin = mp_alloc(sizeof(float) * (size_t)s->max_ctx * (half ? half : 1));
+    for (int p = 0; p < s->max_ctx; p++)
+        for (int i = 0; i < half; i++) {
+            double f = pow(md->rope_theta, -2.0 * i / m->hd), a = p * f;
+            m->rope_cos[(size_t)p * half + i] = (float)cos(a);
+            m->rope_sin[(size_t)p * half + i] = (float)sin(a);
+        }
+    int bigd = m->hidden > m->qd ? m->hidden : m->qd;
+    m->x = mp_alloc(sizeof(float) * T * m->hidden);
+    m->xn = mp_alloc(sizeof(float) * T * bigd);
+    m->q = mp_alloc(sizeof(float) * T * m->qd);
+    m->k = mp_alloc(sizeof(float) * T * m->kvd);
+    m->v = mp_alloc(sizeof(float) * T * m->kvd);
+    m->att = mp_alloc(sizeof(float) * T * m->qd);
+    m->tmp = mp_alloc(sizeof(float) * T * m->hidden);
+    m->g = mp_alloc(sizeof(float) * T * m->inter);
+    m->u = mp_alloc(sizeof(float) * T * m->inter);
+    m->hn = mp_alloc(sizeof(float) * T * m->hidden);
+    size_t max_scr = 0;
+    for (int i = 0; i < MP_E2E_NLIN; i++) {
+        const mp_op *op = &m->lw[0].op[i];
+        m->act[i] = mp_alloc(op->v->act_size(s->max_tokens, op->k, op->param));
+        size_t sc = op->v->scratch_size ? op->v->scratch_size(s->max_tokens, op->k, op->param) : 0;
+        if (sc > max_scr)
+            max_scr = sc;
+    }
+    m->scratch = calloc((size_t)m->nt, sizeof *m->scratch);
+    for (int t = 0; t < m->nt; t++)
+        m->scratch[t] = max_scr ? mp_alloc(max_scr) : NULL;
+    m->att_scr = mp_alloc(sizeof(float) * (size_t)m->nt * s->max_ctx);
+    m->row_scr = mp_alloc(sizeof(float) * (size_t)m->nt * m->hidden);
+    m->pos = calloc(T, sizeof *m->pos);
+    m->wanted = calloc(T, sizeof *m->wanted);
+    *out = m;
+    return MP_OK;
+}
+
+void mp_e2e_free(mp_e2e *m)
+{
+    if (!m)
+        return;
+    if (m->head != m->emb)
+        mp_free(m->head);
+    mp_free(m->emb);
+    mp_free(m->final_norm);
+    for (int l = 0; l < m->nl && m->lw; l++) {
+        layer_w *w = &m->lw[l];
+        mp_free(w->attn_norm);
+        mp_free(w->ffn_norm);
+        mp_free(w->attn_sub);
+        mp_free(w->ffn_sub);
+        for (int i = 0; i < MP_E2E_NLIN; i++)
+            mp_free((void *)w->op[i].w);
+    }
+    free(m->lw);
+    mp_free(m->kv);
+    free(m->seq_len);
+    mp_free(m->rope_cos);
+    mp_free(m->rope_sin);
+    float *bufs[] = {m->x, m->xn, m->q, m->k, m->v, m->att, m->tmp, m->g, m->u, m->hn};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        mp_free(bufs[i]);
+    for (int i = 0; i < MP_E2E_NLIN; i++)
+        mp_free(m->act[i]);
+    for (int t = 0; t < m->nt && m->scratch; t++)
+        mp_free(m->scratch[t]);
+    free(m->scratch);
+    mp_free(m->att_scr);
+    mp_free(m->row_scr);
+    free(m->pos);
+    free(m->wanted);
+    free(m);
+}
+
+void mp_e2e_reset(mp_e2e *m)
+{
+    memset(m->seq_len, 0, sizeof *m->seq_len * (size_t)m->s.max_seqs);
+}
+
+int mp_e2e_vocab(const mp_e2e *m)
+{
+    return m->vocab;
+}
+
+const mp_e2e_mem *mp_e2e_memory(const mp_e2e *m)
+{
+    return &m->mem;
+}
+
+/* ---- the forward pass ------------------------------------------------------------ */
+static float *kv_at(mp_e2e *m, int layer, int seq, int which, int kvh, int pos)
+{
+    size_t C = (size_t)m->s.max_ctx;
+    size_t base = (((size_t)layer * m->s.max_seqs + seq) * 2 + which) * m->nkv + kvh;
+    return m->kv + (base * C + pos) * m->hd;
+}
+
+static void rope(float *x, const float *c, const float *s, int hd)
+{
+    int half = hd / 2;
+    for (int i = 0; i < half; i++) {
+        float a = x[i], b = x[i + half];
+        x[i] = a * c[i] - b * s[i];
+        x[i + half] = b * c[i] + a * s[i];
+    }
+}
+
+static void tok_range(int n, int tid, int nt, int *t0, int *t1)
+{
+    int per = (n + nt - 1) / nt;
+    *t0 = tid * per;
+    *t1 = *t0 + per < n ? *t0 + per : n;
+}
+
+/* The per-token float stages (norms, RoPE + cache store, activation). */
+static void tok_task(void *arg, int tid, int nt)
+{
+    mp_e2e *m = arg;
+    const layer_w *w = m->stage == ST_FINAL ? NULL : &m->lw[m->layer];
+    int t0, t1, H = m->hidden;
+    tok_range(m->n, tid, nt, &t0, &t1);
+    for (int t = t0; t < t1; t++) {
+        float *x = m->x + (size_t)t * H;
+        switch (m->stage) {
+        case ST_ATTN_NORM:
+        case ST_FFN_NORM:
+            if (m->resid)
+                for (int i = 0; i < H; i++)
+                    x[i] += m->tmp[(size_t)t * H + i];
+            rmsnorm(x, m->stage == ST_ATTN_NORM ? w->attn_norm : w->ffn_norm, H, m->eps,
+                    m->xn + (size_t)t * H);
+            break;
+        case ST_ROPE_STORE: {
+            int p = m->pos[t], half = m->hd / 2;
+            const float *c = m->rope_cos + (size_t)p * half, *s = m->rope_sin + (size_t)p * half;
+            for (int h = 0; h < m->nh; h++)
+                rope(m->q + (size_t)t * m->qd + (size_t)h * m->hd, c, s, m->hd);
+            for (int h = 0; h < m->nkv; h++) {
+                float *kk = m->k + (size_t)t * m->kvd + (size_t)h * m->hd;
+                rope(kk, c, s, m->hd);
+                memcpy(kv_at(m, m->layer, m->seq[t], 0, h, p), kk, sizeof(float) * m->hd);
+                memcpy(kv_at(m, m->layer, m->seq[t], 1, h, p),
+                       m->v + (size_t)t * m->kvd + (size_t)h * m->hd, sizeof(float) * m->hd);
+            }
+            break;
+        }
+        case ST_ATTN_SUB: {
+            float *a = m->att + (size_t)t * m->qd;
+            rmsnorm(a, w->attn_sub, m->qd, m->eps, a);
+            break;
+        }
+        case ST_FFN_ACT: {
+            float *g = m->g + (size_t)t * m->inter, *u = m->u + (size_t)t * m->inter;
+            if (m->relu2)
+                for (int i = 0; i < m->inter; i++) {
+                    float r = g[i] > 0.0f ? g[i] : 0.0f;
+                    g[i] = r * r * u[i];
+                }
+            else
+                for (int i = 0; i < m->inter; i++)
+                    g[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+            if (m->sub_norm)
+                rmsnorm(g, w->ffn_sub, m->inter, m->eps, g);
+            break;
+        }
+        case ST_FINAL:
+            if (m->resid)
+                for (int i = 0; i < H; i++)
+                    x[i] += m->tmp[(size_t)t * H + i];
+            if (m->wanted[t] >= 0)
+                rmsnorm(x, m->final_norm, H, m->eps, m->hn + (size_t)m->wanted[t] * H);
+            break;
+        }
+    }
+}
+
+static void run(mp_e2e *m, mp_task_fn fn, void *arg, int items)
+{
+    if (items < 2 || m->nt == 1)
+        fn(arg, 0, 1);
+    else
+        mp_pool_run(m->pool, fn, arg);
+}
+
+static void run_tok(mp_e2e *m, int stage, int resid)
+{
+    m->stage = stage;
+    m->resid = resid;
+    run(m, tok_task, m, m->n);
+}
+
+/* Attention for (token, head) pairs, round robin over threads: scores over the
+ * token's positions 0..pos in its own sequence, softmax, weighted sum of V. */
+static void attn_task(void *arg, int tid, int nt)
+{
+    mp_e2e *m = arg;
+    int items = m->n * m->nh, grp = m->nh / m->nkv, hd = m->hd;
+    float *sc = m->att_scr + (size_t)tid * m->s.max_ctx;
+    float scale = 1.0f / sqrtf((float)hd);
+    for (int it = tid; it < items; it += nt) {
+        int t = it / m->nh, h = it % m->nh, p = m->pos[t], kvh = h / grp;
+        const float *q = m->q + (size_t)t * m->qd + (size_t)h * hd;
+        const float *kc = kv_at(m, m->layer, m->seq[t], 0, kvh, 0);
+        const float *vc = kv_at(m, m->layer, m->seq[t], 1, kvh, 0);
+        float mx = -INFINITY;
+        for (int j = 0; j <= p; j++) {
+            sc[j] = dot8(q, kc + (size_t)j * hd, hd) * scale;
+            if (sc[j] > mx)
+                mx = sc[j];
+        }
+        float sum = 0.0f;
+        for (int j = 0; j <= p; j++) {
+            sc[j] = expf(sc[j] - mx);
+            sum += sc[j];
+        }
+        float *o = m->att + (size_t)t * m->qd + (size_t)h * hd;
+        for (int d = 0; d < hd; d++)
+            o[d] = 0.0f;
+        for (int j = 0; j <= p; j++) {
+            const float *vj = vc + (size_t)j * hd;
+            float pj = sc[j];
+            for (int d = 0; d < hd; d++)
+                o[d] += pj * vj[d];
+        }
+        float inv = 1.0f / sum;
+        for (int d = 0; d < hd; d++)
+            o[d] *= inv;
+    }
+}
+
+/* A group of linear ops sharing one input x (q,k,v or gate,up): prepare over
+ * (op, token chunk) items, then compute over row ranges aligned to m_align. */
+typedef struct lin_job {
+    mp_e2e *m;
+    int nops;
+    const mp_op *op[3];
+    void *act[3];
+    float *y[3];
+    const float *x;
+} lin_job;
+
+static void lin_prep_task(void *arg, int tid, int nt)
+{
+    lin_job *j = arg;
+    int n = j->m->n, chunks = n < nt ? n : nt, per = (n + chunks - 1) / chunks;
+    for (int it = tid; it < j->nops * chunks; it += nt) {
+        int o = it / chunks, c = it % chunks, t0 = c * per, t1 = t0 + per < n ? t0 + per : n;
+        if (t0 < t1)
+            j->op[o]->v->prepare(j->op[o], j->x, n, j->act[o], t0, t1);
+    }
+}
+
+static void lin_comp_task(void *arg, int tid, int nt)
+{
+    lin_job *j = arg;
+    for (int o = 0; o < j->nops; o++) {
+        const mp_op *op = j->op[o];
+        int align = op->v->m_align > 0 ? op->v->m_align : 1;
+        int units = (op->m + align - 1) / align, per = (units + nt - 1) / nt;
+        int m0 = tid * per * align, m1 = (tid + 1) * per * align;
+        if (m1 > op->m)
+            m1 = op->m;
+        if (m0 < m1)
+            op->v->compute(op, j->act[o], j->m->n, j->y[o], m0, m1, j->m->scratch[tid]);
+    }
+}
+
+static void linear(mp_e2e *m, const float *x, int nops, const int *which, float *const *y)
+{
+    lin_job j = {.m = m, .nops = nops, .x = x};
+    for (int o = 0; o < nops; o++) {
+        j.op[o] = &m->lw[m->layer].op[which[o]];
+        j.act[o] = m->act[which[o]];
+        j.y[o] = y[o];
+    }
+    run(m, lin_prep_task, &j, m->n * nops);
+    run(m, lin_comp_task, &j, 2);
+}
+
+/* The head: vocabulary rows split over threads; each bf16 row is widened once
+ * and dotted with every wanted token's final hidden state. */
+static void head_task(void *arg, int tid, int nt)
+{
+    mp_e2e *m = arg;
+    int r0, r1, H = m->hidden;
+    tok_range(m->vocab, tid, nt, &r0, &r1);
+    float *row = m->row_scr + (size_t)tid * H;
+    for (int r = r0; r < r1; r++) {
+        bf16_row(m->head + (size_t)r * H, row, H);
+        for (int j = 0; j < m->nwant; j++)
+            m->logits[(size_t)j * m->vocab + r] = dot8(m->hn + (size_t)j * H, row, H);
+    }
+}
+
+int mp_e2e_forward(mp_e2e *m, const int *tok, const int *seq, int n, const unsigned char *want,
+                   float *logits)
+{
+    if (n < 1 || n > m->s.max_tokens)
+        return MP_EUSAGE;
+    /* positions: each sequence continues where it stopped, in call order */
+    for (int t = 0; t < n; t++)
+        if (tok[t] < 0 || tok[t] >= m->vocab || seq[t] < 0 || seq[t] >= m->s.max_seqs)
+            return MP_EUSAGE;
+    for (int t = 0; t < n; t++)
+        m->pos[t] = m->seq_len[seq[t]]++;
+    for (int t = 0; t < n; t++)
+        if (m->pos[t] >= m->s.max_ctx) {
+            for (int u = 0; u < n; u++)
+                m->seq_len[seq[u]]--;
+            return MP_EUSAGE;
+        }
+    m->tok = tok, m->seq = seq, m->n = n, m->logits = logits;
+    m->nwant = 0;
+    for (int t = 0; t < n; t++)
+        m->wanted[t] = (!want || want[t]) ? m->nwant++ : -1;
+    int H = m->hidden;
+    for (int t = 0; t < n; t++)
+        bf16_row(m->emb + (size_t)tok[t] * H, m->x + (size_t)t * H, H);
+
+    static const int qkv[3] = {MP_E2E_Q, MP_E2E_K, MP_E2E_V}, o[1] = {MP_E2E_O};
+    static const int gu[2] = {MP_E2E_GATE, MP_E2E_UP}, dn[1] = {MP_E2E_DOWN};
+    for (int l = 0; l < m->nl; l++) {
+        m->layer = l;
+        run_tok(m, ST_ATTN_NORM, l > 0);
+        float *yqkv[3] = {m->q, m->k, m->v};
+        linear(m, m->xn, 3, qkv, yqkv);
+        run_tok(m, ST_ROPE_STORE, 0);
+        run(m, attn_task, m, n * m->nh);
+        if (m->sub_norm)
+            run_tok(m, ST_ATTN_SUB, 0);
+        linear(m, m->att, 1, o, &m->tmp);
+        run_tok(m, ST_FFN_NORM, 1);
+        float *ygu[2] = {m->g, m->u};
+        linear(m, m->xn, 2, gu, ygu);
+        run_tok(m, ST_FFN_ACT, 0);
+        linear(m, m->g, 1, dn, &m->tmp);
+    }
+    run_tok(m, ST_FINAL, 1);
+    if (m->nwant && logits)
+        run(m, head_task, m, 2);
+    return MP_OK;
+}
+
+int mp_e2e_argmax(const float *logits, int vocab)
+{
+    int best = 0;
+    for (int i = 1; i < vocab; i++)
+        if (logits[i] > logits[best])
+            best = i;
+    return best;
+}
+
+int mp_e2e_greedy(mp_e2e *m, const int *prompt, int plen, int gen, int *out, float *logits_buf)
+{
+    int zeros[MP_E2E_PROMPT_MAX * 4] = {0};
+    unsigned char want[MP_E2E_PROMPT_MAX * 4] = {0};
+    if (plen < 1 || plen > (int)(sizeof zeros / sizeof zeros[0]) || gen < 1)
+        return MP_EUSAGE;
+    mp_e2e_reset(m);
+    want[plen - 1] = 1;
+    int rc = mp_e2e_forward(m, prompt, zeros, plen, want, logits_buf);
+    for (int i = 0; !rc && i < gen; i++) {
+        out[i] = mp_e2e_argmax(logits_buf, m->vocab);
+        if (i + 1 < gen)
+            rc = mp_e2e_forward(m, &out[i], zeros, 1, NULL, logits_buf);
+    }
+    return rc;
+}
+
+int mp_e2e_prompt(uint64_t seed, int p, int vocab, int *tok)
+{
+    mp_rng r = {mix(seed, 5000 + (uint64_t)p)};
+    int len = MP_E2E_PROMPT_MIN +
+              (int)(mp_rng_next(&r) % (uint64_t)(MP_E2E_PROMPT_MAX - MP_E2E_PROMPT_MIN + 1));
+    for (int i = 0; i < len; i++)
+        tok[i] = (int)(mp_rng_next(&r) % (uint64_t)vocab);
+    return len;
+}
+
+/* ---- store and output ------------------------------------------------------------ */
+static int db_fail(sqlite3 *db, mp_err *e)
+{
+    int rc = mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(db));
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+int mp_e2e_store(mp_store *s, int64_t machine_id, const mp_machine *mach, const char *cmdline,
+                 const char *binding, const mp_e2e_row *rows, int n, const char *status,
+                 mp_err *e)
+{
+    sqlite3 *db = mp_store_db(s);
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(db));
+    int64_t run_id;
+    int rc = mp_store_run_begin(s, machine_id, "e2e", mach, cmdline, binding, &run_id, e);
+    if (rc) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    const char *sql =
+        "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
+        "batch,threads,reps,tps_median,tps_min,tps_max,tps_spread,model_bytes,ternary_bytes,bpw,"
+        "prompts,tokens,matched,match_share,seed,status,reason,times_s,created) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(db, e);
+    char now[32];
+    time_t tt = time(NULL);
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (int i = 0; i < n; i++) {
+        const mp_e2e_row *r = &rows[i];
+        int c = 1, lossless = !strcmp(r->test, "lossless");
+        sqlite3_bind_int64(st, c++, run_id);
+        sqlite3_bind_text(st, c++, r->model, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, r->variant, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, r->method, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(st, c++, r->layers);
+        sqlite3_bind_int(st, c++, r->model_layers);
+        sqlite3_bind_text(st, c++, r->test, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(st, c++, r->n_prompt);
+        sqlite3_bind_int(st, c++, r->n_gen);
+        sqlite3_bind_int(st, c++, r->batch);
+        sqlite3_bind_int(st, c++, r->threads);
+        sqlite3_bind_int(st, c++, r->reps);
+        double tps[4] = {r->tps_median, r->tps_min, r->tps_max, r->tps_spread};
+        for (int k = 0; k < 4; k++) {
+            if (lossless || strcmp(r->status, "ok"))
+                sqlite3_bind_null(st, c++);
+            else
+                sqlite3_bind_double(st, c++, tps[k]);
+        }
+        sqlite3_bind_int64(st, c++, (sqlite3_int64)r->model_bytes);
+        sqlite3_bind_int64(st, c++, (sqlite3_int64)r->ternary_bytes);
+        sqlite3_bind_double(st, c++, r->bpw);
+        if (lossless) {
+            sqlite3_bind_int(st, c++, r->prompts);
+            sqlite3_bind_int(st, c++, r->tokens);
+            sqlite3_bind_int(st, c++, r->matched);
+            sqlite3_bind_double(st, c++, r->share);
+        } else {
+            for (int k = 0; k < 4; k++)
+                sqlite3_bind_null(st, c++);
+        }
+        sqlite3_bind_int64(st, c++, (sqlite3_int64)r->seed);
+        sqlite3_bind_text(st, c++, r->status, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, r->reason, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, r->times, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, c++, now, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            sqlite3_finalize(st);
+            return db_fail(db, e);
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if ((rc = mp_store_run_end(s, run_id, status, e))) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        return db_fail(db, e);
+    return MP_OK;
+}
+
+static void human_bytes(char *buf, size_t len, size_t b)
+{
+    if (b >= (1u << 30))
+        snprintf(buf, len, "%.2f GiB", gib(b));
+    else
+        snprintf(buf, len, "%.2f MiB", (double)b / (1024.0 * 1024.0));
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* The text of a row's result cell: "123.45 ± 1.23", or the status and reason. */
+static void result_cell(const mp_e2e_row *r, int lossless, char *buf, size_t len)
+{
+    if (lossless && !strcmp(r->status, "skipped"))
+        snprintf(buf, len, "skipped: %s", r->reason);
+    else if (lossless)
+        snprintf(buf, len, "%d/%d = %.1f%%%s%s", r->matched, r->prompts, 100.0 * r->share,
+                 strcmp(r->status, "ok") ? "  " : "", strcmp(r->status, "ok") ? r->status : "");
+    else if (strcmp(r->status, "ok"))
+        snprintf(buf, len, "%s: %s", r->status, r->reason);
+    else
+        snprintf(buf, len, "%.2f ± %.2f", r->tps_median, r->tps_spread);
+}
+
+/* Numeric columns are right-aligned (layers, size, bpw, threads, t/s). */
+static int is_right(int c, int lossless)
+{
+    return lossless ? c >= 4 : (c == 1 || c == 2 || c == 3 || c == 5 || c == 7);
+}
+
+void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int lossless)
+{
+    char size[32], cell[400], lay[32], bpw[32];
+    static const char *const perf_cols[] = {"model", "layers", "size", "bpw", "variant",
+                                            "threads", "test", "t/s"};
+    static const char *const ll_cols[] = {"model", "layers", "variant", "method", "prompts",
+                                          "tokens", "exact match"};
+    const char *const *cols = lossless ? ll_cols : perf_cols;
+    int ncol = lossless ? 7 : 8;
+    if (fmt == MP_FMT_CSV) {
+        fputs(lossless ? "model,layers,model_layers,variant,method,prompts,tokens,matched,share,"
+                         "status,reason\n"
+                       : "model,layers,model_layers,model_bytes,bpw,variant,threads,test,"
+                         "n_prompt,n_gen,batch,reps,tps_median,tps_min,tps_max,tps_spread,"
+                         "status,reason\n",
+              f);
+        for (int i = 0; i < n; i++) {
+            const mp_e2e_row *r = &rows[i];
+            fprintf(f, "%s,%d,%d,", r->model, r->layers, r->model_layers);
+            if (lossless) {
+                csv_str(f, r->variant);
+                fprintf(f, ",%s,%d,%d,%d,%.4f,%s,", r->method, r->prompts, r->tokens,
+                        r->matched, r->share, r->status);
+            } else {
+                fprintf(f, "%zu,%.3f,", r->model_bytes, r->bpw);
+                csv_str(f, r->variant);
+                fprintf(f, ",%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%s,", r->threads, r->test,
+                        r->n_prompt, r->n_gen, r->batch, r->reps, r->tps_median, r->tps_min,
+                        r->tps_max, r->tps_spread, r->status);
+            }
+            csv_str(f, r->reason);
+            fputc('\n', f);
+        }
+        return;
+    }
+    if (fmt == MP_FMT_JSON) {
+        fputs("[\n", f);
+        for (int i = 0; i < n; i++) {
+            const mp_e2e_row *r = &rows[i];
+            fputs("  {\"model\": ", f);
+            json_str(f, r->model);
+            fprintf(f, ", \"layers\": %d, \"model_layers\": %d, \"variant\": ", r->layers,
+                    r->model_layers);
+            json_str(f, r->variant);
+            fputs(", \"method\": ", f);
+            json_str(f, r->method);
+            if (lossless)
+                fprintf(f, ", \"test\": \"lossless\", \"prompts\": %d, \"tokens\": %d, "
+                           "\"matched\": %d, \"share\": %.6f",
+                        r->prompts, r->tokens, r->matched, r->share);
+            else
+                fprintf(f, ", \"model_bytes\": %zu, \"ternary_bytes\": %zu, \"bpw\": %.4f, "
+                           "\"threads\": %d, \"test\": \"%s\", \"n_prompt\": %d, \"n_gen\": %d, "
+                           "\"batch\": %d, \"reps\": %d, \"tps_median\": %.4f, \"tps_min\": %.4f, "
+                           "\"tps_max\": %.4f, \"tps_spread\": %.4f",
+                        r->model_bytes, r->ternary_bytes, r->bpw, r->threads, r->test,
+                        r->n_prompt, r->n_gen, r->batch, r->reps, r->tps_median, r->tps_min,
+                        r->tps_max, r->tps_spread);
+            fprintf(f, ", \"status\": \"%s\", \"reason\": ", r->status);
+            json_str(f, r->reason);
+            fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+        }
+        fputs("]\n", f);
+        return;
+    }
+    /* table and markdown: compute widths, then print */
+    enum { MAXROWS = 4096 };
+    int w[8];
+    for (int c = 0; c < ncol; c++)
+        w[c] = (int)strlen(cols[c]);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            if (fmt == MP_FMT_MD) {
+                fputc('|', f);
+                for (int c = 0; c < ncol; c++)
+                    fprintf(f, " %-*s |", w[c], cols[c]);
+                fputs("\n|", f);
+                for (int c = 0; c < ncol; c++) {
+                    for (int k = 0; k < w[c] + 1; k++)
+                        fputc('-', f);
+                    fputs(is_right(c, lossless) ? ":|" : "-|", f);
+                }
+                fputc('\n', f);
+            } else {
+                for (int c = 0; c < ncol; c++)
+                    fprintf(f, "%-*s%s", w[c], cols[c], c + 1 < ncol ? "  " : "\n");
+            }
+        }
+        for (int i = 0; i < n && i < MAXROWS; i++) {
+            const mp_e2e_row *r = &rows[i];
+            const char *v[8];
+            char pr[16], tk[16];
+            if (r->layers < r->model_layers)
+                snprintf(lay, sizeof lay, "%d of %d", r->layers, r->model_layers);
+            else
+                snprintf(lay, sizeof lay, "%d", r->layers);
+            result_cell(r, lossless, cell, sizeof cell);
+            char th[16];
+            if (lossless) {
+                snprintf(pr, sizeof pr, "%d", r->prompts);
+                snprintf(tk, sizeof tk, "%d", r->tokens);
+                const char *lv[7] = {r->model, lay, r->variant, r->method, pr, tk, cell};
+                memcpy(v, lv, sizeof lv);
+            } else {
+                human_bytes(size, sizeof size, r->model_bytes);
+                snprintf(bpw, sizeof bpw, "%.2f", r->bpw);
+                snprintf(th, sizeof th, "%d", r->threads);
+                const char *pv[8] = {r->model, lay, size, bpw, r->variant, th, r->test, cell};
+                memcpy(v, pv, sizeof pv);
+            }
+            for (int c = 0; c < ncol; c++) {
+                int len = (int)strlen(v[c]);
+                if (strstr(v[c], "±"))
+                    len -= 1; /* two bytes, one column */
+                if (pass == 0) {
+                    if (len > w[c])
+                        w[c] = len;
+                    continue;
+                }
+                int pad = w[c] - len;
+                int right = is_right(c, lossless);
+                if (fmt == MP_FMT_MD)
+                    fprintf(f, "%s %*s%s%*s |", c ? "" : "|", right ? pad : 0, "", v[c],
+                            right ? 0 : pad, "");
+                else
+                    fprintf(f, "%*s%s%*s%s", right ? pad : 0, "", v[c], right ? 0 : pad, "",
+                            c + 1 < ncol ? "  " : "\n");
+            }
+            if (pass == 1 && fmt == MP_FMT_MD)
+                fputc('\n', f);
+        }
+    }
+}

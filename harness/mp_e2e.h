@@ -1,0 +1,123 @@
+/* mp_e2e.h - the end-to-end runner: a BitNet-style decoder with the exact
+ * architecture of a model file and synthetic seeded weights, whose seven ternary
+ * linear layers per decoder layer run through chosen registry variants (or the
+ * reference arithmetic), plus the pieces `mpbench e2e` and its tests need:
+ * memory estimate, greedy decoding, the lossless check and the e2e store rows.
+ * See harness/e2e.c for the design and DESIGN.md "End-to-end runner". */
+#ifndef MP_E2E_H
+#define MP_E2E_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp_harness.h"
+
+/* The seven ternary linear layers of one decoder layer, in execution order. */
+typedef enum mp_e2e_lin {
+    MP_E2E_Q, MP_E2E_K, MP_E2E_V, MP_E2E_O, MP_E2E_GATE, MP_E2E_UP, MP_E2E_DOWN,
+    MP_E2E_NLIN
+} mp_e2e_lin;
+
+/* What runs one linear layer type: a registry variant with parameter values,
+ * or v == NULL for the reference arithmetic (mp_ref_gemm_q).  binary selects
+ * ±1 weights for a reference that stands in for an int1-domain variant. */
+typedef struct mp_e2e_choice {
+    const mp_variant *v;
+    int param[MP_MAX_PARAMS];
+    int binary;
+} mp_e2e_choice;
+
+typedef struct mp_e2e_spec {
+    mp_model model;     /* architecture (model.layers is the file's count) */
+    int layers;         /* decoder layers actually built: 1..model.layers */
+    uint64_t seed;      /* all synthetic weights derive from it */
+    mp_e2e_choice lin[MP_E2E_NLIN];
+    int max_seqs;       /* sequences with their own KV cache (parallel decoding) */
+    int max_ctx;        /* positions per sequence */
+    int max_tokens;     /* tokens per forward call (prefill chunk / batch) */
+    int threads;        /* pool size the instance will be run with */
+} mp_e2e_spec;
+
+/* Bytes the instance will allocate, by part. */
+typedef struct mp_e2e_mem {
+    size_t ternary;     /* packed ternary weights, all layers */
+    size_t floats;      /* embedding, head (bf16) and norm weights */
+    size_t kv;          /* KV cache for max_seqs x max_ctx */
+    size_t scratch;     /* activations, variant act/scratch, RoPE table, logits rows */
+    size_t staging;     /* transient: int8 weights of the largest tensor while packing */
+    size_t total;
+    double ternary_weights; /* count of ternary weights, for bpw */
+} mp_e2e_mem;
+
+typedef struct mp_e2e mp_e2e;
+
+/* Parses "qkv=NAME,o=NAME,ffn_up=NAME,ffn_down=NAME" (any subset) into
+ * per-linear choices (ffn_up covers gate and up); set[] marks what was given.
+ * Errors name the item. */
+int mp_e2e_parse_variant_for(const char *s, mp_e2e_choice *lin, int *set, mp_err *e);
+/* Checks every linear of the spec: variant available, shape accepted, sizes
+ * sane.  Errors name the layer, its shape, the variant and why (MP_EUSAGE). */
+int mp_e2e_check(const mp_e2e_spec *s, mp_err *e);
+/* Memory the spec needs, computed without allocating. */
+void mp_e2e_estimate(const mp_e2e_spec *s, mp_e2e_mem *m);
+/* MemAvailable from /proc/meminfo in bytes, 0 when unknown. */
+size_t mp_e2e_mem_available(void);
+/* Refuses (MP_EUSAGE, message with the parts and a hint) when the estimate
+ * exceeds MemAvailable minus a margin. */
+int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e);
+
+/* Builds the instance: synthetic weights packed once per linear with its
+ * variant; every buffer the forward pass needs is allocated here. */
+int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e);
+void mp_e2e_free(mp_e2e *m);
+/* Empties every sequence's KV cache. */
+void mp_e2e_reset(mp_e2e *m);
+int mp_e2e_vocab(const mp_e2e *m);
+const mp_e2e_mem *mp_e2e_memory(const mp_e2e *m); /* what was really allocated */
+
+/* One forward pass over n tokens: tok[i] is appended to sequence seq[i] at its
+ * next position (tokens of one sequence in order).  Logits (vocab floats) are
+ * computed for the tokens with want[i] != 0 (want NULL: all) and written, in
+ * order, as consecutive rows of logits.  Returns MP_EUSAGE when n exceeds
+ * max_tokens, a sequence would exceed max_ctx, or a token is out of range.
+ * Does not allocate. */
+int mp_e2e_forward(mp_e2e *m, const int *tok, const int *seq, int n, const unsigned char *want,
+                   float *logits);
+/* Index of the largest logit (the lowest index on ties). */
+int mp_e2e_argmax(const float *logits, int vocab);
+
+/* Greedy decoding of one prompt: prefill, then gen tokens (out[gen]).
+ * logits_buf holds vocab floats. Uses sequence 0; resets the cache first. */
+int mp_e2e_greedy(mp_e2e *m, const int *prompt, int plen, int gen, int *out, float *logits_buf);
+
+/* The seeded random prompts of the lossless check: prompt p has length
+ * MP_E2E_PROMPT_MIN..MP_E2E_PROMPT_MAX and tokens in [0, vocab). */
+enum { MP_E2E_PROMPT_MIN = 8, MP_E2E_PROMPT_MAX = 16 };
+int mp_e2e_prompt(uint64_t seed, int p, int vocab, int *tok);
+
+/* ---- rows of the e2e table ---------------------------------------------------- */
+typedef struct mp_e2e_row {
+    char model[64];
+    char variant[256];   /* one name, or "qkv=..,o=..,ffn_up=..,ffn_down=.." */
+    char method[64];
+    int layers, model_layers;
+    char test[32];       /* "pp64", "tg16", "tg16 b4", "lossless" */
+    int n_prompt, n_gen, batch, threads, reps;
+    double tps_median, tps_min, tps_max, tps_spread; /* spread: sample std dev */
+    size_t model_bytes, ternary_bytes;
+    double bpw;
+    int prompts, tokens, matched; /* lossless check */
+    double share;                 /* matched / prompts */
+    uint64_t seed;
+    char status[16];     /* ok, skipped, failed */
+    char reason[256];
+    char times[512];     /* seconds per rep, comma separated */
+} mp_e2e_row;
+
+/* Writes the run row and all e2e rows in one transaction; nothing on error. */
+int mp_e2e_store(mp_store *s, int64_t machine_id, const mp_machine *mach, const char *cmdline,
+                 const char *binding, const mp_e2e_row *rows, int n, const char *status,
+                 mp_err *e);
+void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int lossless);
+
+#endif

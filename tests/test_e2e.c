@@ -1,0 +1,477 @@
+/* test_e2e.c - suite `e2e`: the end-to-end runner (harness/e2e.c, cli-e2e.c) on
+ * the tiny fixture models in tests/fixtures/.
+ *
+ * What is checked: pp, tg and parallel-decoding rows come out with positive
+ * tokens/s and land in the database in one run; the KV cache gives exactly the
+ * logits of recomputing the whole sequence (and B sequences decoded together
+ * exactly those decoded alone); every registry variant that is lossless, ternary
+ * and runnable here reproduces the reference arithmetic's greedy tokens on 50
+ * prompts x 32 tokens (seed 004 Table 7), while float/lossy ones are reported;
+ * bad input exits 2 naming the input and writes nothing.  No test depends on
+ * timing. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_test.h"
+#include "../harness/mp_e2e.h"
+#include "../kernels/common/mp_numerics.h"
+#include "../variants/mp_registry.h"
+
+#define TINY "tests/fixtures/tiny.txt"
+#define TINY_RELU2 "tests/fixtures/tiny-relu2.txt"
+
+static char out[1 << 17];
+
+#define EXPECT(code, needle, ...)                                                     \
+    do {                                                                              \
+        char args_[2048];                                                             \
+        snprintf(args_, sizeof args_, __VA_ARGS__);                                   \
+        int rc_ = mp_test_cli(out, sizeof out, args_);                                \
+        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
+                     code, out);                                                      \
+        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,    \
+                  needle, out);                                                       \
+    } while (0)
+
+static void tmpdir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/mptest-e2e-XXXXXX");
+    cr_assert(mkdtemp(buf));
+}
+
+static void load(const char *path, mp_model *m)
+{
+    mp_err e;
+    cr_assert_eq(mp_model_load(path, m, &e), MP_OK, "%s", e.msg);
+}
+
+static mp_e2e_spec tiny_spec(const mp_model *m, const mp_variant *v, int seqs, int ctx, int toks)
+{
+    mp_e2e_spec s = {.model = *m, .layers = m->layers, .seed = 7, .max_seqs = seqs,
+                     .max_ctx = ctx, .max_tokens = toks, .threads = 1};
+    for (int l = 0; l < MP_E2E_NLIN; l++) {
+        s.lin[l].v = v;
+        if (v)
+            mp_variant_defaults(v, s.lin[l].param);
+    }
+    return s;
+}
+
+/* ---- pp, tg, batch through the command, and the database ------------------------- */
+Test(e2e, perf_rows_positive)
+{
+    EXPECT(0, "tps_median", "e2e --model " TINY " --variant 'i2_s.scalar,f32.scalar' --pp 8 "
+                            "--tg 4 --batch 1,3 --reps 2 --threads 2 --no-db --format csv");
+    /* header + 2 variants x (pp8, tg4, tg4 b3) */
+    int rows = 0;
+    char *save = NULL, *copy = strdup(out);
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (strncmp(line, "tiny,", 5))
+            continue;
+        rows++;
+        /* model,layers,model_layers,model_bytes,bpw,variant,threads,test,n_prompt,n_gen,
+         * batch,reps,tps_median,... */
+        char *f[20];
+        int nf = 0;
+        char *s2 = NULL;
+        for (char *x = strtok_r(line, ",", &s2); x && nf < 20; x = strtok_r(NULL, ",", &s2))
+            f[nf++] = x;
+        cr_assert_geq(nf, 17, "short row");
+        cr_assert_gt(atof(f[12]), 0.0, "tokens/s of %s %s is %s", f[5], f[7], f[12]);
+        cr_assert_str_eq(f[16], "ok");
+        cr_assert_gt(atof(f[4]), 1.0, "bpw %s", f[4]);
+    }
+    free(copy);
+    cr_assert_eq(rows, 6, "want 6 rows:\n%s", out);
+    cr_assert(strstr(out, ",tg4 b3,0,4,3,2,"), "parallel decoding row:\n%s", out);
+    /* markdown, fewer layers of the relu2 model: the report says so */
+    EXPECT(0, "2 of 3", "e2e --model " TINY_RELU2 " --variant i2_s.scalar --pp 4 --tg 2 "
+                        "--reps 1 --layers 2 --no-db --format md");
+    cr_assert(strstr(out, "| pp4 "), "%s", out);
+}
+
+Test(e2e, stores_one_run_in_one_transaction)
+{
+    char dir[64], path[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/e.db", dir);
+    EXPECT(0, "i2_s.scalar", "e2e --model " TINY " --variant 'i2_s.scalar,naive2.scalar' "
+                             "--pp 4 --tg 2 --batch 2 --reps 2 --db %s --format json", path);
+    EXPECT(0, "100.0%", "e2e --lossless --model " TINY " --variant i2_s.scalar --prompts 3 "
+                         "--tokens 4 --db %s", path);
+    /* bad input afterwards writes nothing */
+    EXPECT(2, "--threads", "e2e --model " TINY " --variant i2_s.scalar --threads 0 --db %s",
+           path);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db,
+        "SELECT count(*), sum(status='ok'), min(tps_median), count(DISTINCT run_id), "
+        "sum(test='lossless'), sum(match_share=1.0), max(batch) FROM e2e", -1, &st, NULL),
+        SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 2 * 3 + 1, "2 variants x 3 tests + 1 lossless");
+    cr_assert_eq(sqlite3_column_int(st, 1), 7);
+    cr_assert_gt(sqlite3_column_double(st, 2), 0.0);
+    cr_assert_eq(sqlite3_column_int(st, 3), 2);
+    cr_assert_eq(sqlite3_column_int(st, 4), 1);
+    cr_assert_eq(sqlite3_column_int(st, 5), 1);
+    cr_assert_eq(sqlite3_column_int(st, 6), 2);
+    sqlite3_finalize(st);
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*), sum(status='ok') FROM runs "
+                                        "WHERE kind='e2e'", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 2);
+    cr_assert_eq(sqlite3_column_int(st, 1), 2);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* ---- KV cache == recompute, batch == alone --------------------------------------- */
+static double max_rel(const float *a, const float *b, size_t n)
+{
+    double d = 0, r = 0;
+    for (size_t i = 0; i < n; i++) {
+        d = fmax(d, fabs((double)a[i] - b[i]));
+        r = fmax(r, fabs((double)b[i]));
+    }
+    return r > 0 ? d / r : d;
+}
+
+static void kv_case(const char *fixture, const mp_variant *v, mp_pool *pool)
+{
+    enum { L = 20, P = 7 };
+    mp_model md;
+    load(fixture, &md);
+    mp_e2e_spec s = tiny_spec(&md, v, 3, L, L);
+    mp_err e;
+    mp_e2e *m;
+    cr_assert_eq(mp_e2e_create(&s, pool, &m, &e), MP_OK, "%s", e.msg);
+    int V = mp_e2e_vocab(m), tok[L], seq[L] = {0};
+    float *full = mp_alloc(sizeof(float) * L * V), *inc = mp_alloc(sizeof(float) * L * V);
+    for (int i = 0; i < L; i++)
+        tok[i] = (i * 37 + 11) % V;
+    /* the whole sequence in one call, logits for every position */
+    mp_e2e_reset(m);
+    cr_assert_eq(mp_e2e_forward(m, tok, seq, L, NULL, full), MP_OK);
+    /* prefill P, then one token at a time with the cache */
+    mp_e2e_reset(m);
+    cr_assert_eq(mp_e2e_forward(m, tok, seq, P, NULL, inc), MP_OK);
+    for (int i = P; i < L; i++)
+        cr_assert_eq(mp_e2e_forward(m, tok + i, seq, 1, NULL, inc + (size_t)i * V), MP_OK);
+    const char *name = v ? v->name : "reference";
+    int exact = !v || v->exactness == MP_LOSSLESS;
+    double err = max_rel(inc, full, (size_t)L * V);
+    if (exact)
+        cr_assert(!memcmp(inc, full, sizeof(float) * L * V),
+                  "%s on %s: cached decoding differs from recompute (max rel %.3g)", name,
+                  fixture, err);
+    else
+        cr_assert_leq(err, 1e-4, "%s on %s: cached vs recompute max rel %.3g", name, fixture, err);
+    /* three sequences decoding together (kernels see N = 3) equal each alone */
+    int bseq[3] = {0, 1, 2}, btok[3];
+    float *bat = mp_alloc(sizeof(float) * 3 * V);
+    mp_e2e_reset(m);
+    for (int step = 0; step < 5; step++) {
+        for (int b = 0; b < 3; b++)
+            btok[b] = tok[(step + 5 * b) % L];
+        cr_assert_eq(mp_e2e_forward(m, btok, bseq, 3, NULL, bat), MP_OK);
+    }
+    for (int b = 0; b < 3; b++) {
+        mp_e2e_reset(m);
+        for (int step = 0; step < 5; step++) {
+            int t = tok[(step + 5 * b) % L];
+            cr_assert_eq(mp_e2e_forward(m, &t, seq, 1, NULL, inc), MP_OK);
+        }
+        double be = max_rel(bat + (size_t)b * V, inc, (size_t)V);
+        if (exact)
+            cr_assert(!memcmp(bat + (size_t)b * V, inc, sizeof(float) * V),
+                      "%s on %s: sequence %d in a batch of 3 differs from alone (max rel %.3g)",
+                      name, fixture, b, be);
+        else
+            cr_assert_leq(be, 1e-4, "%s: batch vs alone max rel %.3g", name, be);
+    }
+    /* refusals: over capacity, bad token */
+    mp_e2e_reset(m);
+    int big[L + 1] = {0}, bigseq[L + 1] = {0};
+    cr_assert_eq(mp_e2e_forward(m, big, bigseq, L + 1, NULL, NULL), MP_EUSAGE);
+    int badtok = V;
+    cr_assert_eq(mp_e2e_forward(m, &badtok, seq, 1, NULL, NULL), MP_EUSAGE);
+    mp_free(bat);
+    mp_free(full);
+    mp_free(inc);
+    mp_e2e_free(m);
+}
+
+Test(e2e, kv_cache_equals_recompute)
+{
+    char binding[256];
+    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
+    const char *fx[2] = {TINY, TINY_RELU2};
+    for (int f = 0; f < 2; f++) {
+        kv_case(fx[f], NULL, pool);
+        for (int i = 0; i < mp_registry_count(); i++) {
+            const mp_variant *v = mp_registry_get(i);
+            mp_model md;
+            load(fx[f], &md);
+            mp_e2e_spec s = tiny_spec(&md, v, 3, 20, 20);
+            mp_err e;
+            if (!mp_variant_available(v) || mp_e2e_check(&s, &e))
+                continue;
+            kv_case(fx[f], v, pool);
+        }
+    }
+    mp_pool_destroy(pool);
+}
+
+Test(e2e, kv_cache_two_threads)
+{
+    /* the thread split must not change a single bit */
+    char binding[256];
+    mp_pool *pool = mp_pool_create(2, binding, sizeof binding);
+    mp_model md;
+    load(TINY_RELU2, &md);
+    mp_e2e_spec s1 = tiny_spec(&md, mp_registry_find("i2_s.scalar"), 1, 16, 16), s2 = s1;
+    s2.threads = 2;
+    mp_err e;
+    mp_e2e *a, *b;
+    char bind1[64];
+    mp_pool *one = mp_pool_create(1, bind1, sizeof bind1);
+    cr_assert_eq(mp_e2e_create(&s1, one, &a, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_e2e_create(&s2, pool, &b, &e), MP_OK, "%s", e.msg);
+    int V = mp_e2e_vocab(a), tok[16], seq[16] = {0};
+    for (int i = 0; i < 16; i++)
+        tok[i] = (i * 13 + 5) % V;
+    float *la = mp_alloc(sizeof(float) * 16 * V), *lb = mp_alloc(sizeof(float) * 16 * V);
+    cr_assert_eq(mp_e2e_forward(a, tok, seq, 16, NULL, la), MP_OK);
+    cr_assert_eq(mp_e2e_forward(b, tok, seq, 16, NULL, lb), MP_OK);
+    cr_assert(!memcmp(la, lb, sizeof(float) * 16 * V), "1 vs 2 threads differ");
+    mp_free(la);
+    mp_free(lb);
+    mp_e2e_free(a);
+    mp_e2e_free(b);
+    mp_pool_destroy(pool);
+    mp_pool_destroy(one);
+}
+
+/* ---- lossless check over the registry (seed 004 Table 7) ---------------------------- */
+static void lossless_suite(const char *fixture, int prompts, int gen)
+{
+    char binding[256];
+    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
+    mp_model md;
+    load(fixture, &md);
+    mp_err e;
+    mp_e2e_spec rs = tiny_spec(&md, NULL, 1, MP_E2E_PROMPT_MAX + gen, MP_E2E_PROMPT_MAX);
+    mp_e2e *ref;
+    cr_assert_eq(mp_e2e_create(&rs, pool, &ref, &e), MP_OK, "%s", e.msg);
+    int V = mp_e2e_vocab(ref), prompt[MP_E2E_PROMPT_MAX];
+    int *want = malloc(sizeof(int) * (size_t)prompts * gen), *got = malloc(sizeof(int) * gen);
+    float *logits = mp_alloc(sizeof(float) * V);
+    for (int p = 0; p < prompts; p++) {
+        int len = mp_e2e_prompt(11, p, V, prompt);
+        cr_assert_eq(mp_e2e_greedy(ref, prompt, len, gen, want + (size_t)p * gen, logits), MP_OK);
+    }
+    mp_e2e_free(ref);
+    /* not degenerate: the reference does not emit one token everywhere */
+    int distinct = 0;
+    for (int i = 1; i < prompts * gen; i++)
+        distinct |= want[i] != want[0];
+    cr_assert(distinct, "reference tokens are all %d", want[0]);
+
+    int checked = 0;
+    for (int i = 0; i < mp_registry_count(); i++) {
+        const mp_variant *v = mp_registry_get(i);
+        if (v->domain != MP_DOMAIN_TERNARY)
+            continue;
+        mp_e2e_spec s = tiny_spec(&md, v, 1, MP_E2E_PROMPT_MAX + gen, MP_E2E_PROMPT_MAX);
+        if (!mp_variant_available(v)) {
+            cr_log_info("lossless %s: %s skipped (CPU lacks its ISA)", fixture, v->name);
+            continue;
+        }
+        if (mp_e2e_check(&s, &e)) {
+            if (v->exactness == MP_LOSSLESS)
+                cr_log_warn("lossless %s: %s skipped: %s", fixture, v->name, e.msg);
+            continue;
+        }
+        mp_e2e *m;
+        cr_assert_eq(mp_e2e_create(&s, pool, &m, &e), MP_OK, "%s", e.msg);
+        int matched = 0, first_bad = -1;
+        for (int p = 0; p < prompts; p++) {
+            int len = mp_e2e_prompt(11, p, V, prompt);
+            cr_assert_eq(mp_e2e_greedy(m, prompt, len, gen, got, logits), MP_OK);
+            int ok = !memcmp(got, want + (size_t)p * gen, sizeof(int) * gen);
+            matched += ok;
+            if (!ok && first_bad < 0)
+                first_bad = p;
+        }
+        mp_e2e_free(m);
+        if (v->exactness == MP_LOSSLESS) {
+            checked++;
+            cr_assert_eq(matched, prompts,
+                         "%s on %s: %d/%d prompts match the reference tokens; first mismatch "
+                         "prompt %d (rerun: mpbench e2e --lossless --model %s --variant %s "
+                         "--prompts %d --tokens %d --seed 7)",
+                         v->name, fixture, matched, prompts, first_bad, fixture, v->name,
+                         prompts, gen);
+        } else {
+            cr_log_info("lossless %s: %s (%s) matches %d/%d = %.0f%% (reported, not required)",
+                        fixture, v->name, v->exactness == MP_FLOAT ? "float" : "lossy", matched,
+                        prompts, 100.0 * matched / prompts);
+        }
+    }
+    cr_assert_gt(checked, 0, "no lossless ternary variant ran on %s", fixture);
+    free(want);
+    free(got);
+    mp_free(logits);
+    mp_pool_destroy(pool);
+}
+
+Test(e2e, lossless_variants_match_reference_tiny)
+{
+    lossless_suite(TINY, 50, 32);
+}
+
+Test(e2e, lossless_variants_match_reference_relu2)
+{
+    lossless_suite(TINY_RELU2, 20, 16);
+}
+
+/* ---- memory estimate -------------------------------------------------------------- */
+Test(e2e, memory_estimate_and_refusal)
+{
+    mp_model md;
+    load("bitnet-b1.58-2b-4t", &md);
+    mp_e2e_spec s = tiny_spec(&md, mp_registry_find("i2_s.scalar"), 1, 128, 64);
+    mp_e2e_mem m;
+    mp_e2e_estimate(&s, &m);
+    /* 2 bits per ternary weight, bf16 tied embedding, f32 KV cache */
+    double tw = 30.0 * (2560.0 * 2560 * 2 + 640.0 * 2560 * 2 + 6912.0 * 2560 * 3);
+    cr_assert_float_eq(m.ternary_weights, tw, 1.0);
+    cr_assert_geq((double)m.ternary, tw / 4);
+    cr_assert_leq((double)m.ternary, tw / 4 * 1.01);
+    cr_assert_geq(m.floats, (size_t)128256 * 2560 * 2);
+    cr_assert_eq(m.kv, (size_t)4 * 2 * 30 * 128 * 640);
+    cr_assert_eq(m.total, m.ternary + m.floats + m.kv + m.scratch + m.staging);
+    /* a machine with 100 MB available refuses the real model before allocating */
+    setenv("MPBENCH_E2E_MEM_LIMIT", "100000000", 1);
+    EXPECT(2, "refusing instead of swapping",
+           "e2e --model bitnet-b1.58-2b-4t --variant i2_s.scalar --no-db --pp 8 --tg 8");
+    cr_assert(strstr(out, "bitnet-b1.58-2b-4t (30 of 30 layers)"), "%s", out);
+    /* while the tiny model fits */
+    EXPECT(0, "tg2", "e2e --model " TINY " --variant i2_s.scalar --no-db --pp 2 --tg 2 --reps 1");
+    unsetenv("MPBENCH_E2E_MEM_LIMIT");
+}
+
+/* ---- bad input --------------------------------------------------------------------- */
+Test(e2e, bad_input_exit_2)
+{
+    EXPECT(2, "--threads", "e2e --model " TINY " --variant i2_s.scalar --threads 0 --no-db");
+    EXPECT(2, "--threads", "e2e --model " TINY " --variant i2_s.scalar --threads -3 --no-db");
+    EXPECT(2, "--threads", "e2e --model " TINY " --variant i2_s.scalar --threads 100000 --no-db");
+    EXPECT(2, "--batch", "e2e --model " TINY " --variant i2_s.scalar --batch 0 --no-db");
+    EXPECT(2, "--batch", "e2e --model " TINY " --variant i2_s.scalar --batch 99999 --no-db");
+    EXPECT(2, "--pp", "e2e --model " TINY " --variant i2_s.scalar --pp -1 --no-db");
+    EXPECT(2, "nothing to measure", "e2e --model " TINY " --variant i2_s.scalar --pp 0 --tg 0 --no-db");
+    EXPECT(2, "--batch 4 needs --tg", "e2e --model " TINY " --variant i2_s.scalar --tg 0 --batch 4 --no-db");
+    EXPECT(2, "max_pos 256", "e2e --model " TINY " --variant i2_s.scalar --pp 1000 --no-db");
+    EXPECT(2, "--layers 9: model tiny has 2 layers", "e2e --model " TINY " --variant i2_s.scalar --layers 9 --no-db");
+    EXPECT(2, "--layers", "e2e --model " TINY " --variant i2_s.scalar --layers 0 --no-db");
+    EXPECT(2, "unknown model 'nosuch'", "e2e --model nosuch --variant i2_s.scalar --no-db");
+    EXPECT(2, "--model is required", "e2e --variant i2_s.scalar --no-db");
+    EXPECT(2, "give --variant", "e2e --model " TINY " --no-db");
+    EXPECT(2, "'nosuch*' matches no variant", "e2e --model " TINY " --variant 'nosuch*' --no-db");
+    EXPECT(2, "--prompts/--tokens belong to --lossless", "e2e --model " TINY " --variant i2_s.scalar --prompts 3 --no-db");
+    EXPECT(2, "--prompts", "e2e --lossless --model " TINY " --variant i2_s.scalar --prompts 0 --no-db");
+    EXPECT(2, "--format", "e2e --model " TINY " --variant i2_s.scalar --format xml --no-db");
+    EXPECT(2, "unknown group 'attn'", "e2e --model " TINY " --variant-for attn=i2_s.scalar --no-db");
+    EXPECT(2, "leaves layer group ffn_down", "e2e --model " TINY " --variant-for qkv=i2_s.scalar,o=i2_s.scalar,ffn_up=f32.scalar --no-db");
+    EXPECT(2, "matches 3 variants", "e2e --model " TINY " --variant i2_s.scalar --variant-for 'qkv=i2_s*' --no-db");
+    EXPECT(2, "unexpected argument", "e2e --model " TINY " --variant i2_s.scalar stray --no-db");
+}
+
+Test(e2e, variant_cannot_take_shape)
+{
+    char dir[64], path[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/odd.txt", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("source test fixture\nhidden 128\nintermediate 200\nlayers 1\nheads 4\nkv_heads 2\n"
+          "vocab 64\n", f);
+    fclose(f);
+    /* one explicit variant: bad input naming the layer, shape and reason */
+    EXPECT(2, "layer down (128x200) of odd: variant i2_s.scalar cannot take it: K=200 not a "
+              "multiple of 128",
+           "e2e --model %s --variant i2_s.scalar --no-db", path);
+    EXPECT(2, "layer down (128x200)",
+           "e2e --model %s --variant-for qkv=f32.scalar,o=f32.scalar,ffn_up=f32.scalar,"
+           "ffn_down=i2_s.scalar --no-db", path);
+    /* in a multi-variant glob it is a skipped row; the others run */
+    EXPECT(0, "skipped: layer down (128x200)",
+           "e2e --model %s --variant 'i2_s.scalar,f32.scalar' --pp 4 --tg 2 --reps 1 --no-db",
+           path);
+    /* a model file that is bad */
+    snprintf(path, sizeof path, "%s/bad.txt", dir);
+    f = fopen(path, "w");
+    fputs("source x\nhidden 128\nintermediate 256\nlayers 2\nheads 3\nkv_heads 2\nvocab 64\n", f);
+    fclose(f);
+    EXPECT(2, "bad.txt", "e2e --model %s --variant i2_s.scalar --no-db", path);
+}
+
+static void write_file(const char *path, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(body, f);
+    fclose(f);
+}
+
+Test(e2e, tuned_config)
+{
+    char dir[64], path[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/t.conf", dir);
+    /* a variant the registry lacks: the loader names the file and line */
+    write_file(path, "fingerprint elsewhere\nnosuch.avx2 128x128 n=1 threads=1 -\n");
+    EXPECT(2, "t.conf:2", "e2e --model " TINY " --tuned %s --force --no-db", path);
+    /* parameters the variant does not have */
+    write_file(path, "fingerprint elsewhere\ni2_s.scalar 128x128 n=1 threads=1 bogus=3\n");
+    EXPECT(2, "t.conf:2", "e2e --model " TINY " --tuned %s --force --no-db", path);
+    /* another machine's config is refused unless forced */
+    write_file(path, "fingerprint elsewhere\n"
+                     "i2_s.avx2 128x128 n=1 threads=1 -\n"
+                     "naive2.scalar 64x128 n=1 threads=1 -\n"
+                     "i2_s.scalar 256x128 n=8 threads=1 -\n"
+                     "i2_s.avx2 256x128 n=1 threads=1 -\n");
+    EXPECT(2, "fingerprint", "e2e --model " TINY " --tuned %s --no-db", path);
+    /* a shape without an entry (down 128x256) needs a --variant fallback */
+    EXPECT(2, "layer down (128x256)", "e2e --model " TINY " --tuned %s --force --no-db", path);
+    /* forced, with a fallback: per-layer choice, n=1 entries preferred */
+    EXPECT(0, "q=i2_s.avx2,k=naive2.scalar,v=naive2.scalar,o=i2_s.avx2,gate=i2_s.avx2,"
+              "up=i2_s.avx2,down=i2_s.scalar",
+           "e2e --model " TINY " --tuned %s --force --variant i2_s.scalar --pp 4 --tg 2 "
+           "--reps 1 --no-db --format csv", path);
+    EXPECT(2, "give one variant", "e2e --model " TINY " --tuned %s --force --variant 'i2_s*' "
+                                  "--no-db", path);
+    (void)out;
+}
+
+Test(e2e, tuned_config_errors)
+{
+    char dir[64], path[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/t.conf", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("fingerprint nosuch\nnosuch.avx2 128x128 n=1 threads=1 -\n", f);
+    fclose(f);
+    EXPECT(2, "t.conf", "e2e --model " TINY " --tuned %s --no-db", path);
+    EXPECT(2, "--tuned", "e2e --model " TINY " --tuned %s --lossless --variant i2_s.scalar --no-db", path);
+}
