@@ -425,8 +425,12 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
                     vars[nv++] = x->variant;
             }
             any = 1;
-            fprintf(f, "%s, %d thread%s (this machine, tokens/s):\n\n",
-                    kind ? "Prefill (ppN)" : "Decode (tgN)", tv[ti], tv[ti] > 1 ? "s" : "");
+            fprintf(f, "%s, %d thread%s (this machine, tokens/s%s%s):\n\n",
+                    kind ? "Prefill (ppN)" : "Decode (tgN)", tv[ti], tv[ti] > 1 ? "s" : "",
+                    tv[ti] == 2 ? "; compare seed 004 Table 5, 2 threads" : "",
+                    tv[ti] >= r->mach.pus ? "; all hardware threads: compare seed 000 Table 7 "
+                                            "and seed 004 Table 4, unlimited threads"
+                                          : "");
             fputs("| kernel b(bpw) |", f);
             for (int c = 0; c < NSIZES; c++)
                 fprintf(f, " %s |", sizes[c].label);
@@ -522,7 +526,6 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
         fputc('\n', f);
     }
     fputc('\n', f);
-    (void)r;
 }
 
 /* Section 3: the lossless check's share per variant beside seed 004 Table 7. */
