@@ -17,7 +17,7 @@
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
 
-enum { SAMPLE_BLOCK = 16, SAMPLE_ROWS = 256, MAX_COPIES = 64 };
+enum { SAMPLE_BLOCK = 16, SAMPLE_ROWS = 256, MAX_COPIES = 256 };
 
 typedef struct slot {
     mp_result *r;
@@ -240,9 +240,12 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
     int nblk = sample_rows(m, k, n, r0, r1, SAMPLE_ROWS / SAMPLE_BLOCK);
 
     slot *sl = ss->sl = calloc((size_t)(ncase ? ncase : 1), sizeof *sl);
+    /* 3x the LLC, and never less than 512 MiB: a VM's reported LLC cannot be
+     * trusted (this one reports 508 MB, i.e. every CCD of the host), and a core
+     * whose CCD has stacked cache may really own 96 MB. */
     size_t target = o->llc_bytes * 3;
-    if (target < (8u << 20))
-        target = 8u << 20;
+    if (target < ((size_t)512 << 20))
+        target = (size_t)512 << 20;
     /* Repetitions are interleaved, so between two uses of one copy every other
      * case's data passes through the cache too: rotate enough copies that the
      * bytes touched in between exceed the target, counting all cases. */

@@ -210,6 +210,7 @@ int mp_cmd_run(int argc, char **argv)
     int total = ns * nsel;
     for (int i = 0; i < total; i++)
         failed |= res[i].status == MP_ST_FAILED;
+    mp_model_annotate(res, total, pool, store, &mach);
     mp_results_print(stdout, fmt, res, total);
     rc = 0;
     if (store) {

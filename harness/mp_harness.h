@@ -124,6 +124,8 @@ typedef struct mp_result {
     double *times_us; /* reps entries, malloc'd */
     const struct mp_counters *counters; /* event names; values below are per call */
     double events[16];
+    double model_gbps;    /* seed 003 eq. 3 prediction (VNNI, N = 1), else NaN or 0 */
+    char model_note[128];
 } mp_result;
 
 void mp_bench_defaults(mp_bench_opts *o);
@@ -148,6 +150,10 @@ void mp_session_close(mp_session *s);
 
 /* ---- store (harness/store.c) --------------------------------------------------- */
 typedef struct mp_store mp_store;
+
+/* Fills model_gbps / model_note of the VNNI GEMV results (harness/model.c). */
+void mp_model_annotate(mp_result *r, int n, mp_pool *pool, mp_store *store,
+                       const mp_machine *mach);
 
 /* Opens or creates the database; refuses directories, non-SQLite files and
  * SQLite files that are not mpbench's. */

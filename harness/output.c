@@ -130,6 +130,10 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
                         x->mean_rel_err);
             if (x->counters && x->reps > 0)
                 print_events(f, x);
+            if (x->model_gbps > 0) {
+                fprintf(f, ", \"model_gbps\": %.3f, \"model\": ", x->model_gbps);
+                json_str(f, x->model_note);
+            }
             fputs(", \"status\": ", f);
             json_str(f, mp_status_name(x->status));
             fputs(", \"reason\": ", f);
@@ -141,6 +145,9 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
     case MP_FMT_MD:
     case MP_FMT_TABLE: {
         int md = fmt == MP_FMT_MD;
+        int models = 0;
+        for (int i = 0; i < n; i++)
+            models |= r[i].model_gbps > 0;
         const char *hdr[] = {"variant", "m", "k", "n", "thr", "bpw", "median_us", "min_us",
                              "GB/s", "GOPS", "max_rel_err", "status"};
         const int wd[] = {-24, 6, 6, 4, 3, 6, 10, 10, 7, 8, 11, 0};
@@ -148,13 +155,19 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
             fputs("|", f);
             for (int j = 0; j < 12; j++)
                 fprintf(f, " %s |", hdr[j]);
+            if (models)
+                fputs(" model GB/s (seed 003 eq. 3) |", f);
             fputs("\n|", f);
             for (int j = 0; j < 12; j++)
                 fputs(j == 0 || j == 11 ? "---|" : "--:|", f);
+            if (models)
+                fputs("---|", f);
             fputc('\n', f);
         } else {
             for (int j = 0; j < 12; j++)
-                fprintf(f, "%*s%s", wd[j], hdr[j], j < 11 ? "  " : "\n");
+                fprintf(f, "%*s%s", wd[j], hdr[j], j < 11 || models ? "  " : "\n");
+            if (models)
+                fputs("model GB/s (seed 003 eq. 3)\n", f);
         }
         for (int i = 0; i < n; i++) {
             const mp_result *x = &r[i];
@@ -183,14 +196,22 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
             }
             fmt_err(c[10], sizeof c[10], x->max_rel_err);
             snprintf(c[11], sizeof c[11], "%s", status_text(x, st, sizeof st));
+            char mdl[200] = "";
+            if (models && x->model_gbps > 0)
+                snprintf(mdl, sizeof mdl, "%.1f (%.0f%% reached; %s)", x->model_gbps,
+                         x->reps ? 100.0 * x->gbps / x->model_gbps : 0.0, x->model_note);
             if (md) {
                 fputs("|", f);
                 for (int j = 0; j < 12; j++)
                     fprintf(f, " %s |", c[j]);
+                if (models)
+                    fprintf(f, " %s |", mdl);
                 fputc('\n', f);
             } else {
                 for (int j = 0; j < 12; j++)
-                    fprintf(f, "%*s%s", wd[j], c[j], j < 11 ? "  " : "\n");
+                    fprintf(f, "%*s%s", wd[j], c[j], j < 11 || models ? "  " : "\n");
+                if (models)
+                    fprintf(f, "%s\n", mdl);
             }
         }
         break;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mp_counters.h"
 #include "mp_harness.h"
@@ -85,18 +86,31 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     sqlite3_busy_timeout(s->db, 30000);
     /* Is it SQLite, and is it ours?  Reading the schema fails on non-SQLite files. */
     sqlite3_stmt *q;
-    int ntables = 0, has_meta = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT name FROM sqlite_master WHERE type='table'", -1, &q,
-                           NULL) != SQLITE_OK) {
+    int ntables = 0, has_meta = 0, prc = SQLITE_OK;
+    for (int attempt = 0; attempt < 500; attempt++) {
+        prc = sqlite3_prepare_v2(s->db, "SELECT name FROM sqlite_master WHERE type='table'", -1,
+                                 &q, NULL);
+        if (prc != SQLITE_BUSY && prc != SQLITE_LOCKED)
+            break;
+        usleep(10000); /* another process is creating the file right now */
+    }
+    if (prc != SQLITE_OK) {
         int rc = mp_fail(e, MP_EUSAGE, "--db %s: not an mpbench database (%s); left untouched",
                          path, sqlite3_errmsg(s->db));
         mp_store_close(s);
         return rc;
     }
     int step;
-    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-        ntables++;
-        has_meta |= !strcmp((const char *)sqlite3_column_text(q, 0), "meta");
+    for (int attempt = 0;; attempt++) {
+        ntables = has_meta = 0;
+        while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+            ntables++;
+            has_meta |= !strcmp((const char *)sqlite3_column_text(q, 0), "meta");
+        }
+        if ((step != SQLITE_BUSY && step != SQLITE_LOCKED) || attempt == 500)
+            break;
+        sqlite3_reset(q);
+        usleep(10000);
     }
     sqlite3_finalize(q);
     if (step != SQLITE_DONE) {
@@ -121,7 +135,17 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
         mp_store_close(s);
         return rc;
     }
-    int rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;", e);
+    /* Switching a new file to WAL needs a moment of exclusive access; two
+     * processes creating one database at once can get SQLITE_BUSY here without
+     * the busy handler being called, so retry for a while. */
+    int rc = MP_OK;
+    for (int attempt = 0; attempt < 500; attempt++) {
+        rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;", e);
+        int code = sqlite3_errcode(s->db);
+        if (!rc || (code != SQLITE_BUSY && code != SQLITE_LOCKED))
+            break;
+        usleep(10000);
+    }
     if (rc) {
         mp_store_close(s);
         return rc;

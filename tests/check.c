@@ -13,6 +13,9 @@
 
 enum { GUARD = 256, RANGE_ROWS = 32 };
 
+/* bumped whenever the cached weights change: the packed-tensor cache keys on it */
+static unsigned long weights_gen;
+
 typedef struct out_buf {
     float *y;
 } out_buf;
@@ -23,16 +26,38 @@ static size_t run_variant(const mp_variant *v, const int *param, const int8_t *w
                           const int *r0, const int *r1, int nr, char *why, size_t len)
 {
     size_t bytes = v->packed_size(m, k, param);
-    uint8_t *p = mp_alloc(bytes + GUARD);
-    memset(p, 0xA5, bytes + GUARD);
-    v->pack(w, w_scale, m, k, param, p);
-    for (int i = 0; i < GUARD; i++)
-        if (p[bytes + i] != 0xA5) {
-            snprintf(why, len, "%s: pack wrote past packed_size (%zu bytes) at +%d", v->name,
-                     bytes, i);
-            mp_free(p);
-            return 0;
-        }
+    /* Packing a real-model tensor costs more than checking it: keep the last two
+     * packed tensors (a variant and its sibling) for the next N of the same shape. */
+    static struct {
+        const mp_variant *v;
+        unsigned long gen;
+        int m, k;
+        int param[MP_MAX_PARAMS];
+        uint8_t *p;
+    } cache[2];
+    static int next;
+    uint8_t *p = NULL;
+    for (int c = 0; c < 2; c++)
+        if (cache[c].p && cache[c].v == v && cache[c].gen == weights_gen && cache[c].m == m &&
+            cache[c].k == k && !memcmp(cache[c].param, param, sizeof cache[c].param))
+            p = cache[c].p;
+    if (!p) {
+        p = mp_alloc(bytes + GUARD);
+        memset(p, 0xA5, bytes + GUARD);
+        v->pack(w, w_scale, m, k, param, p);
+        for (int i = 0; i < GUARD; i++)
+            if (p[bytes + i] != 0xA5) {
+                snprintf(why, len, "%s: pack wrote past packed_size (%zu bytes) at +%d",
+                         v->name, bytes, i);
+                mp_free(p);
+                return 0;
+            }
+        mp_free(cache[next].p);
+        cache[next].v = v, cache[next].gen = weights_gen, cache[next].m = m, cache[next].k = k;
+        memcpy(cache[next].param, param, sizeof cache[next].param);
+        cache[next].p = p;
+        next ^= 1;
+    }
     mp_op op = {.v = v, .m = m, .k = k, .w_scale = w_scale, .w = p};
     memcpy(op.param, param, sizeof op.param);
     size_t asz = v->act_size(n, k, param);
@@ -57,7 +82,6 @@ static size_t run_variant(const mp_variant *v, const int *param, const int8_t *w
         }
     mp_free(scr);
     mp_free(act);
-    mp_free(p);
     return bytes;
 }
 
@@ -104,6 +128,7 @@ void mp_check_variant(const mp_variant *v, const int *param_in, int m, int k, in
         w = mp_alloc((size_t)m * k);
         mp_gen_weights(seed, w, (size_t)m * k, binary);
         wm = m, wk = k, wbin = binary, wseed = seed;
+        weights_gen++;
     }
     float *x = mp_alloc(sizeof(float) * (size_t)n * k);
     mp_gen_acts(seed + 1, x, (size_t)n * k);

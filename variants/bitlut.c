@@ -1,6 +1,28 @@
-/* bitlut.c - catalog rows of the bitlut family (filled in by its issue). */
+/* bitlut.c - catalog rows of the bit-wise LUT family: T-MAC's int2 kernel on
+ * ternary weights (seed 001 §2.2, seed 000 §2.3), scalar, AVX2 and AVX-512.  The
+ * SIMD paths expose the software prefetch distance and build their tables with
+ * the AVX2 prepare (same bytes as the scalar one; the AVX-512 row needs AVX2 too).  Kernels in kernels/tmac/. */
 #include "catalog.h"
+#include "../kernels/tmac/tmac.h"
+
+#define TMAC_ROW(ISA, ISABITS, FN, PREP, ...)                                                 \
+    {.name = "tmac_int2." ISA, .method = "TMAC_INT2", .family = MP_FAMILY_BITLUT,       \
+     .isa = ISABITS, .exactness = MP_LOSSY, .domain = MP_DOMAIN_TERNARY,                \
+     .k_multiple = 8, .m_align = MP_TMAC_BM, .source = "seed 001 §2.2, seed 000 §2.3",  \
+     .check = mp_tmac_check, .packed_size = mp_tmac_packed_size, .pack = mp_tmac_pack,  \
+     .unpack = mp_tmac_unpack, .act_size = mp_tmac_act_size,                            \
+     .prepare = PREP, .compute = FN, __VA_ARGS__}
+
+#define PF_PARAM                                                                     \
+    .n_params = 1,                                                                   \
+    .params = {{.name = "pf", .def = 8192, .n_values = 5,                            \
+                .values = {0, 2048, 4096, 8192, 16384},                              \
+                .doc = "software prefetch distance along the packed stream, bytes (0 = off)"}}
 
 const mp_variant mp_catalog_bitlut[] = {
+    TMAC_ROW("scalar", MP_ISA_SCALAR, mp_tmac_gemm__scalar, mp_tmac_prepare, .n_params = 0),
+    TMAC_ROW("avx2", MP_ISA_AVX2, mp_tmac_gemm__avx2, mp_tmac_prepare__avx2, PF_PARAM),
+    TMAC_ROW("avx512", MP_ISA_AVX512 | MP_ISA_AVX2, mp_tmac_gemm__avx512, mp_tmac_prepare__avx2,
+             PF_PARAM),
     {0},
 };

@@ -1,6 +1,60 @@
-/* vnni.c - catalog rows of the vnni family (filled in by its issue). */
+/* vnni.c - catalog rows of the vnni family: VNNI_INT2 and VNNI_INT1, seed 003
+ * §III (up-convert and compute with int8 dot products).  The packed layouts are
+ * fixed (vnni.h), so every blocking factor is a runtime parameter the tuner may
+ * explore: bm x bn is the GEMM register block (limited by the ISA's registers,
+ * see the check functions), bk the K extent of one unpacked block, gemm_n the
+ * token count from which the unpack-once GEMM replaces the GEMV.  The scalar
+ * oracles take no parameters (they have no blocking). */
 #include "catalog.h"
+#include "../kernels/vnni/vnni.h"
+
+#define VNNI_BM(D)                                                                  \
+    {.name = "bm", .def = D, .n_values = 4, .values = {16, 32, 48, 64},             \
+     .doc = "GEMM rows per unpacked block (16 per vector of accumulators)"}
+#define VNNI_BN(D)                                                                  \
+    {.name = "bn", .def = D, .n_values = 10, .values = {1, 2, 3, 4, 5, 6, 7, 8, 12, 14}, \
+     .doc = "GEMM tokens per register block"}
+#define VNNI_BK(D, n, ...)                                                          \
+    {.name = "bk", .def = D, .n_values = n, .values = {__VA_ARGS__},                 \
+     .doc = "GEMM K per unpacked block (the bm x bk codes stay in L1)"}
+#define VNNI_GEMMN(D)                                                               \
+    {.name = "gemm_n", .def = D, .n_values = 5, .values = {2, 3, 4, 8, 16},          \
+     .doc = "use the unpack-once GEMM from this many tokens on (GEMV below)"}
+#define VNNI_SEQ(D)                                                                 \
+    {.name = "seq", .def = D, .n_values = 2, .values = {0, 1},                       \
+     .doc = "int1 up-convert: 0 = seed 003's broadcast/shuffle/test/blend, 1 = the "   \
+            "64-bit group loaded as a mask register"}
+
+/* zmm: up to 28 accumulators; ymm: 12; avx2 keeps bk <= 256 for its int16 sums */
+#define ZMM_PARAMS VNNI_BM(64), VNNI_BN(6), VNNI_BK(256, 4, 64, 128, 256, 512), VNNI_GEMMN(4)
+#define YMM_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 4, 64, 128, 256, 512), VNNI_GEMMN(4)
+#define AVX2_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 3, 64, 128, 256), VNNI_GEMMN(4)
+
+#define VNNI_ROW(fmt, METHOD, dom, isa_tok, isa_bits, prep, chk, np, ...)                    \
+    {.name = "vnni_" #fmt "." #isa_tok, .method = METHOD, .family = MP_FAMILY_VNNI,         \
+     .isa = isa_bits, .exactness = MP_LOSSLESS, .domain = dom, .k_multiple = 1,             \
+     .m_align = 16, .source = "seed 003 §III", .check = chk, .n_params = np,                \
+     .params = {__VA_ARGS__}, .packed_size = mp_vnni_##fmt##_packed_size,                  \
+     .pack = mp_vnni_##fmt##_pack, .unpack = mp_vnni_##fmt##_unpack,                        \
+     .act_size = mp_vnni_act_size, .prepare = prep,                                         \
+     .scratch_size = mp_vnni_scratch_size, .compute = mp_vnni_##fmt##_gemm__##isa_tok}
+
+#define PREP_AVX2 mp_vnni_prepare__avx2
+#define T MP_DOMAIN_TERNARY
+#define B MP_DOMAIN_BINARY
+#define AVX512VNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVX512VNNI)
+#define AVXVNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVXVNNI)
 
 const mp_variant mp_catalog_vnni[] = {
+    VNNI_ROW(int2, "VNNI_INT2", T, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int2, "VNNI_INT2", T, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
+    VNNI_ROW(int2, "VNNI_INT2", T, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
+    VNNI_ROW(int2, "VNNI_INT2", T, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 4,
+             ZMM_PARAMS),
+    VNNI_ROW(int1, "VNNI_INT1", B, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int1, "VNNI_INT1", B, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
+    VNNI_ROW(int1, "VNNI_INT1", B, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
+    VNNI_ROW(int1, "VNNI_INT1", B, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 5,
+             ZMM_PARAMS, VNNI_SEQ(1)),
     {0},
 };

@@ -1,0 +1,139 @@
+/* tq1_0-avx2.c - TQ1_0 x Q8_K with AVX2 (llama.cpp's 1.69-bpw ternary
+ * baseline, our own kernel; layout and arithmetic in tq.h).
+ *
+ * Trit extraction without multiplies: trit n of a byte u is floor(3 u_n / 256)
+ * with u_n = u * 3^n mod 256.  We keep s_n = u_n ^ 0x80 as a signed byte, for
+ * which s_{n+1} = 3 s_n mod 256 as well (two byte adds), and the trit is
+ * (s_n > -43) + (s_n > 42): two signed compares (u >= 86, u >= 171).  Each trit
+ * plane lines up with 32 consecutive activations:
+ *   qs[0..31]  : planes n = 0..4 -> q[32n .. 32n+31];
+ *   qs[32..47] : [s, 3s] -> q[160..191], [9s, 27s] -> q[192..223];
+ *   [81 s | qh] : q[224..255], where qh's byte j, trit m sits at byte 4m + j.
+ * Codes 0..2 meet the activations in vpmaddubsw (8 planes x 508 < 32767 per
+ * int16 lane, minus a bsum) and the Q8_K bsums turn sum(code*q) into sum(w*q).
+ * The four rows' block sums are reduced and scaled together as in tq2_0-avx2.c:
+ * lane by lane the scalar arithmetic. */
+#include <immintrin.h>
+
+#include "tq.h"
+
+enum { PF_BYTES = 8192 };
+
+static inline __m256i mul3(__m256i s)
+{
+    return _mm256_add_epi8(s, _mm256_add_epi8(s, s));
+}
+
+static inline __m128i mul3x(__m128i s)
+{
+    return _mm_add_epi8(s, _mm_add_epi8(s, s));
+}
+
+/* Codes 0..2 of the 32 signed-rep bytes s. */
+static inline __m256i trits(__m256i s)
+{
+    __m256i t = _mm256_add_epi8(_mm256_cmpgt_epi8(s, _mm256_set1_epi8(-43)),
+                                _mm256_cmpgt_epi8(s, _mm256_set1_epi8(42)));
+    return _mm256_sub_epi8(_mm256_setzero_si256(), t);
+}
+
+/* qh's 4 bytes, byte j's trit m placed at byte 4m + j, as signed-rep bytes
+ * 3^m s: dword m of the broadcast times 3^m, even and odd bytes multiplied
+ * apart in 16-bit lanes so that no carry crosses a byte. */
+static inline __m128i qh_plane(uint32_t qh)
+{
+    const __m128i pw = _mm_set_epi16(27, 27, 9, 9, 3, 3, 1, 1);
+    __m128i s = _mm_xor_si128(_mm_set1_epi32((int)qh), _mm_set1_epi8((char)0x80));
+    __m128i lo = _mm_and_si128(_mm_mullo_epi16(s, pw), _mm_set1_epi16(0xff));
+    __m128i hi = _mm_mullo_epi16(_mm_andnot_si128(_mm_set1_epi16(0xff), s), pw);
+    return _mm_or_si128(lo, hi);
+}
+
+static inline __m128i hsum4(__m256i a, __m256i b, __m256i c, __m256i d)
+{
+    __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);
+    __m256i s = _mm256_hadd_epi32(ab, cd);
+    return _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+}
+
+static inline __m128 load_d4(const uint8_t *const *wr, size_t off)
+{
+    uint16_t h[4];
+    for (int i = 0; i < 4; i++)
+        memcpy(&h[i], wr[i] + off + MP_TQ1_BYTES - 2, 2);
+    return _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)h));
+}
+
+/* sum(code * q) over one block, in int16 lanes. */
+static inline __m256i block16(const uint8_t *blk, const __m256i *q)
+{
+    const __m256i flip = _mm256_set1_epi8((char)0x80);
+    __m256i s = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)blk), flip);
+    __m256i p = _mm256_maddubs_epi16(trits(s), q[0]);
+    for (int n = 1; n < 5; n++) {
+        s = mul3(s);
+        p = _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(s), q[n]));
+    }
+    __m128i sb = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(blk + 32)), _mm256_castsi256_si128(flip));
+    __m128i sb3 = mul3x(sb);
+    __m256i v = _mm256_set_m128i(sb3, sb);                 /* trits 0 | 1 */
+    p = _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(v), q[5]));
+    v = mul3(mul3(v));                                     /* trits 2 | 3 */
+    p = _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(v), q[6]));
+    __m128i sb81 = mul3x(_mm256_extracti128_si256(v, 1));  /* 27 s * 3: trit 4 */
+    uint32_t qh;
+    memcpy(&qh, blk + 48, 4);
+    __m128i hv = qh_plane(qh);
+    v = _mm256_set_m128i(hv, sb81);
+    return _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(v), q[7]));
+}
+
+static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
+                         const mp_block_q8_K *a, int nb, int prefetch, float *out)
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m128 acc = _mm_setzero_ps();
+    for (int b = 0; b < nb; b++) {
+        if (prefetch) {
+            const char *pf = (const char *)pf0 + (size_t)b * step;
+            for (size_t o = 0; o < step; o += 64)
+                _mm_prefetch(pf + o, _MM_HINT_T0);
+        }
+        __m256i q[8];
+        for (int j = 0; j < 8; j++)
+            q[j] = _mm256_loadu_si256((const __m256i *)(a[b].qs + 32 * j));
+        __m256i bs = _mm256_loadu_si256((const __m256i *)a[b].bsums);
+        __m256i s[4];
+        const size_t off = (size_t)b * MP_TQ1_BYTES;
+        for (int i = 0; i < 4; i++)
+            s[i] = _mm256_madd_epi16(_mm256_sub_epi16(block16(wr[i] + off, q), bs), ones);
+        __m128 dot = _mm_cvtepi32_ps(hsum4(s[0], s[1], s[2], s[3]));
+        __m128 db = _mm_mul_ps(load_d4(wr, off), _mm_set1_ps(a[b].d));
+        acc = _mm_add_ps(acc, _mm_mul_ps(dot, db));
+    }
+    _mm_storeu_ps(out, acc);
+}
+
+/* Contract: K % 256 == 0, rows [m0, m1), all N tokens; no over-reads. */
+void mp_tq1_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
+                         int m1, void *scratch)
+{
+    (void)scratch;
+    const int k = op->k, nb = k / MP_QK_K;
+    const size_t row_bytes = (size_t)nb * MP_TQ1_BYTES;
+    for (int r = m0; r < m1; r += 4) {
+        const int R = m1 - r < 4 ? m1 - r : 4;
+        const uint8_t *wr[4];
+        for (int i = 0; i < 4; i++) /* tail group: repeat the last row */
+            wr[i] = op->w + (size_t)(r + (i < R ? i : R - 1)) * row_bytes;
+        const size_t span = (size_t)R * row_bytes;
+        const size_t ahead = span * ((PF_BYTES + span - 1) / span);
+        float o[4];
+        for (int t = 0; t < n; t++) {
+            rows4(wr, wr[0] + ahead, (size_t)R * MP_TQ1_BYTES, mp_q8k_token(act, k, t), nb,
+                  t == 0, o);
+            for (int i = 0; i < R; i++)
+                y[(size_t)t * op->m + r + i] = o[i];
+        }
+    }
+}

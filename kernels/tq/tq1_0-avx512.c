@@ -1,0 +1,143 @@
+/* tq1_0-avx512.c - TQ1_0 x Q8_K with AVX-512BW (layout and arithmetic in tq.h;
+ * trit extraction as in tq1_0-avx2.c: s_{n+1} = 3 s_n on signed-rep bytes,
+ * trit = (s > -43) + (s > 42), here with mask compares).  A block's 256 trits
+ * are arranged in four 64-byte planes that each line up with 64 consecutive
+ * activations:
+ *   [s_A, 3 s_A]            -> q[0..63]     (qs[0..31], trits 0, 1)
+ *   [9 s_A, 27 s_A]         -> q[64..127]   (trits 2, 3)
+ *   [81 s_A, s_B, 3 s_B]    -> q[128..191]  (trit 4; qs[32..47] trits 0, 1)
+ *   [9 s_B, 27 s_B, 81 s_B, qh] -> q[192..255]
+ * int16 lanes: 4 planes x 508 minus a bsum, far from overflow. */
+#include <immintrin.h>
+
+#include "tq.h"
+
+enum { PF_BYTES = 8192 };
+
+static inline __m512i mul3(__m512i s)
+{
+    return _mm512_add_epi8(s, _mm512_add_epi8(s, s));
+}
+static inline __m256i mul3y(__m256i s)
+{
+    return _mm256_add_epi8(s, _mm256_add_epi8(s, s));
+}
+static inline __m128i mul3x(__m128i s)
+{
+    return _mm_add_epi8(s, _mm_add_epi8(s, s));
+}
+
+static inline __m512i trits(__m512i s)
+{
+    const __m512i one = _mm512_set1_epi8(1);
+    __m512i c = _mm512_maskz_mov_epi8(_mm512_cmpgt_epi8_mask(s, _mm512_set1_epi8(-43)), one);
+    return _mm512_mask_add_epi8(c, _mm512_cmpgt_epi8_mask(s, _mm512_set1_epi8(42)), c, one);
+}
+
+static inline __m512i join(__m256i lo, __m256i hi)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+static inline __m256i fold(__m512i v)
+{
+    return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+}
+
+/* qh's 4 bytes, byte j's trit m placed at byte 4m + j, as signed-rep bytes
+ * 3^m s: dword m of the broadcast times 3^m, even and odd bytes multiplied
+ * apart in 16-bit lanes so that no carry crosses a byte. */
+static inline __m128i qh_plane(uint32_t qh)
+{
+    const __m128i pw = _mm_set_epi16(27, 27, 9, 9, 3, 3, 1, 1);
+    __m128i s = _mm_xor_si128(_mm_set1_epi32((int)qh), _mm_set1_epi8((char)0x80));
+    __m128i lo = _mm_and_si128(_mm_mullo_epi16(s, pw), _mm_set1_epi16(0xff));
+    __m128i hi = _mm_mullo_epi16(_mm_andnot_si128(_mm_set1_epi16(0xff), s), pw);
+    return _mm_or_si128(lo, hi);
+}
+
+static inline __m128i hsum4(__m512i a, __m512i b, __m512i c, __m512i d)
+{
+    __m256i ab = _mm256_hadd_epi32(fold(a), fold(b)), cd = _mm256_hadd_epi32(fold(c), fold(d));
+    __m256i s = _mm256_hadd_epi32(ab, cd);
+    return _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+}
+
+static inline __m128 load_d4(const uint8_t *const *wr, size_t off)
+{
+    uint16_t h[4];
+    for (int i = 0; i < 4; i++)
+        memcpy(&h[i], wr[i] + off + MP_TQ1_BYTES - 2, 2);
+    return _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)h));
+}
+
+static inline __m512i block16(const uint8_t *blk, const __m512i *q)
+{
+    const __m256i flip = _mm256_set1_epi8((char)0x80);
+    __m256i sa = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)blk), flip);
+    __m512i z = join(sa, mul3y(sa));                        /* trits 0 | 1 */
+    __m512i p = _mm512_maddubs_epi16(trits(z), q[0]);
+    z = mul3(mul3(z));                                      /* trits 2 | 3 */
+    p = _mm512_add_epi16(p, _mm512_maddubs_epi16(trits(z), q[1]));
+    __m256i sa81 = mul3y(_mm512_extracti64x4_epi64(z, 1));  /* trit 4 */
+    __m128i sb = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(blk + 32)), _mm256_castsi256_si128(flip));
+    __m256i vb = _mm256_set_m128i(mul3x(sb), sb);           /* B trits 0 | 1 */
+    p = _mm512_add_epi16(p, _mm512_maddubs_epi16(trits(join(sa81, vb)), q[2]));
+    __m256i vb9 = mul3y(mul3y(vb));                         /* B trits 2 | 3 */
+    __m128i sb81 = mul3x(_mm256_extracti128_si256(vb9, 1)); /* B trit 4 */
+    uint32_t qh;
+    memcpy(&qh, blk + 48, 4);
+    __m128i hv = qh_plane(qh);
+    __m512i t = join(vb9, _mm256_set_m128i(hv, sb81));
+    return _mm512_add_epi16(p, _mm512_maddubs_epi16(trits(t), q[3]));
+}
+
+static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
+                         const mp_block_q8_K *a, int nb, int prefetch, float *out)
+{
+    const __m512i ones = _mm512_set1_epi16(1);
+    __m128 acc = _mm_setzero_ps();
+    for (int b = 0; b < nb; b++) {
+        if (prefetch) {
+            const char *pf = (const char *)pf0 + (size_t)b * step;
+            for (size_t o = 0; o < step; o += 64)
+                _mm_prefetch(pf + o, _MM_HINT_T0);
+        }
+        __m512i q[4];
+        for (int j = 0; j < 4; j++)
+            q[j] = _mm512_loadu_si512((const void *)(a[b].qs + 64 * j));
+        __m512i bs = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)a[b].bsums));
+        __m512i s[4];
+        const size_t off = (size_t)b * MP_TQ1_BYTES;
+        for (int i = 0; i < 4; i++)
+            s[i] = _mm512_madd_epi16(_mm512_sub_epi16(block16(wr[i] + off, q), bs), ones);
+        __m128 dot = _mm_cvtepi32_ps(hsum4(s[0], s[1], s[2], s[3]));
+        __m128 db = _mm_mul_ps(load_d4(wr, off), _mm_set1_ps(a[b].d));
+        acc = _mm_add_ps(acc, _mm_mul_ps(dot, db));
+    }
+    _mm_storeu_ps(out, acc);
+}
+
+/* Contract: K % 256 == 0, rows [m0, m1), all N tokens; no over-reads. */
+void mp_tq1_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
+                           int m1, void *scratch)
+{
+    (void)scratch;
+    const int k = op->k, nb = k / MP_QK_K;
+    const size_t row_bytes = (size_t)nb * MP_TQ1_BYTES;
+    for (int r = m0; r < m1; r += 4) {
+        const int R = m1 - r < 4 ? m1 - r : 4;
+        const uint8_t *wr[4];
+        for (int i = 0; i < 4; i++)
+            wr[i] = op->w + (size_t)(r + (i < R ? i : R - 1)) * row_bytes;
+        const size_t span = (size_t)R * row_bytes;
+        const size_t ahead = span * ((PF_BYTES + span - 1) / span);
+        float o[4];
+        for (int t = 0; t < n; t++) {
+            rows4(wr, wr[0] + ahead, (size_t)R * MP_TQ1_BYTES, mp_q8k_token(act, k, t), nb,
+                  t == 0, o);
+            for (int i = 0; i < R; i++)
+                y[(size_t)t * op->m + r + i] = o[i];
+        }
+    }
+}

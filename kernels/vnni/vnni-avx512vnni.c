@@ -1,0 +1,303 @@
+/* vnni-avx512vnni.c - VNNI_INT2 / VNNI_INT1 with AVX-512BW + AVX512-VNNI
+ * (vpdpbusd on zmm), seed 003 §III-B..D.  One zmm covers a whole 16-row tile
+ * group: the int2 up-convert is the paper's 1 shift + 2 and + 4 vpshufb per 64
+ * bytes (the lookup tables map the 2-bit fields to the unsigned codes w + 1
+ * that vpdpbusd needs, where the paper's vpdpbssd would take w itself); the
+ * int1 one is (seq=0) broadcast + vpshufb + vptestnmb (the paper's and + compare
+ * in one instruction, giving the mask of the +1 weights) + a masked move of 2s
+ * (the blend), or (seq=1) the 64-bit group loaded straight into a mask register,
+ * which AVX-512 allows and AVX2 does not: 2 instructions per 64 weights instead
+ * of 4.  Layouts, sign handling and the two compute paths: vnni.h. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "vnni.h"
+#include "../common/mp_numerics.h"
+
+/* small fixed loops over registers must be unrolled, or -O2 keeps the
+ * accumulator arrays in memory */
+#define MP_UNROLL _Pragma("GCC unroll 32")
+
+enum { PF_BYTES = 8192 }; /* software prefetch distance along the weight stream */
+
+static inline __m512i bcast4(const int8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm512_set1_epi32(v);
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* Constants of both up-converts, built once per call. */
+typedef struct consts {
+    __m512i m0f, lut01, lut23; /* int2 */
+    __m512i perm, bitsel, two; /* int1 */
+} consts;
+
+static inline consts make_consts(void)
+{
+    consts c;
+    c.m0f = _mm512_set1_epi8(0x0f);
+    /* vpshufb index i (low nibble): lut01 -> bits 0-1 of i, lut23 -> bits 2-3 */
+    c.lut01 = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3));
+    c.lut23 = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3));
+    /* operand byte g takes its bit from byte g / 8 of the broadcast group; every
+     * 128-bit lane holds the group's 8 bytes at indices 0-7 (and again at 8-15),
+     * so the in-lane vpshufb index is simply g / 8 */
+    uint8_t perm[64], sel[64];
+    for (int g = 0; g < 64; g++) {
+        perm[g] = (uint8_t)(g / 8);
+        sel[g] = (uint8_t)(1u << (g % 8));
+    }
+    c.perm = _mm512_loadu_si512(perm);
+    c.bitsel = _mm512_loadu_si512(sel);
+    c.two = _mm512_set1_epi8(2);
+    return c;
+}
+
+/* 64-byte int2 tile -> codes of k 0..3, 4..7, 8..11, 12..15 (VNNI4, 16 rows). */
+static inline void int2_up(const consts *c, __m512i v, __m512i u[4])
+{
+    __m512i lo = _mm512_and_si512(v, c->m0f);
+    __m512i hi = _mm512_and_si512(_mm512_srli_epi32(v, 4), c->m0f);
+    u[0] = _mm512_shuffle_epi8(c->lut01, lo);
+    u[1] = _mm512_shuffle_epi8(c->lut23, lo);
+    u[2] = _mm512_shuffle_epi8(c->lut01, hi);
+    u[3] = _mm512_shuffle_epi8(c->lut23, hi);
+}
+
+/* 8-byte int1 group -> codes {0, 2} (w + 1) of 16 rows x 4 k: broadcast,
+ * vpshufb, vptestnmb (the paper's and + compare, giving the mask of the +1
+ * weights), then the masked move of 2s as the blend. */
+static inline __m512i int1_up(const consts *c, const uint8_t *g)
+{
+    __mmask64 pos = _mm512_testn_epi8_mask(
+        _mm512_shuffle_epi8(_mm512_set1_epi64((long long)load64(g)), c->perm), c->bitsel);
+    return _mm512_maskz_mov_epi8(pos, c->two);
+}
+
+/* seq=1: the group IS the mask of the -1 weights; one masked move gives the
+ * codes 2 [w = -1], and the block's sum is then qsum - acc instead of
+ * acc - qsum (sum w q = sum q - 2 sum_{w=-1} q), which saves a mask inversion. */
+static inline __m512i int1_up_neg(const consts *c, const uint8_t *g)
+{
+    return _mm512_maskz_mov_epi8(_cvtu64_mask64(load64(g)), c->two);
+}
+
+static inline __m512i int1_up_seq(const consts *c, const uint8_t *g, int seq)
+{
+    return seq ? int1_up_neg(c, g) : int1_up(c, g);
+}
+
+/* ---- GEMV: one 16-row block, one token; the tiles are one contiguous run ---- */
+
+static inline __attribute__((always_inline)) __m512i int2_gemv_block(const consts *c, const uint8_t *w, size_t nt,
+                                      const int8_t *q)
+{
+    __m512i acc[8];
+    MP_UNROLL for (int i = 0; i < 8; i++)
+        acc[i] = _mm512_setzero_si512();
+    size_t j = 0;
+    __m512i u[4];
+    /* two tiles per step: eight independent accumulators cover vpdpbusd latency */
+    for (; j + 2 <= nt; j += 2) {
+        const uint8_t *p = w + j * 64;
+        _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
+        _mm_prefetch((const char *)p + PF_BYTES + 64, _MM_HINT_T0);
+        const int8_t *qj = q + j * 16;
+        int2_up(c, _mm512_loadu_si512(p), u);
+        MP_UNROLL for (int s = 0; s < 4; s++)
+            acc[s] = _mm512_dpbusd_epi32(acc[s], u[s], bcast4(qj + 4 * s));
+        int2_up(c, _mm512_loadu_si512(p + 64), u);
+        MP_UNROLL for (int s = 0; s < 4; s++)
+            acc[4 + s] = _mm512_dpbusd_epi32(acc[4 + s], u[s], bcast4(qj + 16 + 4 * s));
+    }
+    if (j < nt) {
+        int2_up(c, _mm512_loadu_si512(w + j * 64), u);
+        MP_UNROLL for (int s = 0; s < 4; s++)
+            acc[s] = _mm512_dpbusd_epi32(acc[s], u[s], bcast4(q + j * 16 + 4 * s));
+    }
+    __m512i a = _mm512_add_epi32(_mm512_add_epi32(acc[0], acc[1]), _mm512_add_epi32(acc[2], acc[3]));
+    __m512i b = _mm512_add_epi32(_mm512_add_epi32(acc[4], acc[5]), _mm512_add_epi32(acc[6], acc[7]));
+    return _mm512_add_epi32(a, b);
+}
+
+static inline __attribute__((always_inline)) __m512i int1_gemv_block(const consts *c, const uint8_t *w, size_t nt,
+                                      const int8_t *q, int seq)
+{
+    __m512i acc[8];
+    MP_UNROLL for (int i = 0; i < 8; i++)
+        acc[i] = _mm512_setzero_si512();
+    size_t j = 0;
+    for (; j + 2 <= nt; j += 2) {
+        const uint8_t *p = w + j * 32;
+        _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
+        const int8_t *qj = q + j * 16;
+        MP_UNROLL for (int g = 0; g < 8; g++)
+            acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up_seq(c, p + 8 * g, seq), bcast4(qj + 4 * g));
+    }
+    if (j < nt)
+        MP_UNROLL for (int g = 0; g < 4; g++)
+            acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up_seq(c, w + j * 32 + 8 * g, seq),
+                                         bcast4(q + j * 16 + 4 * g));
+    __m512i a = _mm512_add_epi32(_mm512_add_epi32(acc[0], acc[1]), _mm512_add_epi32(acc[2], acc[3]));
+    __m512i b = _mm512_add_epi32(_mm512_add_epi32(acc[4], acc[5]), _mm512_add_epi32(acc[6], acc[7]));
+    return _mm512_add_epi32(a, b);
+}
+
+/* neg: sums hold sum 2 [w = -1] q (int1_up_neg), so the result is qsum - sum */
+static void store_rows(const mp_op *op, const void *act, int t, __m512i sums, float *y, int r,
+                       int rows, int neg)
+{
+    int32_t s[16];
+    _mm512_storeu_si512(s, sums);
+    const mp_q8hdr *h = mp_q8act_hdr(act, op->k, t);
+    float *yt = y + (size_t)t * op->m + r;
+    for (int i = 0; i < rows; i++)
+        yt[i] = mp_dequant(neg ? h->qsum - s[i] : s[i] - h->qsum, op->w_scale, h->x_scale);
+}
+
+static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1, int int1)
+{
+    const consts c = make_consts();
+    const int k = op->k, seq = op->param[MP_VNNI_P_SEQ];
+    const size_t nt = ((size_t)k + 15) / 16;
+    const size_t blk = nt * (int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES);
+    for (int r = m0; r < m1; r += 16) {
+        const uint8_t *w = op->w + (size_t)(r / 16) * blk;
+        int rows = m1 - r < 16 ? m1 - r : 16;
+        for (int t = 0; t < n; t++) {
+            const int8_t *q = mp_q8act_q(act, k, t);
+            /* constant seq: the up-convert choice is not tested per group */
+            __m512i s = !int1 ? int2_gemv_block(&c, w, nt, q)
+                        : seq ? int1_gemv_block(&c, w, nt, q, 1)
+                              : int1_gemv_block(&c, w, nt, q, 0);
+            store_rows(op, act, t, s, y, r, rows, int1 && seq);
+        }
+    }
+}
+
+/* ---- GEMM: unpack a bm x bk block once, reuse it for every token -------------
+ * Scratch: wb = the block as VNNI4 code vectors, vector (k step s, 16-row
+ * sub-block i) at (s * mr + i) * 64; then cs = int32 partial sums, token t's
+ * row i at t * bm + i, carried across the K blocks. */
+
+
+static inline __attribute__((always_inline)) void ukernel(const int MR, const int NR,
+                                                          const uint8_t *wb, int nsteps,
+                                                          const int8_t *const *qt, int32_t *cs,
+                                                          int bm, int first)
+{
+    __m512i acc[4][14];
+    MP_UNROLL for (int i = 0; i < MR; i++)
+        MP_UNROLL for (int t = 0; t < NR; t++)
+            acc[i][t] = first ? _mm512_setzero_si512() : _mm512_load_si512(cs + t * bm + 16 * i);
+    for (int s = 0; s < nsteps; s++) {
+        __m512i wv[4];
+        MP_UNROLL for (int i = 0; i < MR; i++)
+            wv[i] = _mm512_load_si512(wb + ((size_t)s * MR + i) * 64);
+        MP_UNROLL for (int t = 0; t < NR; t++) {
+            __m512i a = bcast4(qt[t] + 4 * s);
+            MP_UNROLL for (int i = 0; i < MR; i++)
+                acc[i][t] = _mm512_dpbusd_epi32(acc[i][t], wv[i], a);
+        }
+    }
+    MP_UNROLL for (int i = 0; i < MR; i++)
+        MP_UNROLL for (int t = 0; t < NR; t++)
+            _mm512_store_si512(cs + t * bm + 16 * i, acc[i][t]);
+}
+
+typedef void (*ukernel_fn)(const uint8_t *, int, const int8_t *const *, int32_t *, int, int);
+
+#define UK(MR, NR)                                                                       \
+    static void uk_##MR##_##NR(const uint8_t *wb, int ns, const int8_t *const *qt,      \
+                               int32_t *cs, int bm, int first)                           \
+    {                                                                                    \
+        ukernel(MR, NR, wb, ns, qt, cs, bm, first);                                      \
+    }
+#define UK_ROW(MR) UK(MR, 1) UK(MR, 2) UK(MR, 3) UK(MR, 4) UK(MR, 5) UK(MR, 6) UK(MR, 7)
+UK_ROW(1) UK_ROW(2) UK_ROW(3) UK_ROW(4)
+UK(1, 8) UK(1, 9) UK(1, 10) UK(1, 11) UK(1, 12) UK(1, 13) UK(1, 14)
+UK(2, 8) UK(2, 9) UK(2, 10) UK(2, 11) UK(2, 12) UK(2, 13) UK(2, 14)
+UK(3, 8) UK(3, 9)
+#define UKP_ROW(MR) uk_##MR##_1, uk_##MR##_2, uk_##MR##_3, uk_##MR##_4, uk_##MR##_5, uk_##MR##_6, uk_##MR##_7
+/* [mr - 1][nr - 1]; NULL where mr x nr exceeds the registers (check_zmm) */
+static const ukernel_fn uk_table[4][14] = {
+    {UKP_ROW(1), uk_1_8, uk_1_9, uk_1_10, uk_1_11, uk_1_12, uk_1_13, uk_1_14},
+    {UKP_ROW(2), uk_2_8, uk_2_9, uk_2_10, uk_2_11, uk_2_12, uk_2_13, uk_2_14},
+    {UKP_ROW(3), uk_3_8, uk_3_9},
+    {UKP_ROW(4)},
+};
+
+static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                 void *scratch, int int1)
+{
+    const consts c = make_consts();
+    const int k = op->k, bm = op->param[MP_VNNI_P_BM], bn = op->param[MP_VNNI_P_BN];
+    const int bkt = op->param[MP_VNNI_P_BK] / 16;
+    const size_t nt = ((size_t)k + 15) / 16;
+    const size_t tb = int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES;
+    uint8_t *wb = scratch;
+    int32_t *cs = (int32_t *)((uint8_t *)scratch + (size_t)bm * op->param[MP_VNNI_P_BK]);
+    const int8_t *qt[16];
+    for (int r = m0; r < m1; r += bm) {
+        int rows = m1 - r < bm ? m1 - r : bm;
+        int mr = (rows + 15) / 16;
+        for (size_t j0 = 0; j0 < nt; j0 += (size_t)bkt) {
+            int ntk = nt - j0 < (size_t)bkt ? (int)(nt - j0) : bkt;
+            for (int i = 0; i < mr; i++) {
+                const uint8_t *src = op->w + ((size_t)(r / 16 + i) * nt + j0) * tb;
+                for (int jj = 0; jj < ntk; jj++) {
+                    uint8_t *dst = wb + ((size_t)4 * jj * mr + i) * 64;
+                    if (int1) {
+                        MP_UNROLL for (int g = 0; g < 4; g++)
+                            _mm512_store_si512(dst + (size_t)g * mr * 64,
+                                               int1_up(&c, src + jj * tb + 8 * g));
+                    } else {
+                        __m512i u[4];
+                        int2_up(&c, _mm512_loadu_si512(src + jj * tb), u);
+                        MP_UNROLL for (int g = 0; g < 4; g++)
+                            _mm512_store_si512(dst + (size_t)g * mr * 64, u[g]);
+                    }
+                }
+            }
+            for (int t0 = 0; t0 < n; t0 += bn) {
+                int nb = n - t0 < bn ? n - t0 : bn;
+                for (int t = 0; t < nb; t++)
+                    qt[t] = mp_q8act_q(act, k, t0 + t) + j0 * 16;
+                uk_table[mr - 1][nb - 1](wb, 4 * ntk, qt, cs + (size_t)t0 * bm, bm, j0 == 0);
+            }
+        }
+        for (int t = 0; t < n; t++) {
+            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+            float *yt = y + (size_t)t * op->m + r;
+            const int32_t *ct = cs + (size_t)t * bm;
+            for (int i = 0; i < rows; i++)
+                yt[i] = mp_dequant(ct[i] - h->qsum, op->w_scale, h->x_scale);
+        }
+    }
+}
+
+void mp_vnni_int2_gemm__avx512vnni(const mp_op *op, const void *act, int n, float *y, int m0,
+                                   int m1, void *scratch)
+{
+    if (n >= op->param[MP_VNNI_P_GEMMN])
+        gemm(op, act, n, y, m0, m1, scratch, 0);
+    else
+        gemv(op, act, n, y, m0, m1, 0);
+}
+
+void mp_vnni_int1_gemm__avx512vnni(const mp_op *op, const void *act, int n, float *y, int m0,
+                                   int m1, void *scratch)
+{
+    if (n >= op->param[MP_VNNI_P_GEMMN])
+        gemm(op, act, n, y, m0, m1, scratch, 1);
+    else
+        gemv(op, act, n, y, m0, m1, 1);
+}

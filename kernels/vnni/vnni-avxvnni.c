@@ -1,0 +1,269 @@
+/* vnni-avxvnni.c - VNNI_INT2 / VNNI_INT1 with AVX2 + AVX-VNNI (VEX vpdpbusd on
+ * ymm), the ISA seed 003 §III targets on client CPUs.  A 64-byte int2 tile is
+ * two ymm (rows 0-7, rows 8-15), each up-converted by the paper's 1 shift + 2 and
+ * + 4 vpshufb; an int1 group half is the paper's vpbroadcastd / vpshufb / vpand /
+ * vpcmpeqb / vpblendvb sequence, blending the unsigned codes {2, 0} instead of
+ * {+1, -1} because vpdpbusd is unsigned x signed.  Layouts and the sign
+ * correction: vnni.h. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "vnni.h"
+#include "../common/mp_numerics.h"
+
+/* small fixed loops over registers must be unrolled, or -O2 keeps the
+ * accumulator arrays in memory */
+#define MP_UNROLL _Pragma("GCC unroll 32")
+
+enum { PF_BYTES = 8192 }; /* software prefetch distance along the weight stream */
+
+#define DOT(acc, u, a) _mm256_dpbusd_avx_epi32(acc, u, a)
+
+static inline __m256i bcast4(const int8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+typedef struct consts {
+    __m256i m0f, lut01, lut23; /* int2 */
+    __m256i perm, bitsel, two; /* int1 */
+} consts;
+
+static inline consts make_consts(void)
+{
+    consts c;
+    c.m0f = _mm256_set1_epi8(0x0f);
+    c.lut01 = _mm256_setr_epi8(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3,
+                               0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
+    c.lut23 = _mm256_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
+                               0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+    /* operand byte i takes bit i of the broadcast dword: byte i / 8, bit i % 8 */
+    c.perm = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                              2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    c.bitsel = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128,
+                                1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+    c.two = _mm256_set1_epi8(2);
+    return c;
+}
+
+/* 32-byte half tile (8 rows x 16 k) -> codes of k 0..3, 4..7, 8..11, 12..15. */
+static inline void int2_up(const consts *c, __m256i v, __m256i u[4])
+{
+    __m256i lo = _mm256_and_si256(v, c->m0f);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi32(v, 4), c->m0f);
+    u[0] = _mm256_shuffle_epi8(c->lut01, lo);
+    u[1] = _mm256_shuffle_epi8(c->lut23, lo);
+    u[2] = _mm256_shuffle_epi8(c->lut01, hi);
+    u[3] = _mm256_shuffle_epi8(c->lut23, hi);
+}
+
+/* 4-byte int1 group half (8 rows x 4 k) -> codes {0, 2}. */
+static inline __m256i int1_up(const consts *c, const uint8_t *g)
+{
+    int32_t d;
+    memcpy(&d, g, 4);
+    __m256i s = _mm256_shuffle_epi8(_mm256_set1_epi32(d), c->perm);
+    __m256i neg = _mm256_cmpeq_epi8(_mm256_and_si256(s, c->bitsel), c->bitsel);
+    return _mm256_blendv_epi8(c->two, _mm256_setzero_si256(), neg);
+}
+
+/* ---- GEMV: one 16-row block (two ymm halves), one token --------------------- */
+
+/* Register budget (16 ymm): 4 accumulators (two vpdpbusd each per tile, about
+ * the tile's issue time) + 3 up-convert constants + the 4 activation broadcasts
+ * shared by both halves + the tile, its nibbles and a code vector.  With 8
+ * accumulators the compiler spills. */
+static inline void int2_gemv_block(const consts *c, const uint8_t *w, size_t nt,
+                                   const int8_t *q, __m256i out[2])
+{
+    __m256i acc[4];
+    MP_UNROLL for (int i = 0; i < 4; i++)
+        acc[i] = _mm256_setzero_si256();
+    for (size_t j = 0; j < nt; j++) {
+        const uint8_t *p = w + j * 64;
+        _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
+        const int8_t *qj = q + j * 16;
+        MP_UNROLL for (int h = 0; h < 2; h++) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
+            __m256i lo = _mm256_and_si256(v, c->m0f);
+            __m256i hi = _mm256_and_si256(_mm256_srli_epi32(v, 4), c->m0f);
+            acc[2 * h + 0] = DOT(acc[2 * h + 0], _mm256_shuffle_epi8(c->lut01, lo), bcast4(qj));
+            acc[2 * h + 1] = DOT(acc[2 * h + 1], _mm256_shuffle_epi8(c->lut23, lo), bcast4(qj + 4));
+            acc[2 * h + 0] = DOT(acc[2 * h + 0], _mm256_shuffle_epi8(c->lut01, hi), bcast4(qj + 8));
+            acc[2 * h + 1] = DOT(acc[2 * h + 1], _mm256_shuffle_epi8(c->lut23, hi), bcast4(qj + 12));
+        }
+    }
+    MP_UNROLL for (int h = 0; h < 2; h++)
+        out[h] = _mm256_add_epi32(acc[2 * h], acc[2 * h + 1]);
+}
+
+/* 4 accumulators: the up-convert (5 operations per vpdpbusd) is longer than the
+ * vpdpbusd latency, and 4 constants + temporaries must fit beside them. */
+static inline void int1_gemv_block(const consts *c, const uint8_t *w, size_t nt,
+                                   const int8_t *q, __m256i out[2])
+{
+    __m256i acc[4];
+    MP_UNROLL for (int i = 0; i < 4; i++)
+        acc[i] = _mm256_setzero_si256();
+    for (size_t j = 0; j < nt; j++) {
+        const uint8_t *p = w + j * 32;
+        if (!(j & 1))
+            _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
+        const int8_t *qj = q + j * 16;
+        MP_UNROLL for (int g = 0; g < 4; g++)
+            MP_UNROLL for (int h = 0; h < 2; h++)
+                acc[2 * h + (g & 1)] = DOT(acc[2 * h + (g & 1)], int1_up(c, p + 8 * g + 4 * h),
+                                           bcast4(qj + 4 * g));
+    }
+    MP_UNROLL for (int h = 0; h < 2; h++)
+        out[h] = _mm256_add_epi32(acc[2 * h], acc[2 * h + 1]);
+}
+
+static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1, int int1)
+{
+    const consts c = make_consts();
+    const int k = op->k;
+    const size_t nt = ((size_t)k + 15) / 16;
+    const size_t blk = nt * (int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES);
+    int32_t s[16];
+    for (int r = m0; r < m1; r += 16) {
+        const uint8_t *w = op->w + (size_t)(r / 16) * blk;
+        int rows = m1 - r < 16 ? m1 - r : 16;
+        for (int t = 0; t < n; t++) {
+            const int8_t *q = mp_q8act_q(act, k, t);
+            __m256i o[2];
+            if (int1)
+                int1_gemv_block(&c, w, nt, q, o);
+            else
+                int2_gemv_block(&c, w, nt, q, o);
+            _mm256_storeu_si256((__m256i *)s, o[0]);
+            _mm256_storeu_si256((__m256i *)(s + 8), o[1]);
+            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+            float *yt = y + (size_t)t * op->m + r;
+            for (int i = 0; i < rows; i++)
+                yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);
+        }
+    }
+}
+
+/* ---- GEMM: unpack a bm x bk block once, reuse it for every token -------------
+ * Scratch as in vnni-avx512vnni.c: code vector (k step s, 16-row sub-block i) at
+ * (s * mr + i) * 64 (two ymm: rows 0-7, 8-15), then the int32 partial sums. */
+
+
+static inline __attribute__((always_inline)) void ukernel(const int MR, const int NR,
+                                                          const uint8_t *wb, int nsteps,
+                                                          const int8_t *const *qt, int32_t *cs,
+                                                          int bm, int first)
+{
+    /* MR counts ymm here: 2 per 16-row sub-block */
+    __m256i acc[8][6];
+    MP_UNROLL for (int i = 0; i < MR; i++)
+        MP_UNROLL for (int t = 0; t < NR; t++)
+            acc[i][t] = first ? _mm256_setzero_si256()
+                              : _mm256_load_si256((const __m256i *)(cs + t * bm + 8 * i));
+    for (int s = 0; s < nsteps; s++) {
+        __m256i wv[8];
+        MP_UNROLL for (int i = 0; i < MR; i++)
+            wv[i] = _mm256_load_si256((const __m256i *)(wb + (size_t)s * MR * 32 + 32 * i));
+        MP_UNROLL for (int t = 0; t < NR; t++) {
+            __m256i a = bcast4(qt[t] + 4 * s);
+            MP_UNROLL for (int i = 0; i < MR; i++)
+                acc[i][t] = DOT(acc[i][t], wv[i], a);
+        }
+    }
+    MP_UNROLL for (int i = 0; i < MR; i++)
+        MP_UNROLL for (int t = 0; t < NR; t++)
+            _mm256_store_si256((__m256i *)(cs + t * bm + 8 * i), acc[i][t]);
+}
+
+typedef void (*ukernel_fn)(const uint8_t *, int, const int8_t *const *, int32_t *, int, int);
+
+#define UK(MR, NR)                                                                       \
+    static void uk_##MR##_##NR(const uint8_t *wb, int ns, const int8_t *const *qt,      \
+                               int32_t *cs, int bm, int first)                           \
+    {                                                                                    \
+        ukernel(2 * MR, NR, wb, ns, qt, cs, bm, first);                                  \
+    }
+UK(1, 1) UK(1, 2) UK(1, 3) UK(1, 4) UK(1, 5) UK(1, 6)
+UK(2, 1) UK(2, 2) UK(2, 3)
+UK(3, 1) UK(3, 2)
+UK(4, 1)
+/* [mr - 1][nr - 1]; NULL where 2 mr x nr exceeds 12 accumulators (check_ymm) */
+static const ukernel_fn uk_table[4][6] = {
+    {uk_1_1, uk_1_2, uk_1_3, uk_1_4, uk_1_5, uk_1_6},
+    {uk_2_1, uk_2_2, uk_2_3},
+    {uk_3_1, uk_3_2},
+    {uk_4_1},
+};
+
+static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                 void *scratch, int int1)
+{
+    const consts c = make_consts();
+    const int k = op->k, bm = op->param[MP_VNNI_P_BM], bn = op->param[MP_VNNI_P_BN];
+    const int bkt = op->param[MP_VNNI_P_BK] / 16;
+    const size_t nt = ((size_t)k + 15) / 16;
+    const size_t tb = int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES;
+    uint8_t *wb = scratch;
+    int32_t *cs = (int32_t *)((uint8_t *)scratch + (size_t)bm * op->param[MP_VNNI_P_BK]);
+    const int8_t *qt[16];
+    for (int r = m0; r < m1; r += bm) {
+        int rows = m1 - r < bm ? m1 - r : bm;
+        int mr = (rows + 15) / 16;
+        for (size_t j0 = 0; j0 < nt; j0 += (size_t)bkt) {
+            int ntk = nt - j0 < (size_t)bkt ? (int)(nt - j0) : bkt;
+            for (int i = 0; i < mr; i++) {
+                const uint8_t *src = op->w + ((size_t)(r / 16 + i) * nt + j0) * tb;
+                for (int jj = 0; jj < ntk; jj++) {
+                    uint8_t *dst = wb + ((size_t)4 * jj * mr + i) * 64;
+                    MP_UNROLL for (int h = 0; h < 2; h++) {
+                        if (int1) {
+                            MP_UNROLL for (int g = 0; g < 4; g++)
+                                _mm256_store_si256((__m256i *)(dst + (size_t)g * mr * 64 + 32 * h),
+                                                   int1_up(&c, src + jj * tb + 8 * g + 4 * h));
+                        } else {
+                            __m256i u[4];
+                            int2_up(&c, _mm256_loadu_si256((const __m256i *)(src + jj * tb + 32 * h)), u);
+                            MP_UNROLL for (int g = 0; g < 4; g++)
+                                _mm256_store_si256((__m256i *)(dst + (size_t)g * mr * 64 + 32 * h), u[g]);
+                        }
+                    }
+                }
+            }
+            for (int t0 = 0; t0 < n; t0 += bn) {
+                int nb = n - t0 < bn ? n - t0 : bn;
+                for (int t = 0; t < nb; t++)
+                    qt[t] = mp_q8act_q(act, k, t0 + t) + j0 * 16;
+                uk_table[mr - 1][nb - 1](wb, 4 * ntk, qt, cs + (size_t)t0 * bm, bm, j0 == 0);
+            }
+        }
+        for (int t = 0; t < n; t++) {
+            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+            float *yt = y + (size_t)t * op->m + r;
+            const int32_t *ct = cs + (size_t)t * bm;
+            for (int i = 0; i < rows; i++)
+                yt[i] = mp_dequant(ct[i] - h->qsum, op->w_scale, h->x_scale);
+        }
+    }
+}
+
+void mp_vnni_int2_gemm__avxvnni(const mp_op *op, const void *act, int n, float *y, int m0,
+                                int m1, void *scratch)
+{
+    if (n >= op->param[MP_VNNI_P_GEMMN])
+        gemm(op, act, n, y, m0, m1, scratch, 0);
+    else
+        gemv(op, act, n, y, m0, m1, 0);
+}
+
+void mp_vnni_int1_gemm__avxvnni(const mp_op *op, const void *act, int n, float *y, int m0,
+                                int m1, void *scratch)
+{
+    if (n >= op->param[MP_VNNI_P_GEMMN])
+        gemm(op, act, n, y, m0, m1, scratch, 1);
+    else
+        gemv(op, act, n, y, m0, m1, 1);
+}

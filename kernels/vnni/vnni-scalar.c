@@ -1,0 +1,286 @@
+/* vnni-scalar.c - VNNI_INT2 / VNNI_INT1 (seed 003 §III): packing into the tiled
+ * layouts of vnni.h, the per-token activation prepare, parameter checks, the
+ * portable compute paths (the oracle of the SIMD paths and the fallback), and
+ * the §III-E up-convert throughput probe.  No ISA flags. */
+#include "vnni.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../common/mp_isa.h"
+#include "../common/mp_numerics.h"
+
+static size_t n_blocks(int m) { return ((size_t)m + 15) / 16; }
+static size_t n_tiles(int k) { return ((size_t)k + 15) / 16; }
+
+size_t mp_vnni_int2_packed_size(int m, int k, const int *param)
+{
+    (void)param;
+    return n_blocks(m) * n_tiles(k) * MP_VNNI_INT2_TILE_BYTES + MP_VNNI_TRAILER;
+}
+
+size_t mp_vnni_int1_packed_size(int m, int k, const int *param)
+{
+    (void)param;
+    return n_blocks(m) * n_tiles(k) * MP_VNNI_INT1_TILE_BYTES + MP_VNNI_TRAILER;
+}
+
+static void put_trailer(uint8_t *t, float w_scale)
+{
+    memset(t, 0, MP_VNNI_TRAILER);
+    memcpy(t, &w_scale, sizeof w_scale);
+}
+
+/* Weight (r, c) of the canonical tensor, 0 in the padding. */
+static inline int wat(const int8_t *w, int m, int k, size_t r, size_t c)
+{
+    return r < (size_t)m && c < (size_t)k ? w[r * (size_t)k + c] : 0;
+}
+
+/* Row r's 16 weights of tile j (zeros past M and K) into buf. */
+static inline const int8_t *tile_row(const int8_t *w, int m, int k, size_t r, size_t j,
+                                     int8_t buf[16])
+{
+    if (r < (size_t)m && (j + 1) * 16 <= (size_t)k)
+        return w + r * (size_t)k + j * 16; /* interior: no copy */
+    for (int kk = 0; kk < 16; kk++)
+        buf[kk] = (int8_t)wat(w, m, k, r, j * 16 + (size_t)kk);
+    return buf;
+}
+
+void mp_vnni_int2_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
+                       uint8_t *out)
+{
+    (void)param;
+    const size_t nb = n_blocks(m), nt = n_tiles(k);
+    int8_t buf[16];
+    for (size_t b = 0; b < nb; b++)
+        for (size_t j = 0; j < nt; j++) {
+            uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT2_TILE_BYTES;
+            for (int r = 0; r < 16; r++) {
+                const int8_t *src = tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
+                /* byte i holds k = i, 4 + i, 8 + i, 12 + i in bits 1-0 .. 7-6 */
+                for (int i = 0; i < 4; i++)
+                    tile[4 * r + i] = (uint8_t)((src[i] + 1) | (src[4 + i] + 1) << 2 |
+                                                (src[8 + i] + 1) << 4 | (src[12 + i] + 1) << 6);
+            }
+        }
+    put_trailer(out + nb * nt * MP_VNNI_INT2_TILE_BYTES, w_scale);
+}
+
+/* Code (w + 1) of row r, column c of an int2 tensor. */
+static inline int int2_code(const uint8_t *p, size_t nt, size_t r, size_t c)
+{
+    const uint8_t *tile = p + ((r / 16) * nt + c / 16) * MP_VNNI_INT2_TILE_BYTES;
+    unsigned kk = (unsigned)(c % 16);
+    return (tile[4 * (r % 16) + (kk & 3)] >> (2 * (kk >> 2))) & 3;
+}
+
+void mp_vnni_int2_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w)
+{
+    (void)param;
+    const size_t nt = n_tiles(k);
+    for (size_t r = 0; r < (size_t)m; r++)
+        for (size_t c = 0; c < (size_t)k; c++)
+            w[r * (size_t)k + c] = (int8_t)(int2_code(p, nt, r, c) - 1);
+}
+
+void mp_vnni_int1_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
+                       uint8_t *out)
+{
+    (void)param;
+    const size_t nb = n_blocks(m), nt = n_tiles(k);
+    int8_t buf[16];
+    for (size_t b = 0; b < nb; b++)
+        for (size_t j = 0; j < nt; j++) {
+            uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT1_TILE_BYTES;
+            memset(tile, 0, MP_VNNI_INT1_TILE_BYTES);
+            for (int r = 0; r < 16; r++) {
+                const int8_t *src = tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
+                /* bits i = 4r .. 4r + 3 of group g: byte r / 2, nibble r % 2 */
+                for (int g = 0; g < 4; g++) {
+                    unsigned nib = (src[4 * g] < 0) | (src[4 * g + 1] < 0) << 1 |
+                                   (src[4 * g + 2] < 0) << 2 | (unsigned)(src[4 * g + 3] < 0) << 3;
+                    tile[8 * g + r / 2] |= (uint8_t)(nib << (4 * (r & 1)));
+                }
+            }
+        }
+    put_trailer(out + nb * nt * MP_VNNI_INT1_TILE_BYTES, w_scale);
+}
+
+/* Code (w + 1: 0 for -1, 2 for +1) of row r, column c of an int1 tensor. */
+static inline int int1_code(const uint8_t *p, size_t nt, size_t r, size_t c)
+{
+    const uint8_t *tile = p + ((r / 16) * nt + c / 16) * MP_VNNI_INT1_TILE_BYTES;
+    unsigned i = (unsigned)(4 * (r % 16) + c % 4), g = (unsigned)(c % 16) / 4;
+    return (tile[8 * g + i / 8] >> (i % 8)) & 1 ? 0 : 2;
+}
+
+void mp_vnni_int1_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w)
+{
+    (void)param;
+    const size_t nt = n_tiles(k);
+    for (size_t r = 0; r < (size_t)m; r++)
+        for (size_t c = 0; c < (size_t)k; c++)
+            w[r * (size_t)k + c] = (int8_t)(int1_code(p, nt, r, c) - 1);
+}
+
+size_t mp_vnni_act_size(int n, int k, const int *param)
+{
+    (void)param;
+    return mp_q8act_size(n, k);
+}
+
+void mp_vnni_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
+{
+    (void)n;
+    mp_q8act_fill(x, op->k, act, t0, t1);
+}
+
+size_t mp_vnni_scratch_size(int n, int k, const int *param)
+{
+    (void)k;
+    /* unpacked bm x bk block, then bm x n int32 partial sums */
+    size_t wblk = (size_t)param[MP_VNNI_P_BM] * (size_t)param[MP_VNNI_P_BK];
+    return wblk + (size_t)param[MP_VNNI_P_BM] * (size_t)n * sizeof(int32_t);
+}
+
+static int check_regs(const int *param, int max_acc, int vec_per_16, char *why, size_t len)
+{
+    int bm = param[MP_VNNI_P_BM], bn = param[MP_VNNI_P_BN], bk = param[MP_VNNI_P_BK];
+    if (bm % 16 || bm < 16 || bm > MP_VNNI_BM_MAX || bk % 16 || bk < 16 ||
+        bk > MP_VNNI_BK_MAX || bn < 1) {
+        snprintf(why, len, "bm=%d bk=%d bn=%d outside the supported blocking", bm, bk, bn);
+        return -1;
+    }
+    if (bm / 16 * vec_per_16 * bn > max_acc) {
+        snprintf(why, len, "bm=%d x bn=%d needs %d accumulators, more than the %d registers allow",
+                 bm, bn, bm / 16 * vec_per_16 * bn, max_acc);
+        return -1;
+    }
+    return 0;
+}
+
+int mp_vnni_check_zmm(int m, int k, const int *param, char *why, size_t len)
+{
+    (void)m, (void)k;
+    return check_regs(param, 28, 1, why, len);
+}
+
+int mp_vnni_check_ymm(int m, int k, const int *param, char *why, size_t len)
+{
+    (void)m, (void)k;
+    return check_regs(param, 12, 2, why, len);
+}
+
+/* The oracle: decodes every weight through the layout accessors, one at a
+ * time, and follows the kernels' arithmetic (sum of codes x q, minus qsum). */
+static void gemm_scalar(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                        int int1)
+{
+    const int k = op->k;
+    const size_t nt = n_tiles(k);
+    for (int t = 0; t < n; t++) {
+        const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+        const int8_t *q = mp_q8act_q(act, k, t);
+        for (int r = m0; r < m1; r++) {
+            int32_t s = 0;
+            for (int c = 0; c < k; c++) {
+                int code = int1 ? int1_code(op->w, nt, (size_t)r, (size_t)c)
+                                : int2_code(op->w, nt, (size_t)r, (size_t)c);
+                s += code * q[c];
+            }
+            y[(size_t)t * op->m + r] = mp_dequant(s - h->qsum, op->w_scale, h->x_scale);
+        }
+    }
+}
+
+void mp_vnni_int2_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
+                               int m1, void *scratch)
+{
+    (void)scratch;
+    gemm_scalar(op, act, n, y, m0, m1, 0);
+}
+
+void mp_vnni_int1_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
+                               int m1, void *scratch)
+{
+    (void)scratch;
+    gemm_scalar(op, act, n, y, m0, m1, 1);
+}
+
+/* ---- §III-E probe ------------------------------------------------------------- */
+
+int mp_vnni_bytes_per_vector(const mp_variant *v)
+{
+    if (!v || v->family != MP_FAMILY_VNNI)
+        return 0;
+    return v->domain == MP_DOMAIN_BINARY ? 4 : 8;
+}
+
+/* CPU time of the calling thread: on a shared machine a probe must not count
+ * the time it was descheduled (it measures the loop, not the machine's load). */
+static double now_sec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double mp_vnni_upconvert_bytes_per_sec(const mp_variant *v)
+{
+    if (!mp_vnni_bytes_per_vector(v))
+        return 0.0;
+    int param[MP_MAX_PARAMS] = {0};
+    for (int i = 0; i < v->n_params; i++)
+        param[i] = v->params[i].def;
+    return mp_vnni_upconvert_bytes_per_sec_params(v, param);
+}
+
+double mp_vnni_upconvert_bytes_per_sec_params(const mp_variant *v, const int *param_in)
+{
+    if (!mp_vnni_bytes_per_vector(v) || (v->isa & ~mp_isa_detect()))
+        return 0.0;
+    enum { M = 32, K = 2048 };
+    int param[MP_MAX_PARAMS];
+    memcpy(param, param_in, sizeof param);
+    int8_t *w = mp_alloc((size_t)M * K);
+    float *x = mp_alloc(sizeof(float) * K);
+    float y[M];
+    mp_gen_weights(7, w, (size_t)M * K, v->domain == MP_DOMAIN_BINARY);
+    mp_gen_acts(8, x, K);
+    size_t bytes = v->packed_size(M, K, param);
+    uint8_t *p = mp_alloc(bytes);
+    v->pack(w, 1.0f, M, K, param, p);
+    mp_op op = {.v = v, .m = M, .k = K, .w_scale = 1.0f, .w = p};
+    memcpy(op.param, param, sizeof op.param);
+    void *a = mp_alloc(v->act_size(1, K, param));
+    v->prepare(&op, x, 1, a, 0, 1);
+    size_t ssz = v->scratch_size ? v->scratch_size(1, K, param) : 0;
+    void *scr = ssz ? mp_alloc(ssz) : NULL;
+    const double tile_bytes = (double)(bytes - MP_VNNI_TRAILER);
+    /* calls per repetition sized from a warm-up to ~2 ms */
+    int calls = 16;
+    double t0 = now_sec();
+    for (int i = 0; i < calls; i++)
+        v->compute(&op, a, 1, y, 0, M, scr);
+    double dt = now_sec() - t0;
+    if (dt > 0 && dt < 2e-3)
+        calls = (int)(calls * 2e-3 / dt) + 1;
+    double best = INFINITY;
+    for (int rep = 0; rep < 9; rep++) {
+        t0 = now_sec();
+        for (int i = 0; i < calls; i++)
+            v->compute(&op, a, 1, y, 0, M, scr);
+        dt = (now_sec() - t0) / calls;
+        best = dt < best ? dt : best;
+    }
+    mp_free(scr);
+    mp_free(a);
+    mp_free(p);
+    mp_free(x);
+    mp_free(w);
+    return best > 0 && isfinite(best) ? tile_bytes / best : 0.0;
+}

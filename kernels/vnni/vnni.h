@@ -1,0 +1,138 @@
+/* vnni.h - VNNI_INT2 and VNNI_INT1: the "up-convert and compute" kernels of
+ * seed 003 §III (Pushing the Envelope of LLM Inference on AI-PC), with the
+ * roofline hook of §III-E.
+ *
+ * Both formats store 16-row x 16-k tiles; the tiles of one 16-row block follow
+ * each other along K, and the blocks follow each other along M, so a thread that
+ * owns rows [m0, m1) reads ONE contiguous byte stream (the hardware prefetcher
+ * and a software prefetch along it keep a GEMV at the memory roofline).  M is
+ * padded to a multiple of 16 and K to a multiple of 16 (padding weights are 0
+ * for int2, +1 for int1; the activation padding of mp_q8act is 0, so padding
+ * never changes a sum).  After the tiles comes a 64-byte trailer whose first 4
+ * bytes are the float tensor scale (it counts in bpw, like I2_S's).
+ *
+ * VNNI_INT2 tile (64 bytes; seed 003 §III-B "VNNI4-interleaved"): 32-bit word r
+ * (r = 0..15) holds row r's 16 weights of the tile as 2-bit codes c = w + 1.  The
+ * field at bits 8b + 2p .. 8b + 2p + 1 of the word (byte b, pair p) holds k = 4p + b:
+ * the four pairs p = 0..3 of one byte are the k that share k mod 4 = b.  So
+ * "and 0x0f" + byte shuffle with lut01 (index bits 0-1) gives the VNNI4 int8
+ * vector of k 0..3 (every 32-bit lane = one row's 4 consecutive k, the operand
+ * layout of vpdpbusd), lut23 (index bits 2-3) gives k 4..7, and the same two
+ * shuffles on the word shifted right by 4 give k 8..11 and 12..15: 1 shift +
+ * 2 and + 4 shuffles per 128 weights, as in the paper.  Bytes 0-31 of a tile are
+ * rows 0-7 (one ymm for the AVX2/AVX-VNNI paths), bytes 32-63 rows 8-15.
+ *
+ * VNNI_INT1 tile (32 bytes; seed 003 §III-D, conventional VNNI4 bit layout):
+ * four 8-byte groups g = 0..3 (k = 4g .. 4g + 3); bit i of group g (byte i / 8,
+ * bit i % 8, i = 0..63) is row i / 4, k = 4g + i % 4, set when the weight is -1
+ * (the paper's encoding: 0 -> +1, 1 -> -1).  Bit i is the operand byte i of a
+ * 64-byte VNNI4 vector, so the up-convert is broadcast / byte shuffle (byte i <-
+ * byte i / 8) / and with 1 << (i % 8) / compare / blend; on AVX-512 the and +
+ * compare is one vptestnmb, and the group can also be loaded straight into a
+ * mask register (param seq=1).  Rows 0-7 of a group are its first 4 bytes (one
+ * ymm dword broadcast), rows 8-15 the last 4.
+ *
+ * Sign: this CPU lacks vpdpbssd (signed x signed), so the kernels feed unsigned
+ * codes u = w + 1 (int2: {0,1,2}; int1: {0,2}) and signed int8 activations q to
+ * vpdpbusd and subtract the token's sum of q (mp_q8hdr.qsum, computed once per
+ * token in prepare): sum(u q) - sum(q) = sum(w q) exactly.  |u q| <= 254, so
+ * neither vpdpbusd (no saturation) nor the AVX2 maddubs fallback (int16 pairs
+ * <= 508, four summed <= 2032) can overflow: lossless.
+ *
+ * Compute paths: N < gemm_n runs the GEMV (each tile unpacked in registers,
+ * used once per token); N >= gemm_n runs the GEMM that unpacks each bm x bk
+ * block once into per-thread scratch (L1) and reuses it for all N tokens with a
+ * (bm/16 vectors) x bn register block of accumulators.
+ */
+#ifndef MP_VNNI_H
+#define MP_VNNI_H
+
+#include "../mp_kernel.h"
+
+/* Runtime parameters (indices into mp_op.param), the same for every variant of
+ * the family; none of them changes the packed layout. */
+enum {
+    MP_VNNI_P_BM = 0,    /* GEMM rows per block: 16, 32 or 64 */
+    MP_VNNI_P_BN = 1,    /* GEMM tokens per register block */
+    MP_VNNI_P_BK = 2,    /* GEMM K per unpacked block (multiple of 16) */
+    MP_VNNI_P_GEMMN = 3, /* N from which the GEMM path is used */
+    MP_VNNI_P_SEQ = 4,   /* int1 AVX-512 up-convert: 0 paper sequence, 1 mask load */
+};
+
+enum {
+    MP_VNNI_TILE_ROWS = 16,
+    MP_VNNI_TILE_K = 16,
+    MP_VNNI_INT2_TILE_BYTES = 64,
+    MP_VNNI_INT1_TILE_BYTES = 32,
+    MP_VNNI_TRAILER = 64,
+    MP_VNNI_BM_MAX = 64,
+    MP_VNNI_BK_MAX = 512,
+};
+
+/* shared by all paths (vnni-scalar.c) */
+size_t mp_vnni_int2_packed_size(int m, int k, const int *param);
+size_t mp_vnni_int1_packed_size(int m, int k, const int *param);
+void mp_vnni_int2_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
+                       uint8_t *out);
+void mp_vnni_int1_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
+                       uint8_t *out);
+void mp_vnni_int2_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
+void mp_vnni_int1_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
+size_t mp_vnni_act_size(int n, int k, const int *param);
+void mp_vnni_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
+/* The same bytes as mp_vnni_prepare (mp_q8act_fill), vectorized (vnni-avx2.c);
+ * used by every SIMD row, since they all have AVX2. */
+void mp_vnni_prepare__avx2(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
+size_t mp_vnni_scratch_size(int n, int k, const int *param);
+/* Parameter checks: the register block (bm/16) x bn must fit the ISA's
+ * vector registers (zmm: 28 accumulators, ymm: 12, 16 / 32-byte halves). */
+int mp_vnni_check_zmm(int m, int k, const int *param, char *why, size_t len);
+int mp_vnni_check_ymm(int m, int k, const int *param, char *why, size_t len);
+
+/* compute slots: contract of mp_variant.compute; m0 multiple of 16 (m_align);
+ * reads whole tiles (the padding is part of the packed tensor) and activations up
+ * to K rounded up to 16 (inside mp_q8act's zeroed padding). */
+#define MP_VNNI_DECL(fmt, isa)                                                        \
+    void mp_vnni_##fmt##_gemm__##isa(const mp_op *op, const void *act, int n, float *y, \
+                                     int m0, int m1, void *scratch);
+MP_VNNI_DECL(int2, scalar)
+MP_VNNI_DECL(int2, avx2)
+MP_VNNI_DECL(int2, avxvnni)
+MP_VNNI_DECL(int2, avx512vnni)
+MP_VNNI_DECL(int1, scalar)
+MP_VNNI_DECL(int1, avx2)
+MP_VNNI_DECL(int1, avxvnni)
+MP_VNNI_DECL(int1, avx512vnni)
+#undef MP_VNNI_DECL
+
+/* ---- roofline of seed 003 §III-E ------------------------------------------------
+ * eq. 3: effective bandwidth per core = min(BW_core, B / C), with B the bytes of
+ * packed weights read per output 256-bit vector of int32 (8 rows x 4 k): 8 for
+ * int2, 4 for int1, and C the cycles of the up-convert-and-compute sequence per
+ * such vector.  B / C (bytes per cycle) times the clock is what the function below
+ * measures directly, in bytes per second, so no clock frequency is needed:
+ * the model is then min(BW_core, mp_vnni_upconvert_bytes_per_sec(v)). */
+
+/* B of eq. 1-3 for a VNNI variant: 8 (int2), 4 (int1), 0 for other families. */
+int mp_vnni_bytes_per_vector(const mp_variant *v);
+
+/* Throughput of v's up-convert-and-compute loop on one core (the calling
+ * thread), in bytes of packed weights per second: v's own compute slot at N = 1
+ * (its GEMV, the loop the roofline is about) on a 32 x 2048 tensor (16 KB int2,
+ * 8 KB int1) and one token, all resident in L1, so no memory traffic; best of
+ * several ~2 ms repetitions (of the calling thread's CPU time, so that time
+ * descheduled on a shared machine is not counted) after a warm-up.  Takes
+ * ~30 ms.  Returns 0 when v is not a VNNI variant or its ISA is unavailable
+ * (after MPBENCH_MAX_ISA).  Allocates its own buffers; call it outside timed
+ * regions.  Uses v's default parameters (only seq matters at N = 1). */
+double mp_vnni_upconvert_bytes_per_sec(const mp_variant *v);
+/* The same with explicit parameter values (param[MP_MAX_PARAMS], e.g. tuned). */
+double mp_vnni_upconvert_bytes_per_sec_params(const mp_variant *v, const int *param);
+
+/* eq. 3 itself: min(bw_core, upconvert) (both in bytes per second). */
+static inline double mp_vnni_model_bw(double bw_core, double upconvert)
+{
+    return bw_core < upconvert ? bw_core : upconvert;
+}
+
+#endif

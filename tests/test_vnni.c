@@ -1,0 +1,326 @@
+/* test_vnni.c - VNNI_INT2 / VNNI_INT1 (seed 003 §III): the packed layouts
+ * against bytes worked out by hand, every ISA path over the blocking
+ * parameters the generic grid leaves at their defaults (odd M and K tails, token
+ * counts that leave partial register blocks, both the GEMV and the GEMM paths),
+ * the register-budget checks, and the §III-E up-convert probe. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mp_test.h"
+#include "../kernels/common/mp_numerics.h"
+#include "../kernels/vnni/vnni.h"
+#include "../variants/mp_registry.h"
+
+Test(vnni, int2_layout_by_hand)
+{
+    /* M = 1, K = 16: one tile.  Row 0 weights k = 0..15:
+     *   +1  0 -1  0 | -1 +1  0  0 |  0  0 +1 -1 | +1 +1 +1 +1
+     * codes c = w + 1:
+     *    2  1  0  1 |  0  2  1  1 |  1  1  2  0 |  2  2  2  2
+     * Byte b of row 0's 32-bit word holds k = b, 4 + b, 8 + b, 12 + b in bits
+     * 1-0, 3-2, 5-4, 7-6 (k mod 4 = b):
+     *   byte 0: k0=2, k4=0, k8=1,  k12=2 -> 2 | 0<<2 | 1<<4 | 2<<6 = 0x92
+     *   byte 1: k1=1, k5=2, k9=1,  k13=2 -> 1 | 2<<2 | 1<<4 | 2<<6 = 0x99
+     *   byte 2: k2=0, k6=1, k10=2, k14=2 -> 0 | 1<<2 | 2<<4 | 2<<6 = 0xa4
+     *   byte 3: k3=1, k7=1, k11=0, k15=2 -> 1 | 1<<2 | 0<<4 | 2<<6 = 0x85
+     * Rows 1-15 are padding (w = 0, code 1 everywhere): 0b01010101 = 0x55.
+     * Up-convert check on byte 0: 0x92 & 0x0f = 0x2 -> lut01 gives 2 (k0's code),
+     * lut23 gives 0 (k4); 0x92 >> 4 = 0x9 -> lut01 gives 1 (k8), lut23 gives 2
+     * (k12): byte 0 of the four VNNI4 vectors is k 0, 4, 8, 12, as the dword
+     * broadcasts of q[0..3], q[4..7], q[8..11], q[12..15] expect.
+     * Then the 64-byte trailer: the scale, zeros. */
+    const mp_variant *v = mp_registry_find("vnni_int2.scalar");
+    cr_assert(v);
+    const int8_t w[16] = {1, 0, -1, 0, -1, 1, 0, 0, 0, 0, 1, -1, 1, 1, 1, 1};
+    int param[MP_MAX_PARAMS] = {0};
+    cr_assert_eq(v->packed_size(1, 16, param), 64 + 64);
+    uint8_t p[128];
+    v->pack(w, 0.5f, 1, 16, param, p);
+    const uint8_t row0[4] = {0x92, 0x99, 0xa4, 0x85};
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(p[i], row0[i], "byte %d = 0x%02x, expected 0x%02x", i, p[i], row0[i]);
+    for (int i = 4; i < 64; i++)
+        cr_assert_eq(p[i], 0x55, "padding byte %d = 0x%02x", i, p[i]);
+    float s;
+    memcpy(&s, p + 64, 4);
+    cr_assert_eq(s, 0.5f);
+    int8_t back[16];
+    v->unpack(p, 1, 16, param, back);
+    cr_assert(memcmp(back, w, 16) == 0, "unpack returns the weights");
+}
+
+Test(vnni, int2_tile_order)
+{
+    /* M = 17, K = 33: 2 row blocks x 3 tiles; tile (block b, tile j) at
+     * (3 b + j) x 64.  Weight (16, 32) = -1 (code 0) is row 0 of block 1, tile 2,
+     * k 0 of the tile: byte (3 + 2) x 64 + 0, bits 1-0 -> 0x54 (other fields 1). */
+    const mp_variant *v = mp_registry_find("vnni_int2.scalar");
+    int8_t w[17 * 33];
+    memset(w, 0, sizeof w);
+    w[16 * 33 + 32] = -1;
+    int param[MP_MAX_PARAMS] = {0};
+    cr_assert_eq(v->packed_size(17, 33, param), 2 * 3 * 64 + 64);
+    uint8_t p[6 * 64 + 64];
+    v->pack(w, 1.0f, 17, 33, param, p);
+    for (int i = 0; i < 6 * 64; i++)
+        cr_assert_eq(p[i], i == 5 * 64 ? 0x54 : 0x55, "byte %d = 0x%02x", i, p[i]);
+}
+
+Test(vnni, int1_layout_by_hand)
+{
+    /* M = 4, K = 16, weights +1 except row 0: k = 1, 6, 15 and row 3: k = 13.
+     * Group g = k / 4 is bytes 8g .. 8g + 7; bit i = 4 r + k mod 4 (byte i / 8,
+     * bit i % 8) is set for -1:
+     *   (0, 1):  g 0, i 1  -> byte 0,  bit 1 -> 0x02
+     *   (0, 6):  g 1, i 2  -> byte 8,  bit 2 -> 0x04
+     *   (0, 15): g 3, i 3  -> byte 24, bit 3 -> 0x08
+     *   (3, 13): g 3, i 13 -> byte 25, bit 5 -> 0x20
+     * everything else (and rows 4-15, padding with +1) is 0. */
+    const mp_variant *v = mp_registry_find("vnni_int1.scalar");
+    cr_assert(v);
+    int8_t w[4 * 16];
+    memset(w, 1, sizeof w);
+    w[1] = w[6] = w[15] = -1;
+    w[3 * 16 + 13] = -1;
+    int param[MP_MAX_PARAMS] = {0};
+    cr_assert_eq(v->packed_size(4, 16, param), 32 + 64);
+    uint8_t p[96];
+    v->pack(w, 2.0f, 4, 16, param, p);
+    for (int i = 0; i < 32; i++) {
+        int expect = i == 0 ? 0x02 : i == 8 ? 0x04 : i == 24 ? 0x08 : i == 25 ? 0x20 : 0;
+        cr_assert_eq(p[i], expect, "byte %d = 0x%02x, expected 0x%02x", i, p[i], expect);
+    }
+    int8_t back[64];
+    v->unpack(p, 4, 16, param, back);
+    cr_assert(memcmp(back, w, sizeof w) == 0, "unpack returns the weights");
+    /* measured bpw: 1 bit per weight plus the trailer */
+    double bpw = 8.0 * (double)v->packed_size(6912, 2560, param) / (6912.0 * 2560);
+    cr_assert(bpw > 1.0 && bpw < 1.0001, "bpw %f", bpw);
+}
+
+/* Every SIMD path, each bm with every bn its registers allow, bk cycling over
+ * its values, GEMM forced (gemm_n = 2) and GEMV (N below gemm_n), on shapes
+ * with M and K tails; bit for bit against the reference (mp_check_variant). */
+static void sweep(const char *name)
+{
+    const mp_variant *v = mp_registry_find(name);
+    cr_assert(v, "%s registered", name);
+    if (!mp_variant_available(v))
+        cr_skip_test("%s: this CPU lacks its ISA", name);
+    static const int shapes[][2] = {{100, 1000}, {49, 200}, {16, 528}, {33, 17}};
+    static const int ns[] = {13, 1, 3};
+    const int ibm = mp_variant_param_index(v, "bm"), ibn = mp_variant_param_index(v, "bn");
+    const int ibk = mp_variant_param_index(v, "bk"), ign = mp_variant_param_index(v, "gemm_n");
+    const int iseq = mp_variant_param_index(v, "seq");
+    cr_assert(ibm >= 0 && ibn >= 0 && ibk >= 0 && ign >= 0);
+    int ran = 0, combo = 0;
+    for (int a = 0; a < v->params[ibm].n_values; a++)
+        for (int b = 0; b < v->params[ibn].n_values; b++) {
+            int param[MP_MAX_PARAMS];
+            mp_variant_defaults(v, param);
+            param[ibm] = v->params[ibm].values[a];
+            param[ibn] = v->params[ibn].values[b];
+            param[ibk] = v->params[ibk].values[combo % v->params[ibk].n_values];
+            param[ign] = 2;
+            if (iseq >= 0)
+                param[iseq] = combo & 1;
+            char why[256];
+            if (mp_variant_check(v, 64, 64, param, why, sizeof why))
+                continue; /* register block too large for this ISA */
+            combo++;
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+                    if (ns[t] == 3)
+                        param[ign] = 4; /* the GEMV with several tokens */
+                    mp_check c;
+                    mp_check_variant(v, param, shapes[s][0], shapes[s][1], ns[t],
+                                     (uint64_t)(77 + s), &c);
+                    param[ign] = 2;
+                    cr_assert(!c.skipped, "%s: %s", name, c.why);
+                    cr_assert(c.ok, "%s [bm=%d bn=%d bk=%d]: %s", name, param[ibm], param[ibn],
+                              param[ibk], c.why);
+                    ran++;
+                }
+        }
+    cr_assert_gt(combo, 3, "%s: too few parameter combinations accepted", name);
+    fprintf(stderr, "%s: %d parameter combinations, %d cases passed\n", name, combo, ran);
+}
+
+Test(vnni, int2_avx512vnni_params) { sweep("vnni_int2.avx512vnni"); }
+Test(vnni, int2_avxvnni_params) { sweep("vnni_int2.avxvnni"); }
+Test(vnni, int2_avx2_params) { sweep("vnni_int2.avx2"); }
+Test(vnni, int1_avx512vnni_params) { sweep("vnni_int1.avx512vnni"); }
+Test(vnni, int1_avxvnni_params) { sweep("vnni_int1.avxvnni"); }
+Test(vnni, int1_avx2_params) { sweep("vnni_int1.avx2"); }
+
+Test(vnni, register_budget_is_checked)
+{
+    const mp_variant *z = mp_registry_find("vnni_int2.avx512vnni");
+    const mp_variant *y = mp_registry_find("vnni_int2.avxvnni");
+    int pz[MP_MAX_PARAMS], py[MP_MAX_PARAMS];
+    char why[256];
+    mp_variant_defaults(z, pz);
+    mp_variant_defaults(y, py);
+    cr_assert_eq(mp_variant_check(z, 64, 64, pz, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(mp_variant_check(y, 64, 64, py, why, sizeof why), 0, "%s", why);
+    pz[MP_VNNI_P_BM] = 64, pz[MP_VNNI_P_BN] = 8; /* 32 accumulators */
+    cr_assert_neq(mp_variant_check(z, 64, 64, pz, why, sizeof why), 0);
+    cr_assert(strstr(why, "accumulators"), "%s", why);
+    py[MP_VNNI_P_BM] = 32, py[MP_VNNI_P_BN] = 4; /* 16 ymm accumulators */
+    cr_assert_neq(mp_variant_check(y, 64, 64, py, why, sizeof why), 0);
+}
+
+/* Many tokens against the scalar oracle on the same packed data: the GEMM's
+ * K blocks and token blocks both have tails (K = 16 x 37, N = 29). */
+Test(vnni, gemm_matches_scalar_sibling)
+{
+    static const char *const names[] = {"vnni_int2.avx512vnni", "vnni_int2.avxvnni",
+                                        "vnni_int2.avx2", "vnni_int1.avx512vnni",
+                                        "vnni_int1.avxvnni", "vnni_int1.avx2"};
+    const int m = 80, k = 16 * 37 - 5, n = 29;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const mp_variant *v = mp_registry_find(names[i]);
+        if (!mp_variant_available(v))
+            continue;
+        const mp_variant *s = mp_variant_scalar_sibling(v);
+        cr_assert(s, "%s has a scalar sibling", v->name);
+        int param[MP_MAX_PARAMS];
+        mp_variant_defaults(v, param);
+        param[MP_VNNI_P_BK] = 64;
+        int8_t *w = mp_alloc((size_t)m * k);
+        mp_gen_weights(5, w, (size_t)m * k, v->domain == MP_DOMAIN_BINARY);
+        float *x = mp_alloc(sizeof(float) * (size_t)n * k);
+        mp_gen_acts(6, x, (size_t)n * k);
+        uint8_t *p = mp_alloc(v->packed_size(m, k, param));
+        v->pack(w, 0.25f, m, k, param, p);
+        mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.25f, .w = p};
+        memcpy(op.param, param, sizeof op.param);
+        void *act = mp_alloc(v->act_size(n, k, param));
+        v->prepare(&op, x, n, act, 0, n);
+        void *scr = mp_alloc(v->scratch_size(n, k, param));
+        float *y = mp_alloc(sizeof(float) * (size_t)n * m);
+        float *ys = mp_alloc(sizeof(float) * (size_t)n * m);
+        v->compute(&op, act, n, y, 0, 48, scr); /* two row ranges, as two threads */
+        v->compute(&op, act, n, y, 48, m, scr);
+        mp_op os = op;
+        os.v = s;
+        s->compute(&os, act, n, ys, 0, m, NULL);
+        for (int j = 0; j < n * m; j++)
+            cr_assert(memcmp(&y[j], &ys[j], sizeof(float)) == 0, "%s: y[%d] = %g, scalar %g",
+                      v->name, j, y[j], ys[j]);
+        mp_free(ys);
+        mp_free(y);
+        mp_free(scr);
+        mp_free(act);
+        mp_free(p);
+        mp_free(x);
+        mp_free(w);
+    }
+}
+
+Test(vnni, upconvert_probe)
+{
+    int tested = 0;
+    for (int i = 0; i < mp_registry_count(); i++) {
+        const mp_variant *v = mp_registry_get(i);
+        if (v->family != MP_FAMILY_VNNI)
+            continue;
+        int b = mp_vnni_bytes_per_vector(v);
+        cr_assert_eq(b, v->domain == MP_DOMAIN_BINARY ? 4 : 8, "%s: B = %d", v->name, b);
+        double bps = mp_vnni_upconvert_bytes_per_sec(v);
+        if (!mp_variant_available(v)) {
+            cr_assert_eq(bps, 0.0, "%s unavailable: 0", v->name);
+            continue;
+        }
+        cr_assert(bps > 0 && isfinite(bps), "%s: %g bytes/s", v->name, bps);
+        fprintf(stderr, "%s: B = %d bytes, up-convert-and-compute %.2f GB/s on one core (L1)\n",
+                v->name, b, bps / 1e9);
+        tested++;
+    }
+    cr_assert_geq(tested, 2, "the scalar paths at least");
+    cr_assert_eq(mp_vnni_bytes_per_vector(mp_registry_find("i2_s.scalar")), 0);
+    cr_assert_eq(mp_vnni_upconvert_bytes_per_sec(mp_registry_find("i2_s.scalar")), 0.0);
+    cr_assert_eq(mp_vnni_model_bw(30e9, 50e9), 30e9);
+    cr_assert_eq(mp_vnni_model_bw(30e9, 20e9), 20e9);
+}
+
+/* The vectorized prepare of the SIMD rows writes the same bytes as the shared
+ * mp_q8act_fill: seeded activations with a K tail, and exact ties (absmax 127
+ * makes the scale exactly 1, so x = 2.5 must round to 2 and 3.5 to 4). */
+Test(vnni, prepare_avx2_matches_reference)
+{
+    const mp_variant *v = mp_registry_find("vnni_int2.avx2");
+    if (!mp_variant_available(v))
+        cr_skip_test("no AVX2");
+    const int k = 2560 + 13, n = 3;
+    float *x = mp_alloc(sizeof(float) * n * k);
+    mp_gen_acts(9, x, (size_t)n * k);
+    for (int i = 0; i < k; i++) /* token 2: ties */
+        x[2 * k + i] = i == 0 ? 127.0f : (float)((i % 254) - 127) + 0.5f;
+    x[2 * k + 1] = -127.0f;
+    size_t sz = mp_q8act_size(n, k);
+    uint8_t *a = mp_alloc(sz), *b = mp_alloc(sz);
+    memset(a, 0, sz);
+    memset(b, 0, sz);
+    mp_op op = {.v = v, .m = 16, .k = k};
+    v->prepare(&op, x, n, a, 0, 2);
+    v->prepare(&op, x, n, a, 2, n);
+    mp_q8act_fill(x, k, b, 0, n);
+    for (size_t i = 0; i < sz; i++)
+        cr_assert_eq(a[i], b[i], "byte %zu (token %zu): 0x%02x, reference 0x%02x", i,
+                     i / mp_q8act_stride(k), a[i], b[i]);
+    cr_assert_eq(mp_q8act_q(a, k, 2)[2], -124, "x = -124.5 -> -124 (even)");
+    cr_assert_eq(mp_q8act_q(a, k, 2)[4], -122, "x = -122.5 -> -122 (even)");
+    cr_assert_eq(mp_q8act_q(a, k, 2)[3], -124, "x = -123.5 -> -124 (even)");
+    mp_free(b);
+    mp_free(a);
+    mp_free(x);
+}
+
+/* The grid's saturated worst case runs N = 2, i.e. the GEMV; this one forces
+ * the GEMM (the AVX2 path's int16 sums over 64 k steps are the narrowest
+ * accumulator of the family): rows alternate all +1 / all -1, tokens alternate
+ * all +absmax / all -absmax, K = 23040 (the largest real K), largest bk. */
+Test(vnni, gemm_saturated_worst_case)
+{
+    static const char *const names[] = {"vnni_int2.avx512vnni", "vnni_int2.avxvnni",
+                                        "vnni_int2.avx2", "vnni_int1.avx512vnni",
+                                        "vnni_int1.avxvnni", "vnni_int1.avx2"};
+    const int m = 32, k = 23040, n = 5;
+    int8_t *w = mp_alloc((size_t)m * k);
+    for (int r = 0; r < m; r++)
+        memset(w + (size_t)r * k, r % 2 ? -1 : 1, (size_t)k);
+    float *x = mp_alloc(sizeof(float) * n * k);
+    for (int t = 0; t < n; t++)
+        for (int j = 0; j < k; j++)
+            x[(size_t)t * k + j] = t % 2 ? -3.0f : 3.0f;
+    float ref[5 * 32], y[5 * 32];
+    mp_ref_gemm(w, 0.5f, m, k, x, n, ref, 0, m);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const mp_variant *v = mp_registry_find(names[i]);
+        if (!mp_variant_available(v))
+            continue;
+        int param[MP_MAX_PARAMS];
+        mp_variant_defaults(v, param);
+        param[MP_VNNI_P_GEMMN] = 2;
+        param[MP_VNNI_P_BK] = v->params[MP_VNNI_P_BK].values[v->params[MP_VNNI_P_BK].n_values - 1];
+        uint8_t *p = mp_alloc(v->packed_size(m, k, param));
+        v->pack(w, 0.5f, m, k, param, p);
+        mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.5f, .w = p};
+        memcpy(op.param, param, sizeof op.param);
+        void *act = mp_alloc(v->act_size(n, k, param));
+        v->prepare(&op, x, n, act, 0, n);
+        void *scr = mp_alloc(v->scratch_size(n, k, param));
+        v->compute(&op, act, n, y, 0, m, scr);
+        for (int j = 0; j < n * m; j++)
+            cr_assert(memcmp(&y[j], &ref[j], sizeof(float)) == 0,
+                      "%s saturated GEMM: y[%d] = %.9g, reference %.9g", v->name, j, y[j], ref[j]);
+        mp_free(scr);
+        mp_free(act);
+        mp_free(p);
+    }
+    mp_free(x);
+    mp_free(w);
+}
