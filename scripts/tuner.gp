@@ -14,6 +14,15 @@ do for [term=1:2] {
         set terminal svg size 1200,800 font "sans,11" noenhanced
         set output outsvg
     }
+    # 16 distinct colours (gnuplot's default cycle repeats after 8)
+    set linetype 9 lc rgb "#8c564b"
+    set linetype 10 lc rgb "#e377c2"
+    set linetype 11 lc rgb "#7f7f7f"
+    set linetype 12 lc rgb "#bcbd22"
+    set linetype 13 lc rgb "#17becf"
+    set linetype 14 lc rgb "#393b79"
+    set linetype 15 lc rgb "#637939"
+    set linetype 16 lc rgb "#d6616b"
     set title plottitle."\n".subtitle
     if (logx) { set logscale x 2 } else { unset logscale x }
     if (logy) { set logscale y } else { unset logscale y }
