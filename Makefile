@@ -94,3 +94,11 @@ deps:
 
 clean:
 	rm -rf build build-asan $(BIN)
+
+# Plots and the report from the store (results/mpbench.db): `mpbench plot all`
+# writes results/plots/KIND.{png,svg,dat}; `mpbench report` writes REPORT.md.
+plots: $(BIN)
+	./$(BIN) plot all
+
+report: $(BIN)
+	./$(BIN) report

@@ -20,6 +20,8 @@ static const struct {
     {"merge", mp_cmd_merge, "merge databases (machines, shards) without duplicates"},
     {"pack", mp_cmd_pack, "write a variant's packed bytes for given ternary weights"},
     {"e2e", mp_cmd_e2e, "end-to-end decoder: pp/tg/batch tokens/s, lossless token check"},
+    {"report", mp_cmd_report, "regenerate REPORT.md from the store, next to the papers' figures"},
+    {"plot", mp_cmd_plot, "plot roofline, gbps, threads, prompt, tuner (or all) with gnuplot"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,1273 @@
+/* cli-report.c - `mpbench report`: REPORT.md regenerated from the store, each
+ * table next to the figures the papers themselves printed (cited by seed file,
+ * table or figure, and row), for one machine, with that machine's caveats.
+ *
+ * Every section is always present; an empty one says which command fills it.
+ * Numbers are medians of repetitions.  Cells are marked, never silently dropped:
+ * † unstable (noisy after re-measuring), ‡ measured with non-default parameters,
+ * "failed"/"skipped" in place of a number, and all such rows are listed with
+ * their reasons in the last section.  Ratios are only taken between results of
+ * one run (same load, same binary).  The file is written to a temporary name
+ * next to the target and renamed, so a failed report leaves the old one. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mp_cli.h"
+#include "mp_report.h"
+#include "../variants/mp_registry.h"
+
+enum { MAXV = 128, MAXS = 64, MAXN = 32 };
+
+/* ---- the papers' own figures --------------------------------------------------- */
+
+/* Model-size columns: our model files (bitnetcpp-SIZE) and the papers' labels.
+ * Seed 004 Appendix A's "2.5B" (hidden 2560, 30 layers) differs from the 2.7B of
+ * BitNet's dummy-model script that models/shapes/bitnetcpp-2.7b.txt follows. */
+static const struct {
+    const char *ours;  /* model file name, NULL: only the paper has it */
+    const char *label; /* column header */
+} sizes[] = {
+    {"bitnetcpp-125m", "125M"}, {"bitnetcpp-350m", "350M"}, {"bitnetcpp-700m", "700M"},
+    {"bitnetcpp-1b", "1B"},     {"bitnetcpp-1.5b", "1.5B"}, {NULL, "2.5B"},
+    {"bitnetcpp-2.7b", "2.7B"}, {"bitnetcpp-3.8b", "3.8B"}, {"bitnetcpp-7b", "7B"},
+    {"bitnetcpp-13b", "13B"},   {"bitnetcpp-30b", "30B"},   {"bitnetcpp-70b", "70B"},
+    {"bitnetcpp-100b", "100B"},
+};
+enum { NSIZES = sizeof sizes / sizeof sizes[0] };
+#define NA -1.0 /* "N/A" in the paper */
+#define NO -2.0 /* column not in that table */
+
+typedef struct paper_row {
+    const char *cite, *what;
+    double v[NSIZES];
+} paper_row;
+
+/* seed 000 Table 7 (unlimited threads), rows per CPU and kernel, columns 700M..100B;
+ * seed 004 Tables 4 (unlimited threads) and 5 (2 threads), 125M..100B. */
+static const paper_row paper_tps[] = {
+#define T7(cpu, k, a, b, c, d, e, f, g, h)                                                \
+    {"seed 000 Table 7", cpu " " k, {NO, NO, a, NO, b, NO, NO, c, d, e, f, g, h}}
+    T7("i7-13700H", "Float16 b(16)", 30.73, 15.02, 5.85, 3.30, 1.78, NA, NA, NA),
+    T7("i7-13700H", "Q4_0 b(4.5)", 67.57, 35.46, 16.33, 9.09, 5.04, 2.13, 0.94, 0.67),
+    T7("i7-13700H", "T-MAC b(2)", 76.29, 42.38, 18.12, 12.29, 6.44, 2.54, 1.32, 0.73),
+    T7("i7-13700H", "TQ1_0 b(1.69)", 114.20, 64.86, 26.59, 17.96, 10.55, 4.62, 2.09, 1.48),
+    T7("i7-13700H", "TQ2_0 b(2.06)", 123.94, 71.92, 33.19, 19.92, 11.21, 5.25, 2.32, 1.61),
+    T7("i7-13700H", "TL1_0 b(2)", 75.62, 43.44, 17.91, 11.89, 6.32, 2.65, 1.49, 0.75),
+    T7("i7-13700H", "TL2_0 b(1.67)", 126.99, 74.16, 35.43, 20.72, 11.41, 4.99, 2.42, 1.69),
+    T7("i7-13700H", "I2_S b(2)", 125.37, 77.75, 35.04, 20.62, 10.62, 5.70, 2.30, 1.65),
+    T7("M2 Ultra", "Float16 b(16)", 110.65, 59.49, 28.31, 14.87, 8.42, 3.78, 1.71, NA),
+    T7("M2 Ultra", "Q4_0 b(4.5)", 197.38, 117.77, 71.89, 39.47, 23.28, 10.98, 5.16, 3.56),
+    T7("M2 Ultra", "T-MAC b(2)", 220.22, 135.27, 91.84, 53.37, 31.72, 16.40, 9.48, 6.45),
+    T7("M2 Ultra", "TQ1_0 b(1.69)", 217.64, 130.10, 73.14, 45.55, 25.83, 12.85, 6.30, 4.53),
+    T7("M2 Ultra", "TQ2_0 b(2.06)", 237.61, 145.68, 88.66, 54.90, 34.63, 15.46, 8.16, 6.18),
+    T7("M2 Ultra", "TL1_0 b(2)", 214.53, 132.68, 90.73, 52.77, 32.12, 15.02, 9.23, 6.34),
+    T7("M2 Ultra", "TL2_0 b(1.67)", 229.21, 138.28, 92.12, 55.42, 33.22, 19.59, 10.37, 7.45),
+    T7("M2 Ultra", "I2_S b(2)", 238.16, 143.43, 91.65, 54.74, 32.88, 16.41, 8.39, 6.50),
+#undef T7
+#define T45(t, cpu, k, a, b, c, d, e, f, g, h, i, j, l, m)                                \
+    {"seed 004 Table " t, cpu " " k, {a, b, c, d, e, f, NO, g, h, i, j, l, m}}
+    T45("4", "M2 Ultra", "llama.cpp", 434.40, 186.56, 114.47, 85.60, 60.95, 39.73, 28.31, 15.61,
+        8.79, 3.78, 1.71, NA),
+    T45("4", "M2 Ultra", "bitnet.cpp", 593.43, 281.51, 194.38, 169.45, 119.24, 96.21, 84.77,
+        52.36, 33.78, 17.07, 8.67, 6.58),
+    T45("4", "i7-13700H", "llama.cpp", 164.04, 56.67, 30.73, 22.31, 15.02, 11.07, 5.85, 3.30,
+        1.78, NA, NA, NA),
+    T45("4", "i7-13700H", "bitnet.cpp", 389.08, 172.95, 119.08, 86.50, 67.12, 46.33, 30.51,
+        18.75, 10.99, 5.10, 2.44, 1.70),
+    T45("5 (2 threads)", "M2 Ultra", "llama.cpp", 251.95, 95.18, 53.93, 41.36, 26.67, 17.61,
+        11.88, 6.71, 3.73, 1.60, 0.71, NA),
+    T45("5 (2 threads)", "M2 Ultra", "bitnet.cpp", 401.76, 168.88, 96.34, 79.23, 56.31, 37.29,
+        26.75, 15.26, 8.75, 3.89, 1.76, 1.27),
+    T45("5 (2 threads)", "i7-13700H", "llama.cpp", 119.84, 41.57, 18.56, 13.92, 8.99, 6.95,
+        3.49, 1.92, 1.30, NA, NA, NA),
+    T45("5 (2 threads)", "i7-13700H", "bitnet.cpp", 316.35, 137.68, 80.13, 57.76, 44.69, 29.41,
+        20.51, 12.41, 7.09, 3.23, 1.51, 0.97),
+#undef T45
+};
+
+/* seed 004 Table 7: share of 1000 WildChat prompts (700M model, <= 100 tokens)
+ * whose output matched the FP32 kernel exactly. */
+static const struct {
+    const char *prefix; /* method prefix */
+    const char *figure;
+} paper_lossless[] = {
+    {"TQ1_0", "1.4%"}, {"TQ2_0", "1.4%"}, {"I2_S", "100%"}, {"TL1", "100%"}, {"TL2", "100%"},
+};
+
+/* ---- small formatting helpers -------------------------------------------------- */
+
+/* Writes s as one markdown table cell's text (| escaped, newlines as spaces). */
+static void md_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+}
+
+/* The cell for one measured value of row x (NULL: not measured). */
+static void cell(char *buf, size_t len, const mp_rep_row *x, double v, const char *fmt)
+{
+    if (!x) {
+        snprintf(buf, len, "–");
+        return;
+    }
+    if (!strcmp(x->status, "failed") || !strcmp(x->status, "skipped")) {
+        snprintf(buf, len, "%s", x->status);
+        return;
+    }
+    size_t u = (size_t)snprintf(buf, len, fmt, v);
+    if (!strcmp(x->status, "unstable") && u < len)
+        u += (size_t)snprintf(buf + u, len - u, "†");
+    if (!x->is_default && u < len)
+        snprintf(buf + u, len - u, "‡");
+}
+
+/* "MxK". */
+static void shape_str(char *buf, size_t len, int m, int k)
+{
+    snprintf(buf, len, "%dx%d", m, k);
+}
+
+/* A markdown header row: first column left-aligned, the n others right-aligned. */
+static void table_head(FILE *f, const char *first, const char *const *cols, int n)
+{
+    fprintf(f, "| %s |", first);
+    for (int i = 0; i < n; i++)
+        fprintf(f, " %s |", cols[i]);
+    fputs("\n|---|", f);
+    for (int i = 0; i < n; i++)
+        fputs("--:|", f);
+    fputc('\n', f);
+}
+
+/* "variant (METHOD) b(bpw)" from the variant's first stored row. */
+static const char *row_label(const mp_rep *r, const char *variant, char *buf, size_t len)
+{
+    for (int i = 0; i < r->nrows; i++)
+        if (!strcmp(r->rows[i].variant, variant)) {
+            snprintf(buf, len, "%s (%s) b(%.2f)", variant, r->rows[i].method, r->rows[i].bpw);
+            return buf;
+        }
+    snprintf(buf, len, "%s", variant);
+    return buf;
+}
+
+/* ---- sections ------------------------------------------------------------------- */
+
+/* Title, the machine (machines table) and the caveats that apply to every number. */
+static void sec_header(FILE *f, mp_rep *r, const char *db)
+{
+    char now[64];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%d %H:%M UTC", &tm);
+    const mp_rep_machine *m = &r->mach;
+    fprintf(f, "# mpbench report\n\n"
+               "Generated by `mpbench report` from `%s` on %s; regenerate with `make report` "
+               "(plots: `make plots`).  Every number comes from the store; the papers' figures "
+               "are quoted with their seed file, table or figure and row "
+               "(seeds in `../shared/seeds/`).\n\n",
+            db, now);
+    fprintf(f, "**Machine:** %s — fingerprint `%s`, %d cores / %d hardware threads, %d GiB, "
+               "L1d %ld KiB, L2 %ld KiB, L3 %ld KiB%s%s.\n\n",
+            m->cpu_model[0] ? m->cpu_model : "unknown CPU", m->fingerprint, m->cores, m->pus,
+            m->mem_gib, m->l1d_kib, m->l2_kib, m->l3_kib, m->hypervisor[0] ? ", hypervisor " : "",
+            m->hypervisor);
+    if (m->isa_flags[0])
+        fprintf(f, "ISA flags: %s.\n\n", m->isa_flags);
+    fputs("**Caveats.**\n\n", f);
+    fprintf(f, "- %d cores%s: the papers measured 8- to 24-core CPUs (seed 001 used 2–8 cores "
+               "of its devices, seed 004 also 2 threads); multi-thread figures here stop at %d "
+               "threads, and the machine is shared with other work while it measures.\n",
+            m->cores, m->cores <= 2 ? " only" : "", m->pus);
+    if (m->hypervisor[0])
+        fprintf(f, "- A virtual machine (hypervisor: %s): memory bandwidth, caches and timers are the "
+                   "host's to share; expect noise between runs.\n", m->hypervisor);
+    if (m->caches_note[0])
+        fprintf(f, "- Cache sizes: %s.\n", m->caches_note);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db, "SELECT count(*), max(load_avg) FROM runs WHERE machine_id=?",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, m->id);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
+            fprintf(f, "- %d runs stored for this machine; the highest load average at the "
+                       "start of a run was %.2f (on %d cores): a shared, noisy machine.\n",
+                    sqlite3_column_int(st, 0), sqlite3_column_double(st, 1), m->cores);
+        sqlite3_finalize(st);
+    }
+    if (mp_rep_has_table(r, "run_counters") &&
+        sqlite3_prepare_v2(r->db,
+                           "SELECT c.event, min(c.reason), count(DISTINCT c.run_id) FROM "
+                           "run_counters c JOIN runs u ON c.run_id=u.id WHERE u.machine_id=? "
+                           "AND c.status='unavailable' GROUP BY c.event ORDER BY c.event",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, m->id);
+        int any = 0;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            fprintf(f, "%s %s (%s)",
+                    any++ ? ";" : "- Hardware counters unavailable on this machine (from "
+                                  "run_counters; tables hold no counter figures for them):",
+                    (const char *)sqlite3_column_text(st, 0),
+                    sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
+        }
+        if (any)
+            fputs(".\n", f);
+        sqlite3_finalize(st);
+    }
+    int warm = 0;
+    for (int i = 0; i < r->nrows; i++)
+        warm += strcmp(r->rows[i].cache, r->cache) != 0;
+    if (warm && !strcmp(r->cache, "cold"))
+        fprintf(f, "- %d warm-cache results (`--warm`) are left out of the tables below: the "
+                   "papers' figures are for weights streamed from memory (`--cache warm` "
+                   "shows them instead).\n", warm);
+    else if (warm)
+        fprintf(f, "- Warm-cache results only (`--cache warm`): weights stay in the caches "
+                   "between calls, unlike the papers' memory-bound figures; %d cold-cache "
+                   "results are left out.\n", warm);
+    fputs("- Cells are medians of the repetitions.  † unstable (still noisy after "
+          "re-measuring), ‡ measured with non-default parameters, `failed`/`skipped` in place "
+          "of a number; all such rows are listed with their reasons in the last section.\n\n",
+          f);
+}
+
+/* Section 1: the newest probe as figure x thread count, and the papers' machines. */
+static void sec_probe(FILE *f, mp_rep *r)
+{
+    fputs("## 1. Machine and probe figures\n\n", f);
+    if (!r->nprobe) {
+        fputs("No probe of this machine: run `mpbench probe`.\n\n", f);
+    } else {
+        int tv[64];
+        int nt = 0;
+        for (int i = 0; i < r->nprobe; i++) {
+            int j;
+            for (j = 0; j < nt && tv[j] != r->probe[i].threads; j++)
+                ;
+            if (j == nt && nt < 64)
+                tv[nt++] = r->probe[i].threads;
+        }
+        for (int a = 0; a < nt; a++)
+            for (int b = a + 1; b < nt; b++)
+                if (tv[b] < tv[a]) {
+                    int t = tv[a];
+                    tv[a] = tv[b];
+                    tv[b] = t;
+                }
+        fprintf(f, "Newest probe of this machine (run %lld):\n\n| figure | unit |",
+                (long long)r->probe_run);
+        for (int j = 0; j < nt; j++)
+            fprintf(f, " %d thread%s |", tv[j], tv[j] > 1 ? "s" : "");
+        fputs("\n|---|---|", f);
+        for (int j = 0; j < nt; j++)
+            fputs("--:|", f);
+        fputc('\n', f);
+        char done[256][48];
+        int nd = 0;
+        for (int i = 0; i < r->nprobe; i++) {
+            int seen = 0;
+            for (int d = 0; d < nd; d++)
+                seen |= !strcmp(done[d], r->probe[i].kind);
+            if (seen || nd == 256)
+                continue;
+            snprintf(done[nd++], sizeof done[0], "%s", r->probe[i].kind);
+            fprintf(f, "| %s | %s |", r->probe[i].kind, r->probe[i].unit);
+            for (int j = 0; j < nt; j++) {
+                int found = -1;
+                for (int q = 0; q < r->nprobe; q++)
+                    if (r->probe[q].threads == tv[j] && !strcmp(r->probe[q].kind, r->probe[i].kind))
+                        found = q;
+                if (found >= 0)
+                    fprintf(f, " %.2f |", r->probe[found].value);
+                else
+                    fputs(" – |", f);
+            }
+            fputc('\n', f);
+        }
+        fputc('\n', f);
+    }
+    fputs("The papers' machines, for scale (seed 003 §IV-A, measured read bandwidth): Core "
+          "Ultra 9 285K (ARL, 24 cores) 98 GB/s; Core Ultra 7 255H (ARLH, 14 cores) 75 GB/s; "
+          "Core Ultra 7 258V (LNL, 8 cores) 97 GB/s.  Seed 004 §3.1: i7-13700H (14 cores, 20 "
+          "threads, 64 GB) and M2 Ultra (64 GB); seed 001 Table 4: i7-13700k (4 cores tested, "
+          "48 KiB L1D) among five devices.\n\n",
+          f);
+}
+
+/* e2e rows of this machine, newest per key. */
+typedef struct e2e_row {
+    char model[64], variant[256], method[64], test[32], status[16], reason[160];
+    int layers, model_layers, n_prompt, n_gen, batch, threads, prompts, tokens, matched;
+    double tps, bpw, share;
+} e2e_row;
+
+static char e2e_error[256]; /* why an existing e2e table could not be read */
+
+/* e2e rows of this machine into *out (malloc'd); count, -1 no e2e table, -2 unreadable. */
+static int load_e2e(mp_rep *r, e2e_row **out)
+{
+    *out = NULL;
+    if (!mp_rep_has_table(r, "e2e"))
+        return -1;
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT x.model,x.variant,ifnull(x.method,''),x.test,ifnull(x.status,''),"
+        "ifnull(x.reason,''),x.layers,x.model_layers,x.n_prompt,x.n_gen,x.batch,x.threads,"
+        "x.prompts,x.tokens,x.matched,x.tps_median,x.bpw,x.match_share FROM e2e x WHERE x.id IN "
+        "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
+        "y.model,y.variant,y.test,y.threads,y.layers) ORDER BY x.id";
+    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(e2e_error, sizeof e2e_error, "%s", sqlite3_errmsg(r->db));
+        return -2;
+    }
+    sqlite3_bind_int64(st, 1, r->mach.id);
+    int n = 0, cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            *out = realloc(*out, sizeof **out * (size_t)cap);
+        }
+        e2e_row *x = &(*out)[n++];
+        memset(x, 0, sizeof *x);
+#define TXT(i, dst) snprintf(dst, sizeof dst, "%s", sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "")
+        TXT(0, x->model);
+        TXT(1, x->variant);
+        TXT(2, x->method);
+        TXT(3, x->test);
+        TXT(4, x->status);
+        TXT(5, x->reason);
+#undef TXT
+        x->layers = sqlite3_column_int(st, 6);
+        x->model_layers = sqlite3_column_int(st, 7);
+        x->n_prompt = sqlite3_column_int(st, 8);
+        x->n_gen = sqlite3_column_int(st, 9);
+        x->batch = sqlite3_column_int(st, 10);
+        x->threads = sqlite3_column_int(st, 11);
+        x->prompts = sqlite3_column_int(st, 12);
+        x->tokens = sqlite3_column_int(st, 13);
+        x->matched = sqlite3_column_int(st, 14);
+        x->tps = sqlite3_column_double(st, 15);
+        x->bpw = sqlite3_column_double(st, 16);
+        x->share = sqlite3_column_double(st, 17);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* Column of a bitnetcpp-* model in sizes[], -1 for other models. */
+static int size_col(const char *model)
+{
+    for (int i = 0; i < NSIZES; i++)
+        if (sizes[i].ours && !strcmp(sizes[i].ours, model))
+            return i;
+    return -1;
+}
+
+/* tokens/s, with "(L/M layers)" for partial models; the status when not ok. */
+static void e2e_cell(char *buf, size_t len, const e2e_row *x)
+{
+    if (strcmp(x->status, "ok")) {
+        snprintf(buf, len, "%s", x->status[0] ? x->status : "?");
+        return;
+    }
+    size_t u = (size_t)snprintf(buf, len, "%.2f", x->tps);
+    if (x->layers > 0 && x->layers < x->model_layers && u < len)
+        snprintf(buf + u, len - u, " (%d/%d layers)", x->layers, x->model_layers);
+}
+
+/* Section 2: tokens/s per variant x model size, one table per test kind and thread
+ * count, then the papers' rows (paper_tps). */
+static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
+{
+    fputs("## 2. End-to-end tokens/s per kernel and model size (seed 000 Table 7; seed 004 "
+          "Tables 4–5)\n\n",
+          f);
+    int any = 0;
+    /* one table per (test kind, threads): decode first, as the papers' tables */
+    for (int kind = 0; kind < 2; kind++) {
+        int tv[16], nt = 0;
+        for (int i = 0; i < ne; i++) {
+            const e2e_row *x = &e[i];
+            if (size_col(x->model) < 0 || strncmp(x->test, kind ? "pp" : "tg", 2) ||
+                strchr(x->test, ' '))
+                continue;
+            int j;
+            for (j = 0; j < nt && tv[j] != x->threads; j++)
+                ;
+            if (j == nt && nt < 16)
+                tv[nt++] = x->threads;
+        }
+        for (int ti = 0; ti < nt; ti++) {
+            const char *vars[MAXV];
+            int nv = 0;
+            for (int i = 0; i < ne; i++) {
+                const e2e_row *x = &e[i];
+                if (size_col(x->model) < 0 || strncmp(x->test, kind ? "pp" : "tg", 2) ||
+                    strchr(x->test, ' ') || x->threads != tv[ti])
+                    continue;
+                int j;
+                for (j = 0; j < nv && strcmp(vars[j], x->variant); j++)
+                    ;
+                if (j == nv && nv < MAXV)
+                    vars[nv++] = x->variant;
+            }
+            any = 1;
+            fprintf(f, "%s, %d thread%s (this machine, tokens/s%s%s):\n\n",
+                    kind ? "Prefill (ppN)" : "Decode (tgN)", tv[ti], tv[ti] > 1 ? "s" : "",
+                    tv[ti] == 2 ? "; compare seed 004 Table 5, 2 threads" : "",
+                    tv[ti] >= r->mach.pus ? "; all hardware threads: compare seed 000 Table 7 "
+                                            "and seed 004 Table 4, unlimited threads"
+                                          : "");
+            fputs("| kernel b(bpw) |", f);
+            for (int c = 0; c < NSIZES; c++)
+                fprintf(f, " %s |", sizes[c].label);
+            fputs("\n|---|", f);
+            for (int c = 0; c < NSIZES; c++)
+                fputs("--:|", f);
+            fputc('\n', f);
+            for (int vi = 0; vi < nv; vi++) {
+                const e2e_row *cells[NSIZES] = {0};
+                double bpw = 0;
+                char method[64] = "";
+                for (int i = 0; i < ne; i++) {
+                    const e2e_row *x = &e[i];
+                    int c = size_col(x->model);
+                    if (c < 0 || strncmp(x->test, kind ? "pp" : "tg", 2) || strchr(x->test, ' ') ||
+                        x->threads != tv[ti] || strcmp(x->variant, vars[vi]))
+                        continue;
+                    cells[c] = x; /* newest wins (ordered by id) */
+                    if (x->bpw > 0)
+                        bpw = x->bpw;
+                    snprintf(method, sizeof method, "%s", x->method);
+                }
+                fputs("| ", f);
+                md_escape(f, vars[vi]);
+                fprintf(f, "%s%s%s b(%.2f) |", method[0] ? " (" : "", method, method[0] ? ")" : "",
+                        bpw);
+                for (int c = 0; c < NSIZES; c++) {
+                    char buf[64] = "–";
+                    if (cells[c])
+                        e2e_cell(buf, sizeof buf, cells[c]);
+                    fprintf(f, " %s |", buf);
+                }
+                fputc('\n', f);
+            }
+            fputc('\n', f);
+        }
+    }
+    if (ne == -2)
+        fprintf(f, "The e2e table of this database could not be read (%s): this mpbench "
+                   "expects the e2e schema of harness/e2e.c.\n\n", e2e_error);
+    else if (!any)
+        fputs(ne < 0 ? "No e2e table in this database (this mpbench has no end-to-end runner "
+                       "yet): run `mpbench e2e --model bitnetcpp-125m --variant ...` once it "
+                       "exists.\n\n"
+                     : "No e2e results for the bitnetcpp-* models on this machine: run "
+                       "`mpbench e2e --model bitnetcpp-125m --variant 'i2_s*,tq2_0*' --tg 16 "
+                       "--threads 2` (and the other sizes; `--layers L` for a quick partial "
+                       "model).\n\n",
+              f);
+    else
+        fputs("\"(L/M layers)\": run with `--layers L` of the model's M, so tokens/s are not the "
+              "full model's.  b(x): measured bits per ternary weight of the packed layers.\n\n",
+              f);
+    /* other models (not in the papers' tables) */
+    int other = 0;
+    for (int i = 0; i < ne; i++) {
+        const e2e_row *x = &e[i];
+        if ((size_col(x->model) >= 0 && !strchr(x->test, ' ')) || !strcmp(x->test, "lossless"))
+            continue;
+        if (!other++)
+            fputs("Other end-to-end rows (other models; parallel decoding `tgN bB`, B sequences "
+                  "at once):\n\n| model | variant | test | "
+                  "threads | tokens/s |\n|---|---|---|--:|--:|\n", f);
+        char buf[64];
+        e2e_cell(buf, sizeof buf, x);
+        fprintf(f, "| %s | ", x->model);
+        md_escape(f, x->variant);
+        fprintf(f, " | %s | %d | %s |\n", x->test, x->threads, buf);
+    }
+    if (other)
+        fputc('\n', f);
+    fputs("The papers' figures (tokens/s; N/A: the paper's CPU could not host the model; – "
+          "not in that table; 2.5B is seed 004 Appendix A's model, our 2.7B follows BitNet's "
+          "dummy-model script):\n\n| source | CPU, kernel |",
+          f);
+    for (int c = 0; c < NSIZES; c++)
+        fprintf(f, " %s |", sizes[c].label);
+    fputs("\n|---|---|", f);
+    for (int c = 0; c < NSIZES; c++)
+        fputs("--:|", f);
+    fputc('\n', f);
+    for (size_t i = 0; i < sizeof paper_tps / sizeof paper_tps[0]; i++) {
+        fprintf(f, "| %s | %s |", paper_tps[i].cite, paper_tps[i].what);
+        for (int c = 0; c < NSIZES; c++) {
+            double v = paper_tps[i].v[c];
+            if (v == NO)
+                fputs(" – |", f);
+            else if (v == NA)
+                fputs(" N/A |", f);
+            else
+                fprintf(f, " %.2f |", v);
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
+/* Section 3: the lossless check's share per variant beside seed 004 Table 7. */
+static void sec_lossless(FILE *f, const e2e_row *e, int ne)
+{
+    fputs("## 3. Lossless share (seed 004 Table 7)\n\n", f);
+    int any = 0;
+    for (int i = 0; i < ne; i++) {
+        const e2e_row *x = &e[i];
+        if (strcmp(x->test, "lossless"))
+            continue;
+        if (!any++)
+            fputs("| variant | method | model | layers | prompts | tokens | matched | share | "
+                  "paper (seed 004 Table 7) |\n|---|---|---|--:|--:|--:|--:|--:|--:|\n", f);
+        const char *paper = "–";
+        for (size_t p = 0; p < sizeof paper_lossless / sizeof paper_lossless[0]; p++)
+            if (!strncmp(x->method, paper_lossless[p].prefix, strlen(paper_lossless[p].prefix)))
+                paper = paper_lossless[p].figure;
+        fputs("| ", f);
+        md_escape(f, x->variant);
+        fprintf(f, " | %s | %s | %d/%d | %d | %d | ", x->method, x->model, x->layers,
+                x->model_layers, x->prompts, x->tokens);
+        if (strcmp(x->status, "ok") && strcmp(x->status, "failed"))
+            fprintf(f, "%s | – | %s |\n", x->status, paper);
+        else
+            fprintf(f, "%d | %.1f%%%s | %s |\n", x->matched, 100.0 * x->share,
+                    strcmp(x->status, "ok") ? " (failed)" : "", paper);
+    }
+    if (!any)
+        fputs("No lossless check on this machine: run `mpbench e2e --lossless --model "
+              "bitnetcpp-700m --variant 'i2_s*,tq2_0*,tq1_0*' --prompts 50`.\n\n",
+              f);
+    else
+        fputc('\n', f);
+    fputs("Paper (seed 004 Table 7, 1000 WildChat prompts, 700M model, up to 100 tokens, exact "
+          "match with an FP32 kernel): TQ1_0 1.4%, TQ2_0 1.4%, I2_S 100%, TL1 100%, TL2 100%.  "
+          "Our prompts are seeded random token sequences on synthetic weights, against the "
+          "reference integer arithmetic (DESIGN.md \"Numerics\").\n\n",
+          f);
+}
+
+/* ---- kernel sections -------------------------------------------------------------- */
+
+typedef struct flt {
+    int n, threads, m, k; /* -1: any */
+    const char *method_prefix;
+} flt;
+
+/* mp_rep_filter over a flt. */
+static int f_match(const mp_rep_row *x, const void *ctx)
+{
+    const flt *c = ctx;
+    return (c->n < 0 || x->n == c->n) && (c->threads < 0 || x->threads == c->threads) &&
+           (c->m < 0 || (x->m == c->m && x->k == c->k)) &&
+           (!c->method_prefix || !strncmp(x->method, c->method_prefix, strlen(c->method_prefix)));
+}
+
+/* Table: rows variants, columns shapes, value gops or gbps, at (n, threads). */
+static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
+{
+    flt c = {n, threads, -1, -1, NULL};
+    int shapes[MAXS][2];
+    const char *vars[MAXV];
+    int ns = mp_rep_distinct_shapes(r, f_match, &c, shapes, MAXS);
+    int nv = mp_rep_distinct_variants(r, f_match, &c, vars, MAXV);
+    char cols[MAXS][32];
+    const char *colp[MAXS];
+    for (int s = 0; s < ns; s++) {
+        shape_str(cols[s], sizeof cols[s], shapes[s][0], shapes[s][1]);
+        colp[s] = cols[s];
+    }
+    table_head(f, "variant (method) b(bpw)", colp, ns);
+    for (int v = 0; v < nv; v++) {
+        char label[160];
+        fprintf(f, "| %s |", row_label(r, vars[v], label, sizeof label));
+        for (int s = 0; s < ns; s++) {
+            const mp_rep_row *x = mp_rep_pick(r, vars[v], shapes[s][0], shapes[s][1], n, threads);
+            char buf[64];
+            cell(buf, sizeof buf, x, x ? (gbps ? x->gbps : x->gops) : 0, gbps ? "%.2f" : "%.1f");
+            fprintf(f, " %s |", buf);
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
+/* Section 4: GOPS per variant x shape at N = 128 (else the largest N), per thread count. */
+static void sec_fig8(FILE *f, mp_rep *r)
+{
+    fputs("## 4. Kernel benchmark: GOPS per variant and shape (seed 001 Fig. 8)\n\n", f);
+    int nv[MAXN];
+    int nn = mp_rep_distinct_int(r, MP_REP_N, NULL, NULL, nv, MAXN);
+    if (!nn) {
+        fputs("No kernel results on this machine: run `mpbench sweep --quick` or `mpbench run "
+              "--variant ... --model bitnet-b1.58-2b-4t --n 128`.\n\n",
+              f);
+    } else {
+        int n = nv[nn - 1];
+        for (int i = 0; i < nn; i++)
+            if (nv[i] == 128)
+                n = 128;
+        flt c = {n, -1, -1, -1, NULL};
+        int tv[MAXN];
+        int nt = mp_rep_distinct_int(r, MP_REP_THREADS, f_match, &c, tv, MAXN);
+        for (int t = 0; t < nt; t++) {
+            fprintf(f, "N = %d%s, %d thread%s, GOPS (2·M·K·N / median time):\n\n", n,
+                    n == 128 ? "" : " (no N = 128 stored: the largest N)", tv[t],
+                    tv[t] > 1 ? "s" : "");
+            grid(f, r, n, tv[t], 0);
+        }
+    }
+    fputs("Paper (seed 001 Fig. 8, plot only; §5.2 text): Vec-LUT I1 (b1.60) vs TQ1_0 (b1.69) "
+          "3.4–4.7× and I2 (b2.00) vs TQ2_0 (b2.06) 1.7–2.9× in single-thread mpGeMM, 2.9–3.7× "
+          "and 1.6–2.8× multi-thread, averaged over GeMM shapes; I2 vs T-MAC INT_N 1.8–3.2× "
+          "single-thread and 1.5–1.9× multi-thread.  The paper compares runs/s; GOPS here is "
+          "the same ordering per shape.\n\n",
+          f);
+}
+
+/* Rows of the vector-LUT family. */
+static int f_vlut(const mp_rep_row *x, const void *ctx)
+{
+    (void)ctx;
+    return !strncmp(x->method, "VLUT", 4) || !strcmp(x->family, "veclut");
+}
+
+/* Section 5: up to four (variant, shape, N, threads) points of the vector-LUT family
+ * measured with several parameter settings, fastest-relative speed-ups. */
+static void sec_fig11(FILE *f, mp_rep *r)
+{
+    fputs("## 5. Ablation: Vec-LUT techniques switched on and off (seed 001 Fig. 11)\n\n", f);
+    /* groups: (variant, m, k, n, threads) with >= 2 distinct params, cold */
+    typedef struct grp {
+        const mp_rep_row *first;
+        int count;
+    } grp;
+    grp g[256];
+    int ng = 0;
+    for (int i = 0; i < r->nrows; i++) {
+        const mp_rep_row *x = &r->rows[i];
+        if (strcmp(x->cache, r->cache) || !f_vlut(x, NULL))
+            continue;
+        int j;
+        for (j = 0; j < ng; j++) {
+            const mp_rep_row *y = g[j].first;
+            if (!strcmp(y->variant, x->variant) && y->m == x->m && y->k == x->k && y->n == x->n &&
+                y->threads == x->threads)
+                break;
+        }
+        if (j == ng) {
+            if (ng == 256)
+                continue;
+            g[ng].first = x;
+            g[ng++].count = 0;
+        }
+        g[j].count++;
+    }
+    int shown = 0;
+    for (int pass = 0; pass < 4; pass++) {
+        int best = -1;
+        for (int j = 0; j < ng; j++)
+            if (g[j].count >= 2 && (best < 0 || g[j].count > g[best].count ||
+                                    (g[j].count == g[best].count && g[j].first->n > g[best].first->n)))
+                best = j;
+        if (best < 0)
+            break;
+        const mp_rep_row *y = g[best].first;
+        g[best].count = -g[best].count;
+        double slow = 0;
+        for (int i = 0; i < r->nrows; i++) {
+            const mp_rep_row *x = &r->rows[i];
+            if (!strcmp(x->cache, r->cache) && !strcmp(x->variant, y->variant) && x->m == y->m &&
+                x->k == y->k && x->n == y->n && x->threads == y->threads &&
+                (!strcmp(x->status, "ok") || !strcmp(x->status, "unstable")) && x->median_us > slow)
+                slow = x->median_us;
+        }
+        shown++;
+        fprintf(f, "%s, %dx%d, N = %d, %d thread%s (speed-up against the slowest setting):\n\n"
+                   "| params | median µs | GOPS | speed-up |\n|---|--:|--:|--:|\n",
+                y->variant, y->m, y->k, y->n, y->threads, y->threads > 1 ? "s" : "");
+        for (int i = 0; i < r->nrows; i++) {
+            const mp_rep_row *x = &r->rows[i];
+            if (strcmp(x->cache, r->cache) || strcmp(x->variant, y->variant) || x->m != y->m ||
+                x->k != y->k || x->n != y->n || x->threads != y->threads)
+                continue;
+            char us[64], gops[64];
+            mp_rep_row tmp = *x;
+            tmp.is_default = 1;
+            cell(us, sizeof us, &tmp, x->median_us, "%.1f");
+            cell(gops, sizeof gops, &tmp, x->gops, "%.1f");
+            int known = mp_registry_find(x->variant) != NULL;
+            fprintf(f, "| %s%s | %s | %s | ", x->params[0] ? x->params : "(none)",
+                    known && x->is_default ? " (default)" : "", us, gops);
+            if (slow > 0 && x->median_us > 0 && (!strcmp(x->status, "ok") || !strcmp(x->status, "unstable")))
+                fprintf(f, "%.2f× |\n", slow / x->median_us);
+            else
+                fputs("– |\n", f);
+        }
+        fputc('\n', f);
+    }
+    if (!shown)
+        fputs("No Vec-LUT results with differing parameters: run `mpbench sweep --variant "
+              "'vlut_i2*' --params all --shape 3200x3200 --n 128` (the techniques are the "
+              "parameters stream, topo, hier, tcl).\n\n",
+              f);
+    fputs("Paper (seed 001 Fig. 11, HF BitNet 3B prefilling on the Intel PC, plot only; §5.5 "
+          "text): the layout optimizations give the initial 10.6–11.9× speed-up and the "
+          "streamed LUT optimizations another 4.1–9.0×.\n\n",
+          f);
+}
+
+/* Section 6: GOPS against N at the (shape, threads) with the most N values, and the
+ * e2e prefill rows by prompt length. */
+static void sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne)
+{
+    fputs("## 6. Prompt length: throughput against N (seed 001 Fig. 12)\n\n", f);
+    /* the (shape, threads) with the most distinct N */
+    int shapes[MAXS][2], tv[MAXN];
+    int ns = mp_rep_distinct_shapes(r, NULL, NULL, shapes, MAXS);
+    int nt = mp_rep_distinct_int(r, MP_REP_THREADS, NULL, NULL, tv, MAXN);
+    int bs = -1, bt = -1, bn = 0;
+    for (int s = 0; s < ns; s++)
+        for (int t = 0; t < nt; t++) {
+            flt c = {-1, tv[t], shapes[s][0], shapes[s][1], NULL};
+            int nv[MAXN];
+            int nn = mp_rep_distinct_int(r, MP_REP_N, f_match, &c, nv, MAXN);
+            if (nn > bn)
+                bn = nn, bs = s, bt = t;
+        }
+    if (bn < 2) {
+        fputs("No shape measured at more than one N: run `mpbench sweep --variant ... --shape "
+              "3200x8640 --n 1,8,32,64,128,256`.\n\n",
+              f);
+    } else {
+        flt c = {-1, tv[bt], shapes[bs][0], shapes[bs][1], NULL};
+        int nv[MAXN];
+        const char *vars[MAXV];
+        int nn = mp_rep_distinct_int(r, MP_REP_N, f_match, &c, nv, MAXN);
+        int nvar = mp_rep_distinct_variants(r, f_match, &c, vars, MAXV);
+        fprintf(f, "Kernel GOPS at %dx%d, %d thread%s, against N (tokens per call):\n\n",
+                shapes[bs][0], shapes[bs][1], tv[bt], tv[bt] > 1 ? "s" : "");
+        char cols[MAXN][24];
+        const char *colp[MAXN];
+        for (int i = 0; i < nn; i++) {
+            snprintf(cols[i], sizeof cols[i], "N=%d", nv[i]);
+            colp[i] = cols[i];
+        }
+        table_head(f, "variant (method) b(bpw)", colp, nn);
+        for (int v = 0; v < nvar; v++) {
+            char label[160];
+            fprintf(f, "| %s |", row_label(r, vars[v], label, sizeof label));
+            for (int i = 0; i < nn; i++) {
+                const mp_rep_row *x = mp_rep_pick(r, vars[v], shapes[bs][0], shapes[bs][1], nv[i],
+                                                  tv[bt]);
+                char buf[64];
+                cell(buf, sizeof buf, x, x ? x->gops : 0, "%.1f");
+                fprintf(f, " %s |", buf);
+            }
+            fputc('\n', f);
+        }
+        fputc('\n', f);
+    }
+    /* end to end: prefill tokens/s against prompt length */
+    int any = 0;
+    for (int i = 0; i < ne; i++) {
+        if (strncmp(e[i].test, "pp", 2) || strchr(e[i].test, ' '))
+            continue;
+        if (!any++)
+            fputs("End-to-end prefill tokens/s by prompt length:\n\n| model | variant | threads | "
+                  "prompt | tokens/s |\n|---|---|--:|--:|--:|\n", f);
+        char buf[64];
+        e2e_cell(buf, sizeof buf, &e[i]);
+        fprintf(f, "| %s | ", e[i].model);
+        md_escape(f, e[i].variant);
+        fprintf(f, " | %d | %d | %s |\n", e[i].threads, e[i].n_prompt, buf);
+    }
+    if (any)
+        fputc('\n', f);
+    fputs("Paper (seed 001 Fig. 12, HF BitNet 3B prefilling on the Intel PC, plot only; §5.5 "
+          "text): Vec-LUT's throughput increases linearly with the prompt length and peaks when "
+          "the prompt length equals the N-tiling size; N_tile 32 outperforms 64; T-MAC's "
+          "throughput stays nearly constant.\n\n",
+          f);
+}
+
+/* read_DRAM GB/s that run stored for itself (sweep --probe-bw), 0 if none. */
+static double run_bw(mp_rep *r, int64_t run, int threads)
+{
+    sqlite3_stmt *st;
+    double v = 0;
+    if (sqlite3_prepare_v2(r->db, "SELECT value FROM probe WHERE run_id=? AND kind='read_DRAM' "
+                                  "AND threads=? ORDER BY id DESC LIMIT 1", -1, &st, NULL) !=
+        SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int(st, 2, threads);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Section 7: N = 1 GB/s per variant and shape against the roofline prediction. */
+static void sec_gemv(FILE *f, mp_rep *r)
+{
+    fputs("## 7. GEMV bandwidth against the roofline model (seed 003 Fig. 5–7, eq. 1–3)\n\n", f);
+    flt c = {1, -1, -1, -1, NULL};
+    int tv[MAXN];
+    int nt = mp_rep_distinct_int(r, MP_REP_THREADS, f_match, &c, tv, MAXN);
+    if (!nt)
+        fputs("No N = 1 results on this machine: run `mpbench run --variant "
+              "'i2_s*,tq2_0*,q8_0*,vnni*' --model llama3-8b-1.58 --n 1`.\n\n",
+              f);
+    int anyprobe = r->nprobe > 0, over = 0, own_used = 0;
+    for (int t = 0; t < nt; t++) {
+        int bwt = 0, dott = 0;
+        double bw = mp_rep_probe(r, "read_DRAM", tv[t], &bwt);
+        double dot = mp_rep_probe(r, "int8_dot_", 1, &dott); /* per core */
+        fprintf(f, "N = 1, %d thread%s.  ", tv[t], tv[t] > 1 ? "s" : "");
+        if (bw > 0)
+            fprintf(f, "Bandwidth roof: read_DRAM %.2f GB/s (probe, %d thread%s)%s", bw, bwt,
+                    bwt > 1 ? "s" : "", bwt != tv[t] ? " — nearest probed thread count" : "");
+        else
+            fputs("No read_DRAM probe (run `mpbench probe`): no prediction", f);
+        if (dot > 0)
+            fprintf(f, "; compute cap: int8 dot peak %.1f GOPS per core × %d, as GB/s of packed "
+                       "weights = GOPS × bytes/op", dot, tv[t]);
+        fputs(".\n\n| variant (method) | bpw | shape | GB/s | roofline GB/s | bound | achieved |\n"
+              "|---|--:|---|--:|--:|---|--:|\n",
+              f);
+        const char *vars[MAXV];
+        int shapes[MAXS][2];
+        flt ct = {1, tv[t], -1, -1, NULL};
+        int nv = mp_rep_distinct_variants(r, f_match, &ct, vars, MAXV);
+        int ns = mp_rep_distinct_shapes(r, f_match, &ct, shapes, MAXS);
+        for (int v = 0; v < nv; v++)
+            for (int s = 0; s < ns; s++) {
+                const mp_rep_row *x = mp_rep_pick(r, vars[v], shapes[s][0], shapes[s][1], 1, tv[t]);
+                if (!x)
+                    continue;
+                char g[64];
+                cell(g, sizeof g, x, x->gbps, "%.2f");
+                fprintf(f, "| %s (%s) | %.2f | %dx%d | %s |", x->variant, x->method, x->bpw, x->m,
+                        x->k, g);
+                double own = run_bw(r, x->run_id, tv[t]);
+                double pred = own > 0 ? own : bw, ops = 2.0 * x->m * (double)x->k;
+                own_used |= own > 0;
+                const char *bound = "bandwidth";
+                if (dot > 0 && x->packed_bytes > 0) {
+                    double cap = dot * tv[t] * (double)x->packed_bytes / ops; /* GB/s */
+                    if (!(pred > 0) || cap < pred)
+                        pred = cap, bound = "compute";
+                }
+                int measured = !strcmp(x->status, "ok") || !strcmp(x->status, "unstable");
+                if (pred > 0 && measured) {
+                    fprintf(f, " %.2f | %s | %.0f%% |\n", pred, bound, 100.0 * x->gbps / pred);
+                    over |= x->gbps > pred * 1.05;
+                }
+                else
+                    fputs(" – | – | – |\n", f);
+            }
+        fputc('\n', f);
+    }
+    if (own_used)
+        fputs("Where the result's own run stored its read_DRAM bandwidth (`sweep --probe-bw`), "
+              "that figure is the bandwidth roof of its rows instead of the probe's.\n\n", f);
+    if (over)
+        fputs("Achieved above 100%: the kernel read faster than the probe's read_DRAM figure "
+              "(a probe taken under load, or weights partly served from cache on a VM that "
+              "misreports its last-level cache); rerun `mpbench probe` on a quiet machine.\n\n",
+              f);
+    if (nt && !anyprobe)
+        fputs("No probe of this machine, so no roofline prediction: run `mpbench probe`.\n\n", f);
+    fputs("Model (seed 003 eq. 1–3): cycles per output 256-bit vector = max(B/bw_core, C); the "
+          "effective bandwidth per core is min(bw_core, B/C), B = bytes read per output vector "
+          "(8 for int2, 4 for int1), C = cycles of the up-convert-and-compute sequence.  C is "
+          "not measured here; the int8 dot-product peak of the probe stands in for the compute "
+          "term (an upper bound: it ignores the up-convert instructions), so \"roofline GB/s\" "
+          "= min(read_DRAM(T), T × int8_dot × packed bytes / (2·M·K)).\n\n"
+          "Paper (seed 003 Fig. 5–7, bars plot only; §IV-B text): on ARL and ARLH the int2 GEMV "
+          "kernels are within 10–20% of the int8 roofline and near peak bandwidth (within 2–5% "
+          "of int8 for the larger shapes on ARL); for the smallest shape on ARL the ideal int2 "
+          "time is 6 µs against 8.9 µs measured (98 GB/s peak); on ARLH the 1-bit model gives "
+          "55 GB/s (E cores capped at 0.85 bytes/cycle, 2.85 GB/s); on LNL int2 is within "
+          "20–25% of peak for the larger shapes and int1 is around 30 GB/s (model: about "
+          "37 GB/s, 6.5 GB/s per P core and 2.92 GB/s per E core).\n\n",
+          f);
+}
+
+/* ratios within one run against a baseline method */
+/* base-method time / variant time at N = n, all from the newest non-tune run that
+ * measured base at n (one table per thread count of that run). */
+static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
+{
+    sqlite3_stmt *st;
+    int64_t run = 0;
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT max(x.run_id) FROM results x JOIN runs u ON x.run_id=u.id "
+                           "WHERE u.machine_id=? AND x.method=? AND x.n=? AND ifnull(u.kind,'') != 'tune' "
+                           "AND x.cache_mode=? AND x.status IN ('ok','unstable')",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, r->mach.id);
+    sqlite3_bind_text(st, 2, base, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, n);
+    sqlite3_bind_text(st, 4, r->cache, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        run = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (!run) {
+        fprintf(f, "Against %s at N = %d: no run measured %s at N = %d on this machine (run "
+                   "`mpbench run --variant '%s*,...' --model bitnet-b1.58-2b-4t --n %d`).\n\n",
+                base, n, base, n, base[0] == 'T' ? "tq2_0" : "i2_s", n);
+        return;
+    }
+    /* rows of that run at n, cold: variant, method, m, k, threads, median, status, params */
+    typedef struct rr {
+        char variant[64], method[32], status[12], params[128];
+        int m, k, t, def;
+        double us;
+    } rr;
+    rr *x = NULL;
+    int nx = 0, cap = 0;
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT variant, ifnull(method,''), status, params, m, k, threads, "
+                           "median_us FROM results WHERE run_id=? AND n=? AND cache_mode=? "
+                           "ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int(st, 2, n);
+    sqlite3_bind_text(st, 3, r->cache, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (nx == cap) {
+            cap = cap ? 2 * cap : 64;
+            x = realloc(x, sizeof *x * (size_t)cap);
+        }
+        rr *y = &x[nx++];
+        snprintf(y->variant, sizeof y->variant, "%s", sqlite3_column_text(st, 0));
+        snprintf(y->method, sizeof y->method, "%s", sqlite3_column_text(st, 1));
+        snprintf(y->status, sizeof y->status, "%s", sqlite3_column_text(st, 2));
+        snprintf(y->params, sizeof y->params, "%s", sqlite3_column_text(st, 3));
+        y->m = sqlite3_column_int(st, 4);
+        y->k = sqlite3_column_int(st, 5);
+        y->t = sqlite3_column_int(st, 6);
+        y->us = sqlite3_column_double(st, 7);
+        y->def = mp_rep_params_default(y->variant, y->params);
+    }
+    sqlite3_finalize(st);
+    int tv[16], nt = 0, shapes[MAXS][2], ns = 0;
+    const char *vars[MAXV];
+    int nv = 0;
+    for (int i = 0; i < nx; i++) {
+        int j;
+        for (j = 0; j < nt && tv[j] != x[i].t; j++)
+            ;
+        if (j == nt && nt < 16)
+            tv[nt++] = x[i].t;
+        for (j = 0; j < ns && (shapes[j][0] != x[i].m || shapes[j][1] != x[i].k); j++)
+            ;
+        if (j == ns && ns < MAXS)
+            shapes[ns][0] = x[i].m, shapes[ns][1] = x[i].k, ns++;
+        for (j = 0; j < nv && strcmp(vars[j], x[i].variant); j++)
+            ;
+        if (j == nv && nv < MAXV)
+            vars[nv++] = x[i].variant;
+    }
+    for (int t = 0; t < nt; t++) {
+        fprintf(f, "Against %s at N = %d, %d thread%s (run %lld; %s time ÷ variant time, > 1: "
+                   "faster than %s; the fastest %s variant of the run is the baseline):\n\n",
+                base, n, tv[t], tv[t] > 1 ? "s" : "", (long long)run, base, base, base);
+        char cols[MAXS][32];
+        const char *colp[MAXS];
+        for (int s = 0; s < ns; s++) {
+            shape_str(cols[s], sizeof cols[s], shapes[s][0], shapes[s][1]);
+            colp[s] = cols[s];
+        }
+        table_head(f, "variant (method)", colp, ns);
+        double bus[MAXS];
+        for (int s = 0; s < ns; s++) {
+            bus[s] = 0;
+            for (int i = 0; i < nx; i++)
+                if (x[i].t == tv[t] && x[i].m == shapes[s][0] && x[i].k == shapes[s][1] &&
+                    !strcmp(x[i].method, base) &&
+                    (!strcmp(x[i].status, "ok") || !strcmp(x[i].status, "unstable")) &&
+                    (bus[s] == 0 || x[i].us < bus[s]))
+                    bus[s] = x[i].us;
+        }
+        for (int v = 0; v < nv; v++) {
+            int present = 0;
+            for (int i = 0; i < nx; i++)
+                present |= x[i].t == tv[t] && !strcmp(x[i].variant, vars[v]);
+            if (!present)
+                continue;
+            const char *method = "";
+            for (int i = 0; i < nx; i++)
+                if (!strcmp(x[i].variant, vars[v]))
+                    method = x[i].method;
+            fprintf(f, "| %s (%s) |", vars[v], method);
+            for (int s = 0; s < ns; s++) {
+                const rr *best = NULL;
+                for (int i = 0; i < nx; i++)
+                    if (x[i].t == tv[t] && x[i].m == shapes[s][0] && x[i].k == shapes[s][1] &&
+                        !strcmp(x[i].variant, vars[v]) &&
+                        (!best || x[i].def > best->def ||
+                         (x[i].def == best->def && !strcmp(x[i].status, "ok") &&
+                          strcmp(best->status, "ok"))))
+                        best = &x[i];
+                if (!best)
+                    fputs(" – |", f);
+                else if (strcmp(best->status, "ok") && strcmp(best->status, "unstable"))
+                    fprintf(f, " %s |", best->status);
+                else if (bus[s] > 0 && best->us > 0 && bus[s] / best->us < 0.01)
+                    fprintf(f, " <0.01×%s |", strcmp(best->status, "unstable") ? "" : "†");
+                else if (bus[s] > 0 && best->us > 0)
+                    fprintf(f, " %.2f×%s |", bus[s] / best->us,
+                            strcmp(best->status, "unstable") ? "" : "†");
+                else
+                    fputs(" – |", f);
+            }
+            fputc('\n', f);
+        }
+        fputc('\n', f);
+    }
+    free(x);
+}
+
+/* Section 8: ratio tables against TQ2_0 and I2_S at N = 1 and 128. */
+static void sec_ratios(FILE *f, mp_rep *r)
+{
+    fputs("## 8. Speed ratios within one run, N = 1 and N = 128\n\n", f);
+    static const char *const bases[] = {"TQ2_0", "I2_S"};
+    static const int ns[] = {1, 128};
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 2; i++)
+            ratio_table(f, r, bases[b], ns[i]);
+    fputs("Papers, for comparison: seed 001 §5.2 (Fig. 8) Vec-LUT I2 over TQ2_0 1.7–2.9× "
+          "single-thread (kernel, N = prompt tokens); seed 000 Table 7 (i7-13700H, 7B): I2_S "
+          "20.62 vs TQ2_0 19.92 tokens/s (1.04×), TL2_0 20.72; seed 003 §IV-B: int2 within "
+          "10–20% of int8 at N = 1.\n\n",
+          f);
+}
+
+/* Section 9: the newest tuner decision per (variant, shape, N, threads). */
+static void sec_tuned(FILE *f, mp_rep *r)
+{
+    fputs("## 9. Tuned parameters on this machine\n\n", f);
+    sqlite3_stmt *st;
+    int any = 0;
+    if (mp_rep_has_table(r, "tuned") &&
+        sqlite3_prepare_v2(r->db,
+                           "SELECT t.variant,t.m,t.k,t.n,t.threads,t.strategy,"
+                           "ifnull(t.chosen_params,''),ifnull(t.default_params,''),t.best_us,"
+                           "t.default_us,t.gain_pct,t.p_value,ifnull(t.decision,''),t.evaluations "
+                           "FROM tuned t WHERE t.id IN (SELECT max(y.id) FROM tuned y JOIN runs u "
+                           "ON y.run_id=u.id WHERE u.machine_id=? GROUP BY y.variant,y.m,y.k,y.n,"
+                           "y.threads) ORDER BY t.variant,t.m,t.k,t.n,t.threads",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, r->mach.id);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            if (!any++)
+                fputs("| variant | shape | N | threads | strategy | chosen | default | best µs | "
+                      "default µs | gain | p | evaluations | decision |\n"
+                      "|---|---|--:|--:|---|---|---|--:|--:|--:|--:|--:|---|\n", f);
+            fprintf(f, "| %s | %dx%d | %d | %d | %s | %s | %s | %.1f | %.1f | %.1f%% | %.2g | %d "
+                       "| ",
+                    sqlite3_column_text(st, 0), sqlite3_column_int(st, 1),
+                    sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
+                    sqlite3_column_int(st, 4),
+                    sqlite3_column_text(st, 5) ? (const char *)sqlite3_column_text(st, 5) : "",
+                    sqlite3_column_text(st, 6), sqlite3_column_text(st, 7),
+                    sqlite3_column_double(st, 8), sqlite3_column_double(st, 9),
+                    sqlite3_column_double(st, 10), sqlite3_column_double(st, 11),
+                    sqlite3_column_int(st, 13));
+            md_escape(f, (const char *)sqlite3_column_text(st, 12));
+            fputs(" |\n", f);
+        }
+        sqlite3_finalize(st);
+    }
+    if (!any)
+        fputs("No tuner decisions for this machine: run `mpbench tune --variant 'i2_s.avx2' "
+              "--model bitnet-b1.58-2b-4t --strategy exhaustive`.\n\n",
+              f);
+    else
+        fputs("\nA chosen setting differs from the default only when the winner was faster by "
+              "the margin with a significant rank test and an A-B-A confirmation "
+              "(`mpbench tune --help`).\n\n",
+              f);
+}
+
+/* Section 10: links to the plots that exist in `plots`, the command for the others. */
+static void sec_plots(FILE *f, const char *plots)
+{
+    fputs("## 10. Plots\n\n", f);
+    static const char *const kinds[][2] = {
+        {"roofline", "GOPS against arithmetic intensity with the probe's bandwidth and "
+                     "compute roofs"},
+        {"gbps", "GEMV (N = 1) GB/s per shape and variant (seed 003 Fig. 5–7)"},
+        {"threads", "scaling with the thread count"},
+        {"prompt", "GOPS against N (seed 001 Fig. 12)"},
+        {"tuner", "the tuner's landscape: time against parameter values"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        char path[4200];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s.png", plots, kinds[i][0]);
+        if (stat(path, &sb) == 0)
+            fprintf(f, "- [%s](%s) ([svg](%s/%s.svg)): %s\n", kinds[i][0], path, plots,
+                    kinds[i][0], kinds[i][1]);
+        else
+            fprintf(f, "- %s: %s — not generated yet (`make plots` or `mpbench plot %s`)\n",
+                    kinds[i][0], kinds[i][1], kinds[i][0]);
+    }
+    fputc('\n', f);
+}
+
+/* Section 11: every row whose status is not ok, with its reason (first 200). */
+static void sec_bad(FILE *f, mp_rep *r)
+{
+    fputs("## 11. Rows not measured or not stable\n\n", f);
+    int n = 0;
+    /* failed and skipped first: they have no number anywhere else */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < r->nrows; i++) {
+            const mp_rep_row *x = &r->rows[i];
+            if (!strcmp(x->status, "ok") || (strcmp(x->status, "unstable") == 0) != pass)
+                continue;
+            if (n++ == 0)
+                fputs("| variant | params | shape | N | threads | cache | status | reason |\n"
+                      "|---|---|---|--:|--:|---|---|---|\n", f);
+            if (n > 200)
+                continue;
+            fprintf(f, "| %s | %s | %dx%d | %d | %d | %s | %s | ", x->variant, x->params, x->m,
+                    x->k, x->n, x->threads, x->cache, x->status);
+            md_escape(f, x->reason);
+            fputs(" |\n", f);
+        }
+    }
+    if (n > 200)
+        fprintf(f, "| … %d more | | | | | | | |\n", n - 200);
+    if (!n)
+        fputs("None: every stored result of this machine has status ok.\n", f);
+    fputc('\n', f);
+}
+
+static void report_usage(FILE *f)
+{
+    fputs("usage: mpbench report [--db PATH] [--out REPORT.md] [--machine FINGERPRINT]\n"
+          "                      [--plots DIR] [--cache cold|warm]\n"
+          "  Regenerates the report from the store (default results/mpbench.db) for one\n"
+          "  machine (default: the machine of the newest run), each table next to the\n"
+          "  papers' own figures.  --plots: where `mpbench plot` wrote its PNGs, for the\n"
+          "  links (default results/plots).  --cache: which results the tables show\n"
+          "  (default cold: weights streamed from memory, as in the papers).\n",
+          f);
+}
+
+int mp_cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"db", required_argument, 0, 'd'},      {"out", required_argument, 0, 'o'},
+        {"machine", required_argument, 0, 'm'}, {"plots", required_argument, 0, 'p'},
+        {"cache", required_argument, 0, 'c'},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *db = "results/mpbench.db", *out = "REPORT.md", *machine = NULL,
+               *plots = "results/plots", *cache = "cold";
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'o': out = optarg; break;
+        case 'm': machine = optarg; break;
+        case 'p': plots = optarg; break;
+        case 'c':
+            if (strcmp(optarg, "cold") && strcmp(optarg, "warm"))
+                return mp_die(2, "--cache: '%s' is not cold or warm", optarg);
+            cache = optarg;
+            break;
+        case 'h': report_usage(stdout); return 0;
+        default:
+            report_usage(stderr);
+            return mp_die(2, "report: unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return mp_die(2, "report: unexpected argument '%s'", argv[optind]);
+    if (!*out)
+        return mp_die(2, "--out: empty path");
+    struct stat sb;
+    if (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return mp_die(2, "--out %s: is a directory", out);
+    mp_rep r;
+    mp_err e;
+    int rc = mp_rep_open(db, machine, &r, &e);
+    if (rc)
+        return mp_die(rc, "%s", e.msg);
+    r.cache = cache;
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        mp_rep_close(&r);
+        return mp_die(2, "--out %s: cannot write next to it (%s)", out, strerror(errno));
+    }
+    FILE *f = fdopen(fd, "w");
+    e2e_row *e2e;
+    int ne = load_e2e(&r, &e2e);
+    sec_header(f, &r, db);
+    sec_probe(f, &r);
+    sec_e2e_tps(f, &r, e2e, ne);
+    sec_lossless(f, e2e, ne);
+    sec_fig8(f, &r);
+    sec_fig11(f, &r);
+    sec_fig12(f, &r, e2e, ne);
+    sec_gemv(f, &r);
+    sec_ratios(f, &r);
+    sec_tuned(f, &r);
+    /* links are relative to the report: a relative --plots only works from a
+     * report in the current folder, else link the absolute path */
+    char plinks[4096];
+    snprintf(plinks, sizeof plinks, "%s", plots);
+    if (plots[0] != '/' && strchr(out, '/')) {
+        char cwd[2048];
+        if (getcwd(cwd, sizeof cwd))
+            snprintf(plinks, sizeof plinks, "%s/%s", cwd, plots);
+    }
+    sec_plots(f, plinks);
+    sec_bad(f, &r);
+    free(e2e);
+    mp_rep_close(&r);
+    int werr = ferror(f);
+    if (fclose(f) != 0 || werr) {
+        unlink(tmp);
+        return mp_die(1, "--out %s: write failed", out);
+    }
+    chmod(tmp, 0644);
+    if (rename(tmp, out) != 0) {
+        unlink(tmp);
+        return mp_die(1, "--out %s: cannot rename %s into place (%s)", out, tmp, strerror(errno));
+    }
+    fprintf(stderr, "mpbench: report written to %s\n", out);
+    return 0;
+}

@@ -1,0 +1,465 @@
+/* test_report.c - `mpbench report` and `mpbench plot` on a fixture database
+ * built here with the real store code (mp_store_open) and rows of known numbers:
+ * the report must have every section and print exactly those numbers; every
+ * plot kind must write a real PNG and SVG; bad input must exit 2 (no data: 1)
+ * and leave nothing behind.  No timing thresholds: the numbers are the
+ * fixture's, not measured. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mp_test.h"
+#include "../harness/mp_harness.h"
+
+static char out[262144];
+
+static void tmpdir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/mptest-report-XXXXXX");
+    cr_assert(mkdtemp(buf));
+}
+
+static void sql(sqlite3 *db, const char *s)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, s, NULL, NULL, &msg);
+    cr_assert_eq(rc, SQLITE_OK, "fixture SQL failed: %s\n%s", msg ? msg : "?", s);
+}
+
+/* One result row of the fixture. */
+static void result(sqlite3 *db, int run, const char *variant, const char *method,
+                   const char *params, int m, int k, int n, int t, double bpw, double us,
+                   double gbps, double gops, const char *status, const char *reason)
+{
+    char *q = sqlite3_mprintf(
+        "INSERT INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,cache_mode,"
+        "bpw,packed_bytes,copies,reps,median_us,min_us,max_us,mad_us,mean_us,cv,gbps,gops,"
+        "max_rel_err,mean_rel_err,status,reason,times_us,created) VALUES(%d,%Q,%Q,'mad','avx2',"
+        "%Q,%d,%d,%d,%d,'cold',%f,%lld,4,9,%f,%f,%f,1,%f,0.01,%f,%f,NULL,NULL,%Q,%Q,'1,2,3',"
+        "'2026-01-01T00:00:00Z')",
+        run, variant, method, params, m, k, n, t, bpw,
+        (long long)((double)m * k * bpw / 8), us, us, us, us, gbps, gops, status, reason);
+    sql(db, q);
+    sqlite3_free(q);
+}
+
+/* The fixture: one machine, a probe, a sweep, a tune run with its decision,
+ * and e2e rows (table created as the e2e branch's migration does). */
+static void make_fixture(const char *path)
+{
+    mp_store *s;
+    mp_err e;
+    cr_assert_eq(mp_store_open(path, &s, &e), MP_OK, "%s", e.msg);
+    sqlite3 *db = mp_store_db(s);
+    sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
+            "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(1,'fixfp01','Fixture CPU "
+            "9000',2,2,'avx2 avx512f',8,48,1280,32768,'','KVM','2026-01-01')");
+    sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status) VALUES"
+            "(1,1,'probe','2026-01-01','mpbench probe',0.5,'ok'),"
+            "(2,1,'sweep','2026-01-02','mpbench sweep',1.75,'ok'),"
+            "(3,1,'tune','2026-01-03','mpbench tune',0.25,'ok'),"
+            "(4,1,'e2e','2026-01-04','mpbench e2e',0.25,'ok')");
+    sql(db, "INSERT INTO run_counters(run_id,event,status,reason) VALUES(2,'cycles',"
+            "'unavailable','perf_event_paranoid=3'),(2,'task-clock','ok','')");
+    sql(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) VALUES"
+            "(1,'read_DRAM',1,1073741824,12.5,'GB/s'),(1,'read_DRAM',2,1073741824,20.25,'GB/s'),"
+            "(1,'copy_L2',1,1048576,88.75,'GB/s'),(1,'int8_dot_avx512vnni',1,0,150,'GOPS'),"
+            "(1,'byte_shuffle_avx512vnni',1,0,333,'GB/s'),"
+            "(2,'read_DRAM',1,268435456,99.5,'GB/s')"); /* sweep --probe-bw: not the probe */
+    /* sweep: I2_S and TQ2_0 at N = 1 and 128, threads 1 and 2 */
+    static const int shapes[2][2] = {{2560, 2560}, {6912, 2560}};
+    for (int s2 = 0; s2 < 2; s2++)
+        for (int t = 1; t <= 2; t++)
+            for (int ni = 0; ni < 2; ni++) {
+                int n = ni ? 128 : 1, m = shapes[s2][0], k = shapes[s2][1];
+                double base = (s2 + 1) * 100.0 * (ni ? 40 : 1) / t;
+                result(db, 2, "i2_s.avx2", "I2_S", "pf=8192", m, k, n, t, 2.0, base,
+                       8.19 + s2 + t + ni, 65.5 + 10 * s2 + t + 100 * ni, "ok", "");
+                result(db, 2, "tq2_0.avx2", "TQ2_0", "", m, k, n, t, 2.0625, base * 1.5,
+                       5.43 + s2 + t + ni, 43.2 + 10 * s2 + t + 100 * ni, "ok", "");
+            }
+    /* an unstable and a failed and a skipped row */
+    result(db, 2, "vnni_int1.avx2", "VNNI_INT1", "", 2560, 2560, 1, 1, 1.0, 150, 4.37, 87.4,
+           "unstable", "cv 0.31 after re-measuring");
+    result(db, 2, "vnni_int2.avx2", "VNNI_INT2", "", 2560, 2560, 1, 1, 2.0, 0, 0, 0, "failed",
+           "y[3] = 1.5, want 2.5 (seed 1)");
+    result(db, 2, "tl2_1.avx2", "TL2_1", "", 6912, 2560, 1, 1, 1.67, 0, 0, 0, "skipped",
+           "K % 192 != 0");
+    /* Vec-LUT ablation: four settings at one point */
+    static const char *const ab[] = {"stream=0,topo=0,hier=0,tcl=0", "stream=0,topo=0,hier=0,tcl=1",
+                                     "stream=1,topo=0,hier=1,tcl=1", "stream=1,topo=1,hier=1,tcl=1"};
+    static const double abus[] = {8000, 800, 200, 160};
+    for (int i = 0; i < 4; i++)
+        result(db, 2, "vlut_i2.avx2", "VLUT_I2", ab[i], 2560, 2560, 128, 2, 2.0, abus[i], 1.0,
+               2.0 * 2560 * 2560 * 128 / abus[i] * 1e-3, "ok", "");
+    /* tune run: I2_S prefetch distance at N = 8 */
+    static const int pf[] = {0, 2048, 4096, 8192, 16384};
+    static const double pfus[] = {210, 190, 180.5, 200, 230};
+    for (int i = 0; i < 5; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "pf=%d", pf[i]);
+        result(db, 3, "i2_s.avx2", "I2_S", p, 2560, 2560, 8, 1, 2.0, pfus[i], 7.0, 500.0, "ok", "");
+    }
+    sql(db, "INSERT INTO tuned(run_id,variant,m,k,n,threads,strategy,best_params,default_params,"
+            "chosen_params,best_us,default_us,gain_pct,p_value,aba_confirmed,decision,evaluations,"
+            "seconds,created) VALUES(3,'i2_s.avx2',2560,2560,8,1,'exhaustive','pf=4096','pf=8192',"
+            "'pf=4096',180.5,200,9.7,0.001,1,'winner: 9.7% faster',5,12,'2026-01-03')");
+    /* e2e rows (the table comes from migration 3; created here only for an older schema) */
+    sql(db, "CREATE TABLE IF NOT EXISTS e2e(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL "
+            "REFERENCES runs(id), model TEXT NOT NULL, variant TEXT NOT NULL, method TEXT, layers "
+            "INTEGER, model_layers INTEGER, test TEXT NOT NULL, n_prompt INTEGER, n_gen INTEGER, "
+            "batch INTEGER, threads INTEGER, reps INTEGER, tps_median REAL, tps_min REAL, tps_max "
+            "REAL, tps_spread REAL, model_bytes INTEGER, ternary_bytes INTEGER, bpw REAL, prompts "
+            "INTEGER, tokens INTEGER, matched INTEGER, match_share REAL, seed INTEGER, status TEXT, "
+            "reason TEXT, times_s TEXT, created TEXT, UNIQUE(run_id, variant, test))");
+    sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
+            "batch,threads,reps,tps_median,bpw,prompts,tokens,matched,match_share,status,reason) "
+            "VALUES(4,'bitnetcpp-125m','i2_s.avx2','I2_S',2,12,'tg16',0,16,1,2,3,123.45,2.0,NULL,"
+            "NULL,NULL,NULL,'ok','2 of 12 layers'),"
+            "(4,'bitnetcpp-700m','tq2_0.avx2','TQ2_0',24,24,'tg16',0,16,1,2,3,45.67,2.0625,NULL,"
+            "NULL,NULL,NULL,'ok',''),"
+            "(4,'bitnetcpp-700m','tq2_0.avx2','TQ2_0',24,24,'pp64',64,0,1,2,3,234.5,2.0625,NULL,"
+            "NULL,NULL,NULL,'ok',''),"
+            "(4,'bitnetcpp-700m','tq2_0.avx2','TQ2_0',24,24,'tg16 b4',0,16,4,2,3,98.76,2.0625,NULL,"
+            "NULL,NULL,NULL,'ok','')");
+    sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
+            "prompts,tokens,matched,match_share,status,reason) VALUES"
+            "(4,'bitnetcpp-700m','i2_s.avx2','I2_S',24,24,'lossless',2,2.0,20,320,20,1.0,'ok',''),"
+            "(4,'bitnetcpp-700m','tq2_0.avx2','TQ2_0',24,24,'lossless',2,2.0625,20,320,3,0.15,"
+            "'ok','')");
+    mp_store_close(s);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+#define RUN(code, ...)                                                                    \
+    do {                                                                                  \
+        char args_[4096];                                                                 \
+        snprintf(args_, sizeof args_, __VA_ARGS__);                                       \
+        int rc_ = mp_test_cli(out, sizeof out, args_);                                    \
+        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_,  \
+                     code, out);                                                          \
+    } while (0)
+
+#define HAS(text, needle) \
+    cr_assert(strstr(text, needle), "report lacks '%s':\n%s", needle, text)
+
+Test(report, sections_and_numbers)
+{
+    char dir[64], db[128], md[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/fix.db", dir);
+    snprintf(md, sizeof md, "%s/REPORT.md", dir);
+    make_fixture(db);
+    RUN(0, "report --db %s --out %s --plots %s/plots", db, md, dir);
+    char *t = slurp(md);
+    /* machine and caveats */
+    HAS(t, "Fixture CPU 9000");
+    HAS(t, "`fixfp01`");
+    HAS(t, "2 cores / 2 hardware threads");
+    HAS(t, "A virtual machine (hypervisor: KVM)");
+    HAS(t, "1.75 (on 2 cores)");
+    HAS(t, "cycles (perf_event_paranoid=3)");
+    /* every section */
+    static const char *const secs[] = {
+        "## 1. Machine and probe figures", "## 2. End-to-end tokens/s", "seed 000 Table 7",
+        "seed 004 Tables 4–5", "## 3. Lossless share (seed 004 Table 7)",
+        "## 4. Kernel benchmark: GOPS per variant and shape (seed 001 Fig. 8)",
+        "## 5. Ablation", "seed 001 Fig. 11", "## 6. Prompt length", "seed 001 Fig. 12",
+        "## 7. GEMV bandwidth against the roofline model (seed 003 Fig. 5–7, eq. 1–3)",
+        "## 8. Speed ratios within one run", "## 9. Tuned parameters", "## 10. Plots",
+        "## 11. Rows not measured or not stable"};
+    for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++)
+        HAS(t, secs[i]);
+    /* probe */
+    HAS(t, "| read_DRAM | GB/s | 12.50 | 20.25 |");
+    HAS(t, "| copy_L2 | GB/s | 88.75 | – |");
+    /* e2e tokens/s with the layers note, and the paper rows */
+    HAS(t, "123.45 (2/12 layers)");
+    HAS(t, "| tq2_0.avx2 (TQ2_0) b(2.06) | – | – | 45.67 |");
+    HAS(t, "| seed 000 Table 7 | i7-13700H I2_S b(2) | – | – | 125.37 |");
+    HAS(t, "| bitnetcpp-700m | tq2_0.avx2 | tg16 b4 | 2 | 98.76 |");
+    HAS(t, "| seed 004 Table 5 (2 threads) | i7-13700H bitnet.cpp | 316.35 |");
+    /* lossless */
+    HAS(t, "| 20 | 320 | 20 | 100.0% | 100% |");
+    HAS(t, "| 20 | 320 | 3 | 15.0% | 1.4% |");
+    /* Fig. 8 at N = 128: i2_s 2560x2560 t=1: gops 65.5+1+100 */
+    HAS(t, "N = 128, 1 thread, GOPS");
+    HAS(t, "| i2_s.avx2 (I2_S) b(2.00) | 166.5 | 176.5 |");
+    /* ablation: 8000/160 = 50x */
+    HAS(t, "| stream=1,topo=1,hier=1,tcl=1 | 160.0 |");
+    HAS(t, "50.00× |");
+    /* prompt length: N columns */
+    HAS(t, "| N=1 | N=8 | N=128 |");
+    HAS(t, "| 2 | 64 | 234.50 |");
+    /* GEMV: i2_s 2560x2560 t=1 gbps 8.19+1 = 9.19; roofline: min(run 2's own read_DRAM
+     * 99.5, compute 150 GOPS * 1638400 B / (2*2560*2560) = 18.75 GB/s); at 2 threads the
+     * probe's 20.25 against 37.5 */
+    HAS(t, "| i2_s.avx2 (I2_S) | 2.00 | 2560x2560 | 9.19 | 18.75 | compute | 49% |");
+    HAS(t, "| i2_s.avx2 (I2_S) | 2.00 | 2560x2560 | 10.19 | 20.25 | bandwidth | 50% |");
+    HAS(t, "sweep --probe-bw");
+    /* unstable marked, failed in place of a number */
+    HAS(t, "4.37†");
+    HAS(t, "| vnni_int2.avx2 (VNNI_INT2) | 2.00 | 2560x2560 | failed |");
+    /* ratios: tq2_0 time = 1.5 x i2_s time */
+    HAS(t, "Against TQ2_0 at N = 1, 1 thread (run 2");
+    HAS(t, "| i2_s.avx2 (I2_S) | 1.50× | 1.50× |");
+    HAS(t, "Against I2_S at N = 128, 2 threads (run 2");
+    HAS(t, "| tq2_0.avx2 (TQ2_0) | 0.67× | 0.67× |");
+    /* tuned */
+    HAS(t, "| i2_s.avx2 | 2560x2560 | 8 | 1 | exhaustive | pf=4096 | pf=8192 | 180.5 | 200.0 | "
+           "9.7% |");
+    /* plots not generated yet, and the bad rows with reasons */
+    HAS(t, "not generated yet");
+    HAS(t, "y[3] = 1.5, want 2.5 (seed 1)");
+    HAS(t, "K % 192 != 0");
+    free(t);
+}
+
+Test(report, empty_store_says_what_fills_each_section)
+{
+    char dir[64], db[128], md[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/empty.db", dir);
+    snprintf(md, sizeof md, "%s/R.md", dir);
+    mp_store *s;
+    mp_err e;
+    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
+    sql(mp_store_db(s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,"
+                        "'emptyfp','Empty CPU',2,2)");
+    mp_store_close(s);
+    RUN(0, "report --db %s --out %s", db, md);
+    char *t = slurp(md);
+    HAS(t, "run `mpbench probe`");
+    HAS(t, "mpbench e2e");
+    HAS(t, "mpbench e2e --lossless");
+    HAS(t, "mpbench sweep --quick");
+    HAS(t, "mpbench tune");
+    HAS(t, "no run measured TQ2_0 at N = 1");
+    HAS(t, "## 11. Rows not measured or not stable");
+    free(t);
+}
+
+static void check_magic(const char *path, const char *magic, size_t len, const char *what)
+{
+    struct stat sb;
+    cr_assert_eq(stat(path, &sb), 0, "%s missing", path);
+    cr_assert_gt(sb.st_size, len || *magic ? 100 : 0, "%s is (nearly) empty", path);
+    char *b = slurp(path);
+    if (len)
+        cr_assert_eq(memcmp(b, magic, len), 0, "%s is not a %s", path, what);
+    else
+        cr_assert(strstr(b, magic), "%s is not a %s", path, what);
+    free(b);
+}
+
+Test(report, every_plot_kind)
+{
+    char dir[64], db[128], pd[128], path[256];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/fix.db", dir);
+    snprintf(pd, sizeof pd, "%s/plots", dir);
+    make_fixture(db);
+    static const char *const kinds[] = {"roofline", "gbps", "threads", "prompt", "tuner"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        RUN(0, "plot %s --db %s --outdir %s", kinds[i], db, pd);
+        snprintf(path, sizeof path, "%s/%s.png", pd, kinds[i]);
+        check_magic(path, "\x89PNG\r\n\x1a\n", 8, "PNG");
+        snprintf(path, sizeof path, "%s/%s.svg", pd, kinds[i]);
+        check_magic(path, "<svg", 0, "SVG");
+        snprintf(path, sizeof path, "%s/%s.dat", pd, kinds[i]);
+        check_magic(path, "", 0, "data file");
+    }
+    /* nothing temporary left */
+    cr_assert_eq(count_files(pd), 15, "stray files in %s", pd);
+    /* all, into a fresh folder; the report then links the plots */
+    snprintf(pd, sizeof pd, "%s/all", dir);
+    RUN(0, "plot all --db %s --outdir %s", db, pd);
+    cr_assert_eq(count_files(pd), 15);
+    snprintf(path, sizeof path, "%s/R.md", dir);
+    RUN(0, "report --db %s --out %s --plots %s", db, path, pd);
+    char *t = slurp(path);
+    char link[256];
+    snprintf(link, sizeof link, "[roofline](%s/roofline.png)", pd);
+    HAS(t, link);
+    free(t);
+    /* a switch-like space (Vec-LUT techniques) is drawn as a ranked landscape */
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    sql(h, "UPDATE runs SET kind='tune' WHERE id=2");
+    sqlite3_close(h);
+    snprintf(pd, sizeof pd, "%s/switch", dir);
+    RUN(0, "plot tuner --variant vlut_i2.avx2 --db %s --outdir %s", db, pd);
+    snprintf(path, sizeof path, "%s/tuner.dat", pd);
+    t = slurp(path);
+    HAS(t, "1 160 \"stream=1,topo=1,hier=1,tcl=1\"");
+    HAS(t, "4 8000 \"stream=0,topo=0,hier=0,tcl=0\"");
+    free(t);
+    snprintf(path, sizeof path, "%s/tuner.png", pd);
+    check_magic(path, "\x89PNG\r\n\x1a\n", 8, "PNG");
+    /* the tuner plot of a named variant, and of one with no tune run */
+    RUN(0, "plot tuner --variant i2_s.avx2 --db %s --outdir %s", db, pd);
+    RUN(1, "plot tuner --variant tq2_0.avx2 --db %s --outdir %s/none", db, dir);
+    cr_assert(strstr(out, "no data"), "%s", out);
+    snprintf(path, sizeof path, "%s/none", dir);
+    cr_assert_eq(count_files(path), 0);
+}
+
+Test(report, many_variants_fastest_per_method)
+{
+    char dir[64], db[128], pd[128], path[256];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/many.db", dir);
+    snprintf(pd, sizeof pd, "%s/plots", dir);
+    make_fixture(db);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    for (int i = 0; i < 14; i++) {
+        char v[32], m[32];
+        snprintf(v, sizeof v, "fake%d.avx2", i);
+        snprintf(m, sizeof m, "METH%d", i % 4);
+        result(h, 2, v, m, "", 2560, 2560, 1, 1, 2.0, 100, 1.0 + i, 10.0 + i, "ok", "");
+    }
+    sqlite3_close(h);
+    RUN(0, "plot gbps --db %s --outdir %s", db, pd);
+    snprintf(path, sizeof path, "%s/gbps.dat", pd);
+    char *t = slurp(path);
+    /* 3 fixture methods + 4 fake ones, the fastest of each: fake10..fake13 */
+    HAS(t, "fake13.avx2");
+    HAS(t, "fake10.avx2");
+    cr_assert(!strstr(t, "fake9.avx2"), "slower variant of a method kept:\n%s", t);
+    free(t);
+}
+
+Test(report, warm_cache_option)
+{
+    char dir[64], db[128], md[128], pd[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/fix.db", dir);
+    snprintf(md, sizeof md, "%s/R.md", dir);
+    snprintf(pd, sizeof pd, "%s/plots", dir);
+    make_fixture(db);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    result(h, 3, "i2_s.avx2", "I2_S", "pf=8192", 2560, 2560, 1, 1, 2.0, 50, 32.77, 262.1, "ok", "");
+    sql(h, "UPDATE results SET cache_mode='warm' WHERE id=(SELECT max(id) FROM results)");
+    sqlite3_close(h);
+    RUN(0, "report --db %s --out %s", db, md);
+    char *t = slurp(md);
+    HAS(t, "1 warm-cache results (`--warm`) are left out");
+    cr_assert(!strstr(t, "32.77"), "a warm row in a cold report:\n%s", t);
+    free(t);
+    RUN(0, "report --cache warm --db %s --out %s", db, md);
+    t = slurp(md);
+    HAS(t, "Warm-cache results only");
+    HAS(t, "| i2_s.avx2 (I2_S) | 2.00 | 2560x2560 | 32.77 |");
+    free(t);
+    RUN(0, "plot gbps --cache warm --db %s --outdir %s", db, pd);
+    RUN(2, "plot gbps --cache hot --db %s --outdir %s", db, pd);
+    cr_assert(strstr(out, "--cache: 'hot'"), "%s", out);
+}
+
+Test(report, bad_input)
+{
+    char dir[64], db[128], path[256], od[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(od, sizeof od, "%s/out", dir);
+    /* missing database: exit 2, nothing created */
+    snprintf(db, sizeof db, "%s/nosuch.db", dir);
+    RUN(2, "report --db %s --out %s/R.md", db, dir);
+    cr_assert(strstr(out, "nosuch.db") && strstr(out, "no such database"), "%s", out);
+    RUN(2, "plot roofline --db %s --outdir %s", db, od);
+    cr_assert(strstr(out, "no such database"), "%s", out);
+    struct stat sb;
+    cr_assert_neq(stat(db, &sb), 0, "a missing --db was created");
+    snprintf(path, sizeof path, "%s/R.md", dir);
+    cr_assert_neq(stat(path, &sb), 0, "a report was written from a missing db");
+    cr_assert_neq(stat(od, &sb), 0, "plot created its folder for a missing db");
+    /* not a database at all, and an empty file: refused, untouched */
+    snprintf(db, sizeof db, "%s/text.db", dir);
+    FILE *f = fopen(db, "w");
+    fputs("hello, not sqlite\n", f);
+    fclose(f);
+    RUN(2, "report --db %s --out %s/R.md", db, dir);
+    cr_assert(strstr(out, "not an mpbench database"), "%s", out);
+    char *b = slurp(db);
+    cr_assert_str_eq(b, "hello, not sqlite\n");
+    free(b);
+    snprintf(db, sizeof db, "%s/empty.db", dir);
+    fclose(fopen(db, "w"));
+    RUN(2, "plot gbps --db %s --outdir %s", db, od);
+    cr_assert(strstr(out, "empty file"), "%s", out);
+    stat(db, &sb);
+    cr_assert_eq(sb.st_size, 0);
+    /* SQLite, but not mpbench's */
+    snprintf(db, sizeof db, "%s/other.db", dir);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    sql(h, "CREATE TABLE foo(x)");
+    sqlite3_close(h);
+    RUN(2, "report --db %s --out %s/R.md", db, dir);
+    cr_assert(strstr(out, "not mpbench's"), "%s", out);
+    cr_assert_neq(stat(path, &sb), 0);
+    /* unknown KIND, missing KIND, bad options */
+    snprintf(db, sizeof db, "%s/fix.db", dir);
+    make_fixture(db);
+    RUN(2, "plot bogus --db %s --outdir %s", db, od);
+    cr_assert(strstr(out, "unknown KIND 'bogus'"), "%s", out);
+    RUN(2, "plot --db %s --outdir %s", db, od);
+    cr_assert(strstr(out, "give a KIND"), "%s", out);
+    RUN(2, "plot gbps --threads 0 --db %s --outdir %s", db, od);
+    cr_assert(strstr(out, "--threads"), "%s", out);
+    RUN(2, "plot tuner --variant nosuch.x --db %s --outdir %s", db, od);
+    cr_assert(strstr(out, "--variant nosuch.x"), "%s", out);
+    RUN(2, "report --db %s --frobnicate", db);
+    RUN(2, "report --db %s --out %s", db, dir);
+    cr_assert(strstr(out, "is a directory"), "%s", out);
+    RUN(2, "report --db %s --machine nosuchfp --out %s/R.md", db, dir);
+    cr_assert(strstr(out, "--machine nosuchfp"), "%s", out);
+    cr_assert_neq(stat(od, &sb), 0, "bad plot input created %s", od);
+    cr_assert_neq(stat(path, &sb), 0, "bad report input wrote %s", path);
+    /* a plot with no data: exit 1 with a clear message, no file left */
+    snprintf(db, sizeof db, "%s/bare.db", dir);
+    mp_store *s;
+    mp_err e;
+    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
+    sql(mp_store_db(s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,'b','B',"
+                        "2,2)");
+    mp_store_close(s);
+    static const char *const kinds[] = {"roofline", "gbps", "threads", "prompt", "tuner", "all"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        RUN(1, "plot %s --db %s --outdir %s", kinds[i], db, od);
+        cr_assert(strstr(out, "no data") || strstr(out, "no plot had data"), "%s", out);
+        cr_assert_eq(count_files(od), 0, "plot %s with no data left files in %s", kinds[i], od);
+    }
+}
