@@ -11,13 +11,15 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "mp_counters.h"
 #include "mp_harness.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
 
-enum { SAMPLE_BLOCK = 16, SAMPLE_ROWS = 256, MAX_COPIES = 256 };
+enum { SAMPLE_BLOCK = 16, SAMPLE_ROWS = 256, MAX_COPIES = 4096 };
 
 typedef struct slot {
     mp_result *r;
@@ -64,6 +66,16 @@ void mp_result_free(mp_result *r)
 {
     free(r->times_us);
     r->times_us = NULL;
+}
+
+/* Weight copies: gigabytes in total, so ask for transparent huge pages (page
+ * faults are slow on this VM, and TLB misses would tax the kernels). */
+static uint8_t *copy_alloc(size_t bytes)
+{
+    uint8_t *p = mp_alloc(bytes);
+    if (bytes >= ((size_t)2 << 20))
+        madvise(p, bytes & ~(size_t)4095, MADV_HUGEPAGE);
+    return p;
 }
 
 static void prep_task(void *arg, int tid, int nt)
@@ -240,12 +252,22 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
     int nblk = sample_rows(m, k, n, r0, r1, SAMPLE_ROWS / SAMPLE_BLOCK);
 
     slot *sl = ss->sl = calloc((size_t)(ncase ? ncase : 1), sizeof *sl);
-    /* 3x the LLC, and never less than 512 MiB: a VM's reported LLC cannot be
-     * trusted (this one reports 508 MB, i.e. every CCD of the host), and a core
-     * whose CCD has stacked cache may really own 96 MB. */
+    /* 3x the LLC, and never less than 4 GiB.  Measured on this VM (EPYC Zen 5,
+     * hwloc says L3 = 508 MB): a GEMV rotating through 512 MiB ran 1.5x faster
+     * than through 6 GiB, through 2 GiB still 1.1x; results stop changing at
+     * 4-6 GiB.  A reported cache size is not to be trusted either way.  At most a
+     * quarter of the machine's memory. */
     size_t target = o->llc_bytes * 3;
-    if (target < ((size_t)512 << 20))
-        target = (size_t)512 << 20;
+    if (target < ((size_t)4 << 30))
+        target = (size_t)4 << 30;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psz > 0 && target > (size_t)pages * (size_t)psz / 4)
+        target = (size_t)pages * (size_t)psz / 4;
+    /* MPBENCH_ROTATE_MB overrides it, to check that a result does not change
+     * when the rotation grows (i.e. that it is not flattered by a cache) */
+    const char *rot = getenv("MPBENCH_ROTATE_MB");
+    if (rot && atol(rot) > 0)
+        target = (size_t)atol(rot) << 20;
     /* Repetitions are interleaved, so between two uses of one copy every other
      * case's data passes through the cache too: rotate enough copies that the
      * bytes touched in between exceed the target, counting all cases. */
@@ -303,10 +325,10 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
         }
         r->copies = s->ncopies;
         s->copies = calloc((size_t)s->ncopies, sizeof *s->copies);
-        s->copies[0] = mp_alloc(bytes);
+        s->copies[0] = copy_alloc(bytes);
         v->pack(wd, w_scale, m, k, cases[c].param, s->copies[0]);
         for (int i = 1; i < s->ncopies; i++) {
-            s->copies[i] = mp_alloc(bytes);
+            s->copies[i] = copy_alloc(bytes);
             memcpy(s->copies[i], s->copies[0], bytes);
         }
         s->act = mp_alloc(v->act_size(n, k, cases[c].param));
