@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "mp_counters.h"
@@ -68,14 +67,12 @@ void mp_result_free(mp_result *r)
     r->times_us = NULL;
 }
 
-/* Weight copies: gigabytes in total, so ask for transparent huge pages (page
- * faults are slow on this VM, and TLB misses would tax the kernels). */
+/* Weight copies.  No MADV_HUGEPAGE: with it, khugepaged collapsed the copies in
+ * the background while they were being timed, and large tensors showed stalls of
+ * several milliseconds (median 3-10x the minimum). */
 static uint8_t *copy_alloc(size_t bytes)
 {
-    uint8_t *p = mp_alloc(bytes);
-    if (bytes >= ((size_t)2 << 20))
-        madvise(p, bytes & ~(size_t)4095, MADV_HUGEPAGE);
-    return p;
+    return mp_alloc(bytes);
 }
 
 static void prep_task(void *arg, int tid, int nt)
