@@ -28,7 +28,7 @@ BIN     ?= mpbench
 
 isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),))))
 
-.PHONY: all deps test check-asan bench clean plots report regress regress-baseline
+.PHONY: all deps test check-asan bench clean plots report regress regress-baseline regress-selftest
 
 all: $(BIN)
 
@@ -80,6 +80,10 @@ regress: $(BIN)
 	./$(BIN) sweep $(REGRESS_ARGS) --db results/regress.db
 	./$(BIN) compare --base results/baseline/regress.db --new results/regress.db \
 	    --threshold $(REGRESS_THRESHOLD)
+
+# The gate's own test: 5 unchanged runs pass, a 25% canary slowdown fails (run alone).
+regress-selftest: $(BIN)
+	scripts/regress-selftest.sh
 
 regress-baseline: $(BIN)
 	@mkdir -p results/baseline

@@ -116,7 +116,7 @@ void mp_machine_probe_info(mp_machine *m)
         const char *name;
     } chk[] = {{&m->l1d_kib, 8, 256, 48, "L1d"},
                {&m->l2_kib, 128, 16384, 1024, "L2"},
-               {&m->l3_kib, 1024, 192 * 1024, 32768, "L3"}};
+               {&m->l3_kib, 1024, 2048 * 1024, 32768, "L3"}};
     for (size_t i = 0; i < 3; i++) {
         if (*chk[i].v < chk[i].lo || *chk[i].v > chk[i].hi) {
             size_t len = strlen(m->caches_note);

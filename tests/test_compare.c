@@ -13,9 +13,6 @@
 
 static char out[65536];
 
-#define SWEEP "sweep --variant regress_i2s.avx2,i2_s.avx2 --shape 2560x2560 --n 1 --warm " \
-              "--reps 21 --min-time 0.05 --counters none --probe-bw"
-
 static void sh(const char *cmd)
 {
     int st = system(cmd);
@@ -36,32 +33,38 @@ static const char *line_of(const char *needle, char *buf, size_t len)
     return buf;
 }
 
-Test(compare, same_code_passes_slowdown_fails_improvement_reported, .timeout = 600)
+/* The decision logic on stored repetitions, deterministically: a copy of a run
+ * whose canary repetitions are all 25% slower must be flagged (and only it); the
+ * same run against itself must not; the reverse must be an improvement.  (The
+ * timing side, real runs of the same code and of the slowed canary, is
+ * scripts/regress-selftest.sh, run alone by `make regress-selftest` in CI: on 2
+ * cores it cannot share the machine with the other tests.) */
+Test(compare, same_not_flagged_slowdown_flagged_improvement_reported)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[1024], line[512];
+    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], line[512];
     cr_assert(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, SWEEP " --db %s/a.db", dir);
+    snprintf(cmd, sizeof cmd, "sweep --variant regress_i2s.avx2,i2_s.avx2 --shape 256x512 --n 1 "
+                              "--warm --reps 21 --min-time 0 --counters none --db %s/a.db", dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
-    snprintf(cmd, sizeof cmd, SWEEP " --db %s/b.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
-    setenv("MPBENCH_TEST_SLOWDOWN", "25", 1);
-    snprintf(cmd, sizeof cmd, SWEEP " --db %s/slow.db", dir);
-    int rc = mp_test_cli(out, sizeof out, cmd);
-    unsetenv("MPBENCH_TEST_SLOWDOWN");
-    cr_assert_eq(rc, 0, "%s", out);
-
-    snprintf(cmd, sizeof cmd, "compare --base %s/a.db --new %s/b.db", dir, dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "same code flagged:\n%s", out);
+    /* every repetition of the canary 25% slower (a tiny jitter keeps the values distinct) */
+    snprintf(cmd, sizeof cmd,
+             "cp %s/a.db %s/slow.db && sqlite3 %s/slow.db \"WITH RECURSIVE s(id, rest, acc) AS ("
+             "SELECT id, times_us || ',', '' FROM results WHERE variant='regress_i2s.avx2' UNION ALL "
+             "SELECT id, substr(rest, instr(rest, ',') + 1), acc || (CASE WHEN acc = '' THEN '' ELSE ',' END) || "
+             "printf('%%.3f', substr(rest, 1, instr(rest, ',') - 1) * 1.25) FROM s WHERE rest <> '') "
+             "UPDATE results SET times_us = (SELECT acc FROM s WHERE s.id = results.id AND rest = ''), "
+             "median_us = median_us * 1.25 WHERE variant='regress_i2s.avx2'\"",
+             dir, dir, dir);
+    sh(cmd);
+    snprintf(cmd, sizeof cmd, "compare --base %s/a.db --new %s/a.db", dir, dir);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "a run against itself flagged:\n%s", out);
     cr_assert_null(strstr(out, "REGRESSION"), "%s", out);
-    cr_assert(strstr(out, "0 regressions"), "%s", out);
-
     snprintf(cmd, sizeof cmd, "compare --base %s/a.db --new %s/slow.db", dir, dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 1, "25%% slowdown not flagged:\n%s", out);
     cr_assert(line_of("regress_i2s.avx2", line, sizeof line), "%s", out);
     cr_assert(strstr(line, "REGRESSION"), "canary line: %s\n%s", line, out);
     cr_assert(line_of("i2_s.avx2[", line, sizeof line));
     cr_assert_null(strstr(line, "REGRESSION"), "the untouched variant was flagged: %s", line);
-
     snprintf(cmd, sizeof cmd, "compare --base %s/slow.db --new %s/a.db --format md", dir, dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     cr_assert(line_of("regress_i2s.avx2", line, sizeof line));
@@ -109,24 +112,4 @@ Test(compare, unstable_apart_foreign_refused_disjoint_fails)
     snprintf(cmd, sizeof cmd, "compare --base %s/a.db:999 --new %s/a.db", dir, dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
     cr_assert(strstr(out, "no run 999"), "%s", out);
-}
-
-/* The gate CI runs: five times on unchanged code it must pass; with the canary
- * slowed by 25% it must fail.  Run through make, exactly as .ci/run does. */
-Test(compare, make_regress_is_not_flaky, .timeout = 900)
-{
-    if (access("results/baseline/regress.db", R_OK) != 0)
-        cr_assert_fail("results/baseline/regress.db missing: the committed baseline is gone");
-    for (int i = 0; i < 5; i++) {
-        int st = system("make -s regress > /tmp/mpbench-regress.log 2>&1");
-        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-                  "make regress failed on unchanged code (run %d); see /tmp/mpbench-regress.log", i + 1);
-    }
-    int st = system("MPBENCH_TEST_SLOWDOWN=25 make -s regress > /tmp/mpbench-regress.log 2>&1");
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 0, "make regress passed a 25%% slowdown");
-    FILE *f = fopen("/tmp/mpbench-regress.log", "r");
-    size_t n = fread(out, 1, sizeof out - 1, f);
-    out[n] = 0;
-    fclose(f);
-    cr_assert(strstr(out, "REGRESSION"), "%s", out);
 }
