@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# regress.sh - the CI regression gate: a short warm sweep compared with the
+# committed baseline (`make regress` passes the sweep's arguments in
+# REGRESS_ARGS, and REGRESS_THRESHOLD / REGRESS_STAT).
+#
+# A key flagged by the first comparison is re-measured once: the gate fails only
+# on keys flagged by both.  On a shared host a call now and then loses its CPU
+# (another VM, the hypervisor), and that can land on any key; a real slowdown is
+# in the code and shows up twice.  Exit status: 0 pass, 1 regression, 2 error.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${BIN:-./mpbench}
+BASE=${REGRESS_BASE:-results/baseline/regress.db}
+THR=${REGRESS_THRESHOLD:-15}
+STAT=${REGRESS_STAT:-p20}
+ARGS=${REGRESS_ARGS:?REGRESS_ARGS (the sweep arguments) is not set: run it through make regress}
+mkdir -p results
+
+measure() { # $1 = database
+    rm -f "$1" "$1-wal" "$1-shm"
+    eval "\"$BIN\" sweep $ARGS --db \"$1\"" || exit 2
+}
+judge() { # $1 = database; prints the table; leaves the flagged keys in $1.flagged
+    "$BIN" compare --base "$BASE" --new "$1" --threshold "$THR" --stat "$STAT"
+    local rc=$?
+    "$BIN" compare --base "$BASE" --new "$1" --threshold "$THR" --stat "$STAT" --format csv \
+        2>/dev/null | sed -n 's/^"\([^"]*\)",.*,REGRESSION$/\1/p' | sort > "$1.flagged"
+    return $rc
+}
+
+measure results/regress.db
+judge results/regress.db
+rc=$?
+[ $rc = 1 ] || exit $rc
+echo "regress: $(wc -l < results/regress.db.flagged) key(s) flagged; measuring once more to confirm" >&2
+measure results/regress-confirm.db
+judge results/regress-confirm.db
+rc=$?
+[ $rc = 1 ] || { [ $rc = 0 ] && echo "regress: not confirmed: the first run's flags were noise" >&2; exit $rc; }
+both=$(comm -12 results/regress.db.flagged results/regress-confirm.db.flagged)
+if [ -z "$both" ]; then
+    echo "regress: not confirmed: the two runs flagged different keys (noise)" >&2
+    exit 0
+fi
+echo "regress: confirmed in both runs:" >&2
+echo "$both" | sed 's/^/  /' >&2
+exit 1
