@@ -28,7 +28,7 @@ BIN     ?= mpbench
 
 isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),))))
 
-.PHONY: all deps test check-asan bench clean plots report regress regress-baseline regress-selftest
+.PHONY: all deps test check-asan bench clean plots report table7 regress regress-baseline regress-selftest
 
 all: $(BIN)
 
@@ -108,3 +108,8 @@ plots: $(BIN)
 
 report: $(BIN)
 	./$(BIN) report
+
+# Seed 000 Table 7 on this machine: decode tokens/s of the paper's 8 kernels over the
+# bitnetcpp-* sizes (whole models to 7B, the first 4 layers above); about 45 minutes.
+table7: $(BIN)
+	scripts/table7.sh

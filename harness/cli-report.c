@@ -388,6 +388,94 @@ static void e2e_cell(char *buf, size_t len, const e2e_row *x)
         snprintf(buf + u, len - u, " (%d/%d layers)", x->layers, x->model_layers);
 }
 
+/* The seed 000 Table 7 row (i7-13700H) of a kernel method, NULL if the table has none. */
+static const paper_row *t7_row(const char *method)
+{
+    static const struct {
+        const char *method, *paper;
+    } names[] = {{"F16", "Float16"}, {"Q4_0", "Q4_0"},   {"TMAC_INT2", "T-MAC"},
+                 {"TQ1_0", "TQ1_0"}, {"TQ2_0", "TQ2_0"}, {"TL1_0", "TL1_0"},
+                 {"TL2_0", "TL2_0"}, {"I2_S", "I2_S"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(names[i].method, method))
+            continue;
+        char want[64];
+        snprintf(want, sizeof want, "i7-13700H %s b(", names[i].paper);
+        for (size_t j = 0; j < sizeof paper_tps / sizeof paper_tps[0]; j++)
+            if (!strcmp(paper_tps[j].cite, "seed 000 Table 7") &&
+                !strncmp(paper_tps[j].what, want, strlen(want)))
+                return &paper_tps[j];
+    }
+    return NULL;
+}
+
+/* Decode tokens/s relative to TQ2_0 (llama.cpp's ternary kernel) in the same model and
+ * run setting, ours beside seed 000 Table 7's i7-13700H: ratios travel between
+ * machines better than tokens/s do (memory bandwidth sets both). */
+static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
+{
+    const paper_row *p_tq2 = t7_row("TQ2_0");
+    const char *vars[MAXV];
+    int nv = 0;
+    for (int i = 0; i < ne; i++) {
+        const e2e_row *x = &e[i];
+        if (size_col(x->model) < 0 || strncmp(x->test, "tg", 2) || strchr(x->test, ' ') ||
+            x->threads != threads || !t7_row(x->method))
+            continue;
+        int j;
+        for (j = 0; j < nv && strcmp(vars[j], x->variant); j++)
+            ;
+        if (j == nv && nv < MAXV)
+            vars[nv++] = x->variant;
+    }
+    if (!nv || !p_tq2)
+        return;
+    fprintf(f, "Decode speed relative to TQ2_0 in the same model, this machine (%d thread%s) "
+               "[seed 000 Table 7, i7-13700H]; partial models compare like with like:\n\n"
+               "| kernel |", threads, threads > 1 ? "s" : "");
+    for (int c = 0; c < NSIZES; c++)
+        if (sizes[c].ours)
+            fprintf(f, " %s |", sizes[c].label);
+    fputs("\n|---|", f);
+    for (int c = 0; c < NSIZES; c++)
+        if (sizes[c].ours)
+            fputs("--:|", f);
+    fputc('\n', f);
+    for (int vi = 0; vi < nv; vi++) {
+        const e2e_row *cells[NSIZES] = {0}, *tq2[NSIZES] = {0};
+        const char *method = "";
+        for (int i = 0; i < ne; i++) {
+            const e2e_row *x = &e[i];
+            int c = size_col(x->model);
+            if (c < 0 || strncmp(x->test, "tg", 2) || strchr(x->test, ' ') ||
+                x->threads != threads || strcmp(x->status, "ok"))
+                continue;
+            if (!strcmp(x->variant, vars[vi]))
+                cells[c] = x, method = x->method;
+            if (!strcmp(x->method, "TQ2_0"))
+                tq2[c] = x;
+        }
+        const paper_row *p = t7_row(method);
+        fputs("| ", f);
+        md_escape(f, vars[vi]);
+        fputs(" |", f);
+        for (int c = 0; c < NSIZES; c++) {
+            if (!sizes[c].ours)
+                continue;
+            char ours[32] = "–", theirs[32] = "";
+            if (cells[c] && tq2[c] && tq2[c]->tps > 0 && cells[c]->layers == tq2[c]->layers)
+                snprintf(ours, sizeof ours, "%.2f", cells[c]->tps / tq2[c]->tps);
+            if (p && p->v[c] > 0 && p_tq2->v[c] > 0)
+                snprintf(theirs, sizeof theirs, " [%.2f]", p->v[c] / p_tq2->v[c]);
+            else if (p && p->v[c] == NA)
+                snprintf(theirs, sizeof theirs, " [N/A]");
+            fprintf(f, " %s%s |", ours, theirs);
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
 /* Section 2: tokens/s per variant x model size, one table per test kind and thread
  * count, then the papers' rows (paper_tps). */
 static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
@@ -466,6 +554,8 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
                 fputc('\n', f);
             }
             fputc('\n', f);
+            if (!kind && tv[ti] >= r->mach.pus)
+                e2e_ratio_table(f, e, ne, tv[ti]);
         }
     }
     if (ne == -2)
