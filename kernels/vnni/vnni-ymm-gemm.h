@@ -1,0 +1,98 @@
+/* vnni-ymm-gemm.h - the GEMM driver shared by the two ymm paths, vnni-avx2.c and
+ * vnni-avxvnni.c (included by each after its micro-kernels): micro-kernel table,
+ * up-convert of a weight block into scratch, the bm x bn blocking,
+ * dequantisation, and the GEMV/GEMM dispatch.  The including file defines
+ * make_consts, int2_up, int1_up, gemv and ukernel (where the two ISAs differ:
+ * vpdpbusd or vpmaddubsw) and MP_VNNI_YMM_ENTRY(kind), its entry point's name. */
+#ifndef MP_VNNI_YMM_ENTRY
+#error "define MP_VNNI_YMM_ENTRY before including vnni-ymm-gemm.h"
+#endif
+
+typedef void (*ukernel_fn)(const uint8_t *, int, const int8_t *const *, int32_t *, int, int);
+
+#define UK(MR, NR)                                                                       \
+    static void uk_##MR##_##NR(const uint8_t *wb, int ns, const int8_t *const *qt,      \
+                               int32_t *cs, int bm, int first)                           \
+    {                                                                                    \
+        ukernel(2 * MR, NR, wb, ns, qt, cs, bm, first);                                  \
+    }
+UK(1, 1) UK(1, 2) UK(1, 3) UK(1, 4) UK(1, 5) UK(1, 6)
+UK(2, 1) UK(2, 2) UK(2, 3)
+UK(3, 1) UK(3, 2)
+UK(4, 1)
+/* [mr - 1][nr - 1]; NULL where 2 mr x nr exceeds 12 accumulators (check_ymm) */
+static const ukernel_fn uk_table[4][6] = {
+    {uk_1_1, uk_1_2, uk_1_3, uk_1_4, uk_1_5, uk_1_6},
+    {uk_2_1, uk_2_2, uk_2_3},
+    {uk_3_1, uk_3_2},
+    {uk_4_1},
+};
+
+static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                 void *scratch, int int1)
+{
+    const consts c = make_consts();
+    const int k = op->k, bm = op->param[MP_VNNI_P_BM], bn = op->param[MP_VNNI_P_BN];
+    const int bkt = op->param[MP_VNNI_P_BK] / 16;
+    const size_t nt = ((size_t)k + 15) / 16;
+    const size_t tb = int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES;
+    uint8_t *wb = scratch;
+    int32_t *cs = (int32_t *)((uint8_t *)scratch + (size_t)bm * op->param[MP_VNNI_P_BK]);
+    const int8_t *qt[16];
+    for (int r = m0; r < m1; r += bm) {
+        int rows = m1 - r < bm ? m1 - r : bm;
+        int mr = (rows + 15) / 16;
+        for (size_t j0 = 0; j0 < nt; j0 += (size_t)bkt) {
+            int ntk = nt - j0 < (size_t)bkt ? (int)(nt - j0) : bkt;
+            for (int i = 0; i < mr; i++) {
+                const uint8_t *src = op->w + ((size_t)(r / 16 + i) * nt + j0) * tb;
+                for (int jj = 0; jj < ntk; jj++) {
+                    uint8_t *dst = wb + ((size_t)4 * jj * mr + i) * 64;
+                    MP_UNROLL for (int h = 0; h < 2; h++) {
+                        if (int1) {
+                            MP_UNROLL for (int g = 0; g < 4; g++)
+                                _mm256_store_si256((__m256i *)(dst + (size_t)g * mr * 64 + 32 * h),
+                                                   int1_up(&c, src + jj * tb + 8 * g + 4 * h));
+                        } else {
+                            __m256i u[4];
+                            int2_up(&c, _mm256_loadu_si256((const __m256i *)(src + jj * tb + 32 * h)), u);
+                            MP_UNROLL for (int g = 0; g < 4; g++)
+                                _mm256_store_si256((__m256i *)(dst + (size_t)g * mr * 64 + 32 * h), u[g]);
+                        }
+                    }
+                }
+            }
+            for (int t0 = 0; t0 < n; t0 += bn) {
+                int nb = n - t0 < bn ? n - t0 : bn;
+                for (int t = 0; t < nb; t++)
+                    qt[t] = mp_q8act_q(act, k, t0 + t) + j0 * 16;
+                uk_table[mr - 1][nb - 1](wb, 4 * ntk, qt, cs + (size_t)t0 * bm, bm, j0 == 0);
+            }
+        }
+        for (int t = 0; t < n; t++) {
+            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+            float *yt = y + (size_t)t * op->m + r;
+            const int32_t *ct = cs + (size_t)t * bm;
+            for (int i = 0; i < rows; i++)
+                yt[i] = mp_dequant(ct[i] - h->qsum, op->w_scale, h->x_scale);
+        }
+    }
+}
+
+void MP_VNNI_YMM_ENTRY(int2)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                             void *scratch)
+{
+    if (n >= op->param[MP_VNNI_P_GEMMN])
+        gemm(op, act, n, y, m0, m1, scratch, 0);
+    else
+        gemv(op, act, n, y, m0, m1, 0);
+}
+
+void MP_VNNI_YMM_ENTRY(int1)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                             void *scratch)
+{
+    if (n >= op->param[MP_VNNI_P_GEMMN])
+        gemm(op, act, n, y, m0, m1, scratch, 1);
+    else
+        gemv(op, act, n, y, m0, m1, 1);
+}
