@@ -19,11 +19,16 @@ AVXVNNI_FLAGS    := $(AVX2_FLAGS) -mavxvnni
 AVX512VNNI_FLAGS := $(AVX512_FLAGS) -mavx512vnni -mavxvnni
 
 BUILD   ?= build
-SRCS    := $(sort $(wildcard kernels/*/*.c variants/*.c tuner/*.c harness/*.c))
+SRCS    := $(sort $(wildcard kernels/*/*.c variants/*.c tuner/*.c harness/*.c harness/*/*.c))
 LIBSRCS := $(filter-out harness/main.c,$(SRCS))
 TESTSRCS := $(sort $(wildcard tests/*.c))
+# test-only variants (the regression canary, a variant wrong on purpose): linked
+# into the test binaries as objects, so their registering constructor runs
+TESTVARSRCS := $(sort $(wildcard tests/variants/*.c))
 OBJS    := $(LIBSRCS:%.c=$(BUILD)/%.o)
 TESTOBJS := $(TESTSRCS:%.c=$(BUILD)/%.o)
+TESTVAROBJS := $(TESTVARSRCS:%.c=$(BUILD)/%.o)
+TESTBIN := $(BUILD)/mpbench-test
 BIN     ?= mpbench
 
 isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),))))
@@ -39,17 +44,22 @@ $(BUILD)/libmp.a: $(OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c $(wildcard kernels/*.h kernels/*/*.h variants/*.h harness/*.h tuner/*.h tests/*.h)
+$(TESTBIN): $(BUILD)/harness/main.o $(TESTVAROBJS) $(BUILD)/libmp.a
+	$(CC) $(CFLAGS) $(BASEFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c $(wildcard kernels/*.h kernels/*/*.h variants/*.h harness/*.h harness/*/*.h tuner/*.h tests/*.h tests/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(BASEFLAGS) $(call isaflags,$<) -c $< -o $@
 
-$(BUILD)/mptest: $(TESTOBJS) $(BUILD)/libmp.a
+$(BUILD)/mptest: $(TESTOBJS) $(TESTVAROBJS) $(BUILD)/libmp.a
 	$(CC) $(CFLAGS) $(BASEFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
 # Criterion runs each test in its own process; --jobs 2 matches the 2-core box.
 # Tests judge correctness, not speed: a small cold-cache rotation keeps them fast.
-test: $(BIN) $(BUILD)/mptest
-	MPBENCH_BIN=$(abspath $(BIN)) MPBENCH_ROTATE_MB=256 $(BUILD)/mptest --jobs 2 $(TESTARGS)
+# The CLI tests run $(TESTBIN): the product binary plus the test-only variants.
+test: $(BIN) $(TESTBIN) $(BUILD)/mptest
+	scripts/check-layers.sh
+	MPBENCH_BIN=$(abspath $(TESTBIN)) MPBENCH_ROTATE_MB=256 $(BUILD)/mptest --jobs 2 $(TESTARGS)
 
 check-asan:
 	$(MAKE) BUILD=build-asan BIN=build-asan/mpbench \
@@ -78,18 +88,18 @@ REGRESS_ARGS = --variant 'i2_s.avx2,i2_s.avx512,regress_i2s.avx2,tq2_0.avx512,tl
     --shape 2560x2560,6912x2560 --n 1,8 --threads 1 --reps 21 --min-time 0.1 --warm \
     --probe-bw --counters none
 
-regress: $(BIN)
-	BIN=./$(BIN) REGRESS_ARGS="$(REGRESS_ARGS)" REGRESS_THRESHOLD=$(REGRESS_THRESHOLD) \
+regress: $(TESTBIN)
+	BIN=./$(TESTBIN) REGRESS_ARGS="$(REGRESS_ARGS)" REGRESS_THRESHOLD=$(REGRESS_THRESHOLD) \
 	    REGRESS_STAT=$(REGRESS_STAT) scripts/regress.sh
 
 # The gate's own test: 5 unchanged runs pass, a 25% canary slowdown fails (run alone).
-regress-selftest: $(BIN)
+regress-selftest: $(TESTBIN)
 	scripts/regress-selftest.sh
 
-regress-baseline: $(BIN)
+regress-baseline: $(TESTBIN)
 	@mkdir -p results/baseline
 	@rm -f results/baseline/regress.db results/baseline/regress.db-wal results/baseline/regress.db-shm
-	./$(BIN) sweep $(REGRESS_ARGS) --db results/baseline/regress.db
+	./$(TESTBIN) sweep $(REGRESS_ARGS) --db results/baseline/regress.db
 
 deps:
 	@if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (it calls apt-get)"; exit 1; fi

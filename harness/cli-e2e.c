@@ -6,8 +6,10 @@
  *
  * Everything the user controls is validated before any work: options, model
  * file, variants (available, and able to take every linear shape of the model),
- * the tuned config, and the memory estimate against MemAvailable.  The run row
- * and all e2e rows are written in one transaction at the end.
+ * the tuned config, and the memory estimate against MemAvailable.  The rows are
+ * measured by the engine (engine/e2e-measure.c), each stored as soon as it is
+ * measured under this plan's key: the same command run again after a kill
+ * measures only the rows that are missing.
  *
  * Timing: each test starts from empty KV caches; one untimed warm-up call, then
  * --reps timed repetitions; tokens/s = tokens processed / wall time of the test
@@ -25,17 +27,15 @@
 #include "mp_cli.h"
 #include "mp_e2e.h"
 #include "mp_harness.h"
+#include "mp_store_e2e.h"
+#include "engine/mp_engine.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../tuner/mp_tuned.h"
 #include "../variants/mp_registry.h"
 
-enum { MAX_SEL = 256, MAX_BATCH = 16, UBATCH = 512 };
+enum { MAX_SEL = 256, MAX_BATCH = MP_E2E_MAX_BATCH, UBATCH = 512 };
 
-typedef struct config {
-    mp_e2e_choice lin[MP_E2E_NLIN];
-    char label[256], method[64];
-    char skip[512]; /* non-empty: reported as skipped with this reason */
-} config;
+typedef mp_e2e_config config;
 
 static void e2e_usage(FILE *f)
 {
@@ -43,7 +43,7 @@ static void e2e_usage(FILE *f)
           "                   [--variant-for qkv=V,o=V,ffn_up=V,ffn_down=V]\n"
           "                   [--pp N] [--tg N] [--batch B[,B...]] [--threads T] [--reps R]\n"
           "                   [--layers L] [--seed S] [--db PATH | --no-db]\n"
-          "                   [--format table|csv|json|md]\n"
+          "                   [--format table|csv|json|md] [--quiet]\n"
           "       mpbench e2e --lossless --model NAME --variant GLOB[,GLOB] [--prompts P]\n"
           "                   [--tokens T] [--layers L] [--threads T] [--seed S] [...]\n"
           "  A BitNet-style decoder with the model file's architecture and synthetic\n"
@@ -60,39 +60,6 @@ static void e2e_usage(FILE *f)
           "  arithmetic and reports the share of prompts whose tokens match exactly.\n"
           "  The memory needed is estimated first; a run that does not fit is refused.\n",
           f);
-}
-
-static double now(void)
-{
-    return mp_now();
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void fill_stats(mp_e2e_row *r, const double *sec, int reps, double tokens)
-{
-    double tps[1024], sum = 0;
-    size_t used = 0;
-    r->times[0] = 0;
-    for (int i = 0; i < reps; i++) {
-        tps[i] = sec[i] > 0 ? tokens / sec[i] : 0;
-        sum += tps[i];
-        if (used < sizeof r->times)
-            used += (size_t)snprintf(r->times + used, sizeof r->times - used, "%s%.6f",
-                                     i ? "," : "", sec[i]);
-    }
-    double mean = sum / reps, ss = 0;
-    for (int i = 0; i < reps; i++)
-        ss += (tps[i] - mean) * (tps[i] - mean);
-    qsort(tps, (size_t)reps, sizeof tps[0], cmp_d);
-    r->tps_median = reps % 2 ? tps[reps / 2] : 0.5 * (tps[reps / 2 - 1] + tps[reps / 2]);
-    r->tps_min = tps[0];
-    r->tps_max = tps[reps - 1];
-    r->tps_spread = reps > 1 ? sqrt(ss / (reps - 1)) : 0;
 }
 
 /* "name=value,..." of the parameters that differ from the variant's defaults. */
@@ -141,7 +108,7 @@ static int tuned_configs(const char *path, const mp_machine *mach, const mp_mode
                          int force, config *c, mp_err *e)
 {
     mp_tuned t;
-    int rc = mp_tuned_load(path, mach->fingerprint, force, &t, e);
+    int rc = mp_tuned_load(path, mach->fingerprint, force, &t, e->msg, sizeof e->msg);
     if (rc)
         return rc;
     mp_linear ls[8];
@@ -178,219 +145,9 @@ typedef struct opts {
     const char *model, *tuned, *vfor, *db;
     char globs[1024];
     int pp, tg, nbatch, batch[MAX_BATCH], threads, reps, layers, seed, no_db, lossless, force;
-    int prompts, tokens, pp_set, tg_set, batch_set, prompts_set, tokens_set;
+    int prompts, tokens, pp_set, tg_set, batch_set, prompts_set, tokens_set, quiet;
     mp_format fmt;
 } opts;
-
-/* Runs the lossless check for every configuration; fills rows. */
-static int run_lossless(const opts *o, const mp_model *md, mp_pool *pool, config *cfg, int ncfg,
-                        mp_e2e_row *rows, int *nrows, int *failed, mp_err *e)
-{
-    int vocab = md->vocab, gen = o->tokens, P = o->prompts, tty = isatty(2);
-    int *ref_tok[2] = {NULL, NULL}; /* [binary]: P x gen reference tokens */
-    int *tok = malloc(sizeof(int) * (size_t)gen), prompt[MP_E2E_PROMPT_MAX];
-    float *logits = mp_alloc(sizeof(float) * (size_t)vocab);
-    int rc = MP_OK;
-    mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
-                        .max_seqs = 1, .max_ctx = MP_E2E_PROMPT_MAX + gen,
-                        .max_tokens = MP_E2E_PROMPT_MAX, .threads = o->threads};
-    for (int c = 0; c < ncfg && !rc; c++) {
-        mp_e2e_row *r = &rows[(*nrows)++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->model, sizeof r->model, "%s", md->name);
-        snprintf(r->variant, sizeof r->variant, "%s", cfg[c].label);
-        snprintf(r->method, sizeof r->method, "%s", cfg[c].method);
-        snprintf(r->test, sizeof r->test, "lossless");
-        r->layers = o->layers, r->model_layers = md->layers, r->threads = o->threads;
-        r->n_gen = gen, r->prompts = P, r->tokens = gen, r->seed = (uint64_t)o->seed;
-        r->batch = 1;
-        if (cfg[c].skip[0]) {
-            snprintf(r->status, sizeof r->status, "skipped");
-            snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
-            continue;
-        }
-        int binary = 0;
-        for (int l = 0; l < MP_E2E_NLIN; l++)
-            binary |= cfg[c].lin[l].v->domain == MP_DOMAIN_BINARY;
-        if (!ref_tok[binary]) {
-            mp_e2e_spec rs = base;
-            for (int l = 0; l < MP_E2E_NLIN; l++)
-                rs.lin[l].binary = cfg[c].lin[l].v->domain == MP_DOMAIN_BINARY;
-            mp_e2e *ref;
-            if ((rc = mp_e2e_create(&rs, pool, &ref, e)))
-                break;
-            ref_tok[binary] = malloc(sizeof(int) * (size_t)P * gen);
-            for (int p = 0; p < P; p++) {
-                if (tty)
-                    fprintf(stderr, "\rlossless: reference prompt %d/%d   ", p + 1, P);
-                int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
-                mp_e2e_greedy(ref, prompt, len, gen, ref_tok[binary] + (size_t)p * gen, logits);
-            }
-            mp_e2e_free(ref);
-        }
-        mp_e2e_spec vs = base;
-        memcpy(vs.lin, cfg[c].lin, sizeof vs.lin);
-        mp_e2e *m;
-        if ((rc = mp_e2e_create(&vs, pool, &m, e)))
-            break;
-        const mp_e2e_mem *mem = mp_e2e_memory(m);
-        r->ternary_bytes = mem->ternary;
-        r->model_bytes = mem->ternary + mem->floats;
-        r->bpw = 8.0 * (double)mem->ternary / mem->ternary_weights;
-        for (int p = 0; p < P; p++) {
-            if (tty)
-                fprintf(stderr, "\rlossless: %s prompt %d/%d   ", cfg[c].label, p + 1, P);
-            int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
-            mp_e2e_greedy(m, prompt, len, gen, tok, logits);
-            r->matched += !memcmp(tok, ref_tok[binary] + (size_t)p * gen, sizeof(int) * gen);
-        }
-        mp_e2e_free(m);
-        r->share = (double)r->matched / P;
-        int lossless_variant = 1;
-        for (int l = 0; l < MP_E2E_NLIN; l++)
-            lossless_variant &= cfg[c].lin[l].v->exactness == MP_LOSSLESS;
-        if (lossless_variant && r->matched != P) {
-            snprintf(r->status, sizeof r->status, "failed");
-            snprintf(r->reason, sizeof r->reason,
-                     "lossless variant matched %d of %d prompts (seed %d)", r->matched, P,
-                     o->seed);
-            *failed = 1;
-        } else {
-            snprintf(r->status, sizeof r->status, "ok");
-            if (!lossless_variant)
-                snprintf(r->reason, sizeof r->reason, "%s: agreement reported, not required",
-                         cfg[c].lin[0].v->exactness == MP_FLOAT ? "float" : "lossy");
-        }
-    }
-    if (tty)
-        fputs("\r\033[K", stderr);
-    free(ref_tok[0]);
-    free(ref_tok[1]);
-    free(tok);
-    mp_free(logits);
-    return rc;
-}
-
-/* Runs pp / tg / batch tests for every configuration; fills rows. */
-static int run_perf(const opts *o, const mp_model *md, mp_pool *pool, config *cfg, int ncfg,
-                    mp_e2e_row *rows, int *nrows, mp_err *e)
-{
-    int maxb = 1;
-    for (int i = 0; i < o->nbatch; i++)
-        if (o->batch[i] > maxb)
-            maxb = o->batch[i];
-    int ntok = o->pp > maxb ? o->pp : maxb, vocab = md->vocab, tty = isatty(2);
-    int *tok = malloc(sizeof(int) * (size_t)(ntok ? ntok : 1));
-    int *seq = calloc((size_t)(ntok ? ntok : 1), sizeof *seq);
-    unsigned char *want = calloc((size_t)(ntok ? ntok : 1), 1);
-    float *logits = mp_alloc(sizeof(float) * (size_t)vocab * maxb);
-    double *sec = malloc(sizeof(double) * (size_t)o->reps);
-    mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
-                        .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
-                        .max_tokens = (o->pp < UBATCH ? o->pp : UBATCH) > maxb
-                                          ? (o->pp < UBATCH ? o->pp : UBATCH)
-                                          : maxb,
-                        .threads = o->threads};
-    mp_rng rng = {(uint64_t)o->seed * 7919 + 3};
-    int rc = MP_OK;
-    for (int c = 0; c < ncfg && !rc; c++) {
-        /* tests of this configuration: pp, tg, then each batch > 1 */
-        int ntest = 0, kind[2 + MAX_BATCH], nb[2 + MAX_BATCH];
-        if (o->pp)
-            kind[ntest] = 0, nb[ntest++] = 1;
-        if (o->tg) {
-            kind[ntest] = 1, nb[ntest++] = 1; /* always: the single-sequence baseline */
-            for (int i = 0; i < o->nbatch; i++)
-                if (o->batch[i] > 1)
-                    kind[ntest] = 2, nb[ntest++] = o->batch[i];
-        }
-        mp_e2e *m = NULL;
-        if (!cfg[c].skip[0]) {
-            if (tty)
-                fprintf(stderr, "\r%s: building %d layers   ", cfg[c].label, o->layers);
-            mp_e2e_spec s = base;
-            memcpy(s.lin, cfg[c].lin, sizeof s.lin);
-            if ((rc = mp_e2e_create(&s, pool, &m, e)))
-                break;
-        }
-        for (int ti = 0; ti < ntest; ti++) {
-            mp_e2e_row *r = &rows[(*nrows)++];
-            memset(r, 0, sizeof *r);
-            snprintf(r->model, sizeof r->model, "%s", md->name);
-            snprintf(r->variant, sizeof r->variant, "%s", cfg[c].label);
-            snprintf(r->method, sizeof r->method, "%s", cfg[c].method);
-            r->layers = o->layers, r->model_layers = md->layers, r->threads = o->threads;
-            r->reps = o->reps, r->seed = (uint64_t)o->seed, r->batch = nb[ti];
-            if (kind[ti] == 0)
-                snprintf(r->test, sizeof r->test, "pp%d", o->pp), r->n_prompt = o->pp;
-            else if (kind[ti] == 1)
-                snprintf(r->test, sizeof r->test, "tg%d", o->tg), r->n_gen = o->tg;
-            else
-                snprintf(r->test, sizeof r->test, "tg%d b%d", o->tg, nb[ti]), r->n_gen = o->tg;
-            if (!m) {
-                snprintf(r->status, sizeof r->status, "skipped");
-                snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
-                continue;
-            }
-            const mp_e2e_mem *mem = mp_e2e_memory(m);
-            r->ternary_bytes = mem->ternary;
-            r->model_bytes = mem->ternary + mem->floats;
-            r->bpw = 8.0 * (double)mem->ternary / mem->ternary_weights;
-            int B = nb[ti];
-            for (int rep = -1; rep < o->reps; rep++) {
-                if (tty)
-                    fprintf(stderr, "\r%s: %s rep %d/%d   ", cfg[c].label, r->test, rep + 1,
-                            o->reps);
-                for (int i = 0; i < ntok; i++)
-                    tok[i] = (int)(mp_rng_next(&rng) % (uint64_t)vocab);
-                mp_e2e_reset(m);
-                double t0 = now();
-                if (kind[ti] == 0) {
-                    for (int at = 0; at < o->pp; at += UBATCH) {
-                        int len = o->pp - at < UBATCH ? o->pp - at : UBATCH;
-                        memset(want, 0, (size_t)len);
-                        want[len - 1] = at + len == o->pp;
-                        rc = mp_e2e_forward(m, tok + at, seq, len, want, logits);
-                        if (rep < 0 || rc)
-                            break; /* warm-up: one chunk */
-                    }
-                } else {
-                    for (int b = 0; b < B; b++)
-                        seq[b] = b;
-                    int steps = rep < 0 ? 1 : o->tg;
-                    for (int i = 0; i < steps && !rc; i++) {
-                        rc = mp_e2e_forward(m, tok, seq, B, NULL, logits);
-                        for (int b = 0; b < B; b++)
-                            tok[b] = mp_e2e_argmax(logits + (size_t)b * vocab, vocab);
-                    }
-                    memset(seq, 0, sizeof *seq * (size_t)B);
-                }
-                double dt = now() - t0;
-                if (rc) {
-                    rc = mp_fail(e, MP_ERUN, "e2e: forward pass refused its input (internal)");
-                    break;
-                }
-                if (rep >= 0)
-                    sec[rep] = dt;
-            }
-            if (rc)
-                break;
-            fill_stats(r, sec, o->reps, kind[ti] == 0 ? (double)o->pp : (double)o->tg * B);
-            snprintf(r->status, sizeof r->status, "ok");
-            if (o->layers < md->layers)
-                snprintf(r->reason, sizeof r->reason, "%d of %d layers", o->layers, md->layers);
-        }
-        mp_e2e_free(m);
-    }
-    if (tty)
-        fputs("\r\033[K", stderr);
-    free(tok);
-    free(seq);
-    free(want);
-    mp_free(logits);
-    free(sec);
-    return rc;
-}
 
 int mp_cmd_e2e(int argc, char **argv)
 {
@@ -404,7 +161,7 @@ int mp_cmd_e2e(int argc, char **argv)
         {"no-db", no_argument, 0, 'D'},         {"format", required_argument, 0, 'f'},
         {"lossless", no_argument, 0, 'l'},      {"prompts", required_argument, 0, 'P'},
         {"tokens", required_argument, 0, 'T'},  {"force", no_argument, 0, 'X'},
-        {"help", no_argument, 0, 'h'},
+        {"quiet", no_argument, 0, 'Q'},         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     opts o = {.db = "results/mpbench.db", .pp = 64, .tg = 16, .nbatch = 1, .batch = {1},
               .threads = 1, .reps = 3, .seed = 1, .prompts = 50, .tokens = 32,
@@ -418,6 +175,7 @@ int mp_cmd_e2e(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
         switch (c) {
         case 'M': o.model = optarg; break;
+        case 'Q': o.quiet = 1; break;
         case 'v': {
             size_t l = strlen(o.globs);
             snprintf(o.globs + l, sizeof o.globs - l, "%s%s", l ? "," : "", optarg);
@@ -629,11 +387,26 @@ int mp_cmd_e2e(int argc, char **argv)
         return 2;
     }
 
+    /* the plan key: everything that decides which rows are measured and how */
+    char cfgtext[8192];
+    int used = snprintf(cfgtext, sizeof cfgtext, "e2e1|%s|L=%d|s=%d|t=%d|r=%d|pp=%d|tg=%d|ll=%d|P=%d|T=%d|b=",
+                        md.name, o.layers, o.seed, o.threads, o.reps, o.pp, o.tg, o.lossless,
+                        o.prompts, o.tokens);
+    for (int i = 0; i < o.nbatch && used > 0 && (size_t)used < sizeof cfgtext; i++)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "%d,", o.batch[i]);
+    for (int i = 0; i < ncfg && used > 0 && (size_t)used < sizeof cfgtext; i++)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|%s", cfg[i].label);
+    mp_plan keyed = {0};
+    mp_plan_set_key(&keyed, cfgtext);
+
     mp_store *store = NULL;
-    int64_t machine_id = 0;
+    int64_t machine_id = 0, run_id = 0;
+    char binding[512] = "";
     if (!o.no_db) {
         if ((rc = mp_store_open(o.db, &store, &e)) ||
-            (rc = mp_store_machine(store, &mach, &machine_id, &e))) {
+            (rc = mp_store_machine(store, &mach, &machine_id, &e)) ||
+            (rc = mp_store_run_begin(store, machine_id, "e2e", &mach, cmdline, "", &run_id, &e)) ||
+            (rc = mp_store_set_config_key(store, run_id, keyed.key, &e))) {
             mp_store_close(store);
             free(cfg);
             return mp_die(rc, "%s", e.msg);
@@ -644,25 +417,34 @@ int mp_cmd_e2e(int argc, char **argv)
     if (o.threads > mach.pus)
         fprintf(stderr, "mpbench: warning: %d threads on %d hardware threads: timings are "
                         "oversubscribed\n", o.threads, mach.pus);
-    char binding[512];
     mp_pool *pool = mp_pool_create(o.threads, binding, sizeof binding);
+    mp_e2e_job job = {.layers = o.layers, .threads = o.threads, .reps = o.reps, .seed = o.seed,
+                      .pp = o.pp, .tg = o.tg, .nbatch = o.nbatch, .prompts = o.prompts,
+                      .tokens = o.tokens, .store = store, .run_id = run_id, .key = keyed.key,
+                      .quiet = o.quiet};
+    memcpy(job.batch, o.batch, sizeof job.batch);
     int maxrows = ncfg * (2 + MAX_BATCH);
     mp_e2e_row *rows = calloc((size_t)maxrows, sizeof *rows);
     int nrows = 0, failed = 0;
+    mp_engine_catch_signals();
     if (o.lossless)
-        rc = run_lossless(&o, &md, pool, cfg, ncfg, rows, &nrows, &failed, &e);
+        rc = mp_e2e_run_lossless(&job, &md, pool, cfg, ncfg, rows, &nrows, &failed, &e);
     else
-        rc = run_perf(&o, &md, pool, cfg, ncfg, rows, &nrows, &e);
+        rc = mp_e2e_run_perf(&job, &md, pool, cfg, ncfg, rows, &nrows, &e);
+    int interrupted = mp_engine_interrupted();
     if (!rc) {
         if (o.layers < md.layers && o.fmt != MP_FMT_CSV && o.fmt != MP_FMT_JSON)
             printf("note: %d of %d layers of %s (--layers); tokens/s are not the full model's\n",
                    o.layers, md.layers, md.name);
         mp_e2e_print(stdout, o.fmt, rows, nrows, o.lossless);
-        if (store && (rc = mp_e2e_store(store, machine_id, &mach, cmdline, binding, rows, nrows,
-                                        failed ? "failed" : "ok", &e)))
-            mp_die(rc, "%s", e.msg);
     } else {
         mp_die(rc, "%s", e.msg);
+    }
+    if (store) {
+        mp_err e2;
+        mp_store_run_binding(store, run_id, binding, &e2);
+        mp_store_run_end(store, run_id,
+                         rc ? "error" : interrupted ? "interrupted" : failed ? "failed" : "ok", &e2);
     }
     free(rows);
     free(cfg);
@@ -670,5 +452,8 @@ int mp_cmd_e2e(int argc, char **argv)
     mp_store_close(store);
     if (rc)
         return rc;
+    if (interrupted)
+        return mp_die(130, "interrupted: re-run the same command to measure the rest (rows so "
+                           "far are stored)");
     return failed ? mp_die(1, "a lossless variant did not reproduce the reference tokens") : 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mp_store_internal.h"
 #include "mp_cli.h"
 #include "mp_harness.h"
 #include "mp_store_schema.h"

@@ -1,6 +1,7 @@
 /* cli-run.c - `mpbench run`: measure the selected variants on one shape or on
- * every distinct ternary shape of a model, print the results and store them in
- * one transaction. */
+ * every distinct ternary shape of a model: a plan of one problem per shape for
+ * the engine, which stores each problem's results as they are measured; the
+ * results are printed at the end. */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,34 +10,17 @@
 
 #include "mp_cli.h"
 #include "mp_harness.h"
+#include "engine/mp_engine.h"
 #include "../variants/mp_registry.h"
 
 enum { MAX_SEL = 512, MAX_SHAPES = 16 };
-
-int mp_die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("mpbench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return code;
-}
-
-void mp_join_argv(int argc, char **argv, char *buf, size_t len)
-{
-    size_t used = (size_t)snprintf(buf, len, "mpbench");
-    for (int i = 0; i < argc && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
-}
 
 static void run_usage(FILE *f)
 {
     fputs("usage: mpbench run --variant GLOB[,GLOB...] (--shape MxK[xN] | --model NAME)\n"
           "                   [--n N] [--threads T] [--reps R] [--min-time SEC] [--warm]\n"
           "                   [--params name=value,...] [--seed S] [--db PATH | --no-db]\n"
-          "                   [--format table|csv|json|md]\n"
+          "                   [--format table|csv|json|md] [--quiet]\n"
           "  Measures each variant (cold cache unless --warm) and stores the results in\n"
           "  the database (default results/mpbench.db).\n",
           f);
@@ -51,11 +35,11 @@ int mp_cmd_run(int argc, char **argv)
         {"min-time", required_argument, 0, 'T'}, {"warm", no_argument, 0, 'w'},
         {"params", required_argument, 0, 'p'},  {"seed", required_argument, 0, 'S'},
         {"db", required_argument, 0, 'd'},      {"no-db", no_argument, 0, 'D'},
-        {"format", required_argument, 0, 'f'},  {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"format", required_argument, 0, 'f'},  {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     char globs[1024] = "", cmdline[2048];
     const char *shape = NULL, *model = NULL, *params = NULL, *db = "results/mpbench.db";
-    int n = 1, n_given = 0, threads = 1, no_db = 0, seed = 1;
+    int n = 1, n_given = 0, threads = 1, no_db = 0, seed = 1, quiet = 0;
     mp_format fmt = MP_FMT_TABLE;
     mp_bench_opts bo;
     mp_bench_defaults(&bo);
@@ -106,6 +90,7 @@ int mp_cmd_run(int argc, char **argv)
             if (mp_format_parse(optarg, &fmt))
                 return mp_die(2, "--format: '%s' is not one of table, csv, json, md", optarg);
             break;
+        case 'q': quiet = 1; break;
         case 'h': run_usage(stdout); return 0;
         default:
             run_usage(stderr);
@@ -174,59 +159,39 @@ int mp_cmd_run(int argc, char **argv)
 
     mp_machine mach;
     mp_machine_probe_info(&mach);
-    bo.llc_bytes = mp_machine_llc_bytes(&mach);
     mp_store *store = NULL;
-    int64_t machine_id = 0, run_id = 0;
-    char binding[512];
-    mp_pool *pool = mp_pool_create(threads, binding, sizeof binding);
-    /* open the store before measuring (a bad --db fails fast), write the run
-     * row and its results together at the end (nothing half-written) */
-    if (!no_db) {
-        if ((rc = mp_store_open(db, &store, &e)) ||
-            (rc = mp_store_machine(store, &mach, &machine_id, &e))) {
-            mp_store_close(store);
-            mp_pool_destroy(pool);
-            free(cases);
-            return mp_die(rc, "%s", e.msg);
-        }
+    /* open the store before measuring: a bad --db fails fast */
+    if (!no_db && (rc = mp_store_open(db, &store, &e))) {
+        free(cases);
+        return mp_die(rc, "%s", e.msg);
     }
     mp_machine_warn(&mach);
     if (threads > mach.pus)
         fprintf(stderr, "mpbench: warning: %d threads on %d hardware threads: timings are "
                         "oversubscribed\n", threads, mach.pus);
-
-    mp_result *res = calloc((size_t)ns * nsel, sizeof *res);
-    int tty = isatty(2), failed = 0;
-    double t0 = mp_now();
-    for (int i = 0; i < ns; i++) {
-        if (tty)
-            fprintf(stderr, "\r[%d/%d] %dx%d n=%d t=%d  %.0fs elapsed   ", i + 1, ns,
-                    shapes[i][0], shapes[i][1], n, threads, mp_now() - t0);
-        mp_bench_point(pool, cases, nsel, shapes[i][0], shapes[i][1], n, &bo,
-                       res + (size_t)i * nsel, &e);
-    }
-    if (tty)
-        fputs("\r\033[K", stderr);
-    int total = ns * nsel;
-    for (int i = 0; i < total; i++)
-        failed |= res[i].status == MP_ST_FAILED;
-    mp_model_annotate(res, total, pool, store, &mach);
-    mp_results_print(stdout, fmt, res, total);
-    rc = 0;
-    if (store) {
-        if ((rc = mp_store_run_begin(store, machine_id, "run", &mach, cmdline, binding,
-                                     &run_id, &e)) ||
-            (rc = mp_store_results(store, run_id, NULL, res, total, &e)) ||
-            (rc = mp_store_run_end(store, run_id, failed ? "failed" : "ok", &e)))
+    mp_plan plan;
+    mp_engine_opts eo = {.bench = bo, .kind = "run", .cmdline = cmdline, .annotate = 1,
+                         .quiet = quiet};
+    mp_engine_out out;
+    if (!(rc = mp_plan_kernels(&plan, cases, nsel, (const int(*)[2])shapes, ns, &n, 1,
+                               &threads, 1, 1, 1, bo.warm, &e))) {
+        rc = mp_engine_run(store, &mach, &plan, &eo, &out, &e);
+        if (!rc)
+            mp_results_print(stdout, fmt, out.rows, out.nrows);
+        else
             mp_die(rc, "%s", e.msg);
+        mp_plan_free(&plan);
+    } else {
+        mp_die(rc, "%s", e.msg);
     }
-    for (int i = 0; i < total; i++)
-        mp_result_free(&res[i]);
-    free(res);
+    int failed = !rc && out.failed, interrupted = !rc && out.interrupted;
+    if (!rc)
+        mp_engine_out_free(&out);
     free(cases);
     mp_store_close(store);
-    mp_pool_destroy(pool);
     if (rc)
         return rc;
+    if (interrupted)
+        return mp_die(130, "interrupted: the points measured so far are stored");
     return failed ? mp_die(1, "some variants gave wrong results (status failed)") : 0;
 }

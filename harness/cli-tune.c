@@ -1,223 +1,44 @@
 /* cli-tune.c - `mpbench tune`: the best parameters of a variant per (machine,
  * shape, n, threads), and proof that they are.
  *
- * A strategy (tuner/mp_search.h) explores the variant's parameter space, each
- * evaluation measured by the sweep's engine and stored.  The best point found
+ * A strategy (tuner/mp_search.h) explores the variant's parameter space through
+ * the engine's cost function (engine/tune.c), which stores every evaluation as
+ * it is measured; each decision is stored as it is made, so a killed tune run
+ * again with the same arguments resumes where it stopped.  The best point found
  * replaces the default only if it is really faster: the two are re-measured
  * interleaved with >= 9 repetitions each, a one-sided Mann-Whitney U test must
  * give p < alpha and the median gain must reach the margin; then an A-B-A round
  * (default, winner, default, repeated) must confirm the gain.  Otherwise the
  * answer is "no significant winner, keep default".  Winners go to the tuned table
- * and to results/tuned/FINGERPRINT.conf, which `mpbench e2e --tuned` reads. */
+ * and to results/tuned/FINGERPRINT.conf, which `mpbench e2e --tuned` reads; the
+ * command ends by printing this tune's report table. */
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mp_cli.h"
 #include "mp_harness.h"
+#include "mp_store_tune.h"
+#include "engine/mp_engine.h"
 #include "../tuner/mp_search.h"
 #include "../tuner/mp_stats.h"
 #include "../tuner/mp_tuned.h"
 #include "../variants/mp_registry.h"
 
-enum { MAX_SEL = 256, MAX_LIST = 16, MAX_EVAL = 4096 };
+enum { MAX_SEL = 256, MAX_LIST = 16 };
 
-typedef struct eval_rec {
-    mp_result r; /* the longest measurement of this parameter point */
-    int effort;
-} eval_rec;
-
-typedef struct tune_ctx {
-    mp_pool *pool;
-    const mp_variant *v;
-    const mp_space *sp;
-    int m, k, n;
-    mp_bench_opts base;
-    eval_rec *ev;
-    int nev;
-    int verbose;
-} tune_ctx;
-
-static void record(tune_ctx *t, const mp_result *r, int effort)
+/* The report table: every decision in the store (plan_key NULL) or a plan's. */
+static int print_report(mp_store *s, const char *plan_key, mp_format fmt, const char *db)
 {
-    for (int i = 0; i < t->nev; i++)
-        if (!strcmp(t->ev[i].r.params, r->params)) {
-            if (effort >= t->ev[i].effort) {
-                mp_result_free(&t->ev[i].r);
-                t->ev[i].r = *r;
-                t->ev[i].effort = effort;
-            } else {
-                mp_result tmp = *r;
-                mp_result_free(&tmp);
-            }
-            return;
-        }
-    if (t->nev < MAX_EVAL) {
-        t->ev[t->nev].r = *r;
-        t->ev[t->nev++].effort = effort;
-    } else {
-        mp_result tmp = *r;
-        mp_result_free(&tmp);
-    }
-}
-
-/* The cost oracle: median microseconds of each point, measured together
- * (interleaved); more repetitions at higher effort. */
-static void cost_timed(void *ctx, const int (*pts)[MP_MAX_PARAMS], int count, int effort,
-                       double *cost)
-{
-    tune_ctx *t = ctx;
-    mp_case *cases = calloc((size_t)count, sizeof *cases);
-    mp_result *res = calloc((size_t)count, sizeof *res);
-    for (int i = 0; i < count; i++) {
-        cases[i].v = t->v;
-        mp_space_values(t->sp, pts[i], cases[i].param);
-    }
-    mp_bench_opts o = t->base;
-    o.min_reps = 3 * effort;
-    o.min_time = 0.01 * effort;
-    o.cv_threshold = 1e9; /* the decision step judges noise; no re-measure here */
+    mp_tuned_row *rows;
+    int nrows;
     mp_err e;
-    /* measure in batches so the weight copies of many candidates never pile up */
-    for (int b = 0; b < count; b += 8) {
-        int nb = count - b < 8 ? count - b : 8;
-        mp_bench_point(t->pool, cases + b, nb, t->m, t->k, t->n, &o, res + b, &e);
-    }
-    for (int i = 0; i < count; i++) {
-        cost[i] = res[i].status == MP_ST_OK && res[i].reps ? res[i].median_us : INFINITY;
-        if (res[i].status == MP_ST_FAILED)
-            fprintf(stderr, "mpbench: %s [%s] gave wrong results: %s\n", t->v->name,
-                    res[i].params, res[i].reason);
-        record(t, &res[i], effort);
-    }
-    free(cases);
-    free(res);
-}
-
-typedef struct decision {
-    double best_us, default_us, gain_pct, p_value;
-    int aba_confirmed, winner;
-    char text[128];
-} decision;
-
-/* Is `best` really faster than `def`?  (See the file comment.) */
-static void decide(tune_ctx *t, const int *def, const int *best, int reps, double margin,
-                   double alpha, decision *d)
-{
-    memset(d, 0, sizeof *d);
-    mp_case cases[2] = {{t->v, {0}}, {t->v, {0}}};
-    memcpy(cases[0].param, def, sizeof cases[0].param);
-    memcpy(cases[1].param, best, sizeof cases[1].param);
-    mp_result res[2];
-    mp_bench_opts o = t->base;
-    o.min_reps = reps;
-    o.cv_threshold = 1e9;
-    mp_session *s;
-    mp_err e;
-    mp_session_open(t->pool, cases, 2, t->m, t->k, t->n, &o, res, &s, &e);
-    if (!mp_session_ready(s, 0) || !mp_session_ready(s, 1)) {
-        snprintf(d->text, sizeof d->text, "not measurable: %.100s",
-                 res[0].reason[0] ? res[0].reason : res[1].reason);
-        mp_session_close(s);
-        return;
-    }
-    mp_session_rounds(s);
-    d->default_us = res[0].median_us;
-    d->best_us = res[1].median_us;
-    d->gain_pct = 100.0 * (1.0 - d->best_us / d->default_us);
-    d->p_value = mp_mann_whitney_p(res[1].times_us, res[1].reps, res[0].times_us, res[0].reps);
-    if (d->p_value < alpha && d->gain_pct >= margin) {
-        /* A-B-A: default, winner, default, in every round */
-        double *a = malloc(sizeof *a * 2 * (size_t)reps), *b = malloc(sizeof *b * (size_t)reps);
-        for (int r = 0; r < reps; r++) {
-            a[2 * r] = mp_session_time1(s, 0);
-            b[r] = mp_session_time1(s, 1);
-            a[2 * r + 1] = mp_session_time1(s, 0);
-        }
-        double ma = mp_median(a, 2 * reps), mb = mp_median(b, reps);
-        d->aba_confirmed = 100.0 * (1.0 - mb / ma) >= margin;
-        free(a);
-        free(b);
-    }
-    d->winner = d->p_value < alpha && d->gain_pct >= margin && d->aba_confirmed;
-    if (d->winner)
-        snprintf(d->text, sizeof d->text, "winner: %.1f%% faster (p=%.2g, A-B-A confirmed)",
-                 d->gain_pct, d->p_value);
-    else if (d->p_value < alpha && d->gain_pct >= margin)
-        snprintf(d->text, sizeof d->text, "no significant winner, keep default (A-B-A did not "
-                                          "confirm %.1f%%)", d->gain_pct);
-    else
-        snprintf(d->text, sizeof d->text, "no significant winner, keep default (%.1f%%, p=%.2g)",
-                 d->gain_pct, d->p_value);
-    mp_result_free(&res[0]);
-    mp_result_free(&res[1]);
-    mp_session_close(s);
-}
-
-static int store_tuned(sqlite3 *db, int64_t run_id, const mp_variant *v, int m, int k, int n,
-                       int threads, mp_strategy st, const char *best, const char *def,
-                       const char *chosen, const decision *d, int evals, double secs)
-{
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(db,
-                           "INSERT INTO tuned(run_id,variant,m,k,n,threads,strategy,best_params,"
-                           "default_params,chosen_params,best_us,default_us,gain_pct,p_value,"
-                           "aba_confirmed,decision,evaluations,seconds,created) "
-                           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,datetime('now'))",
-                           -1, &q, NULL) != SQLITE_OK)
-        return -1;
-    int c = 1;
-    sqlite3_bind_int64(q, c++, run_id);
-    sqlite3_bind_text(q, c++, v->name, -1, SQLITE_STATIC);
-    sqlite3_bind_int(q, c++, m);
-    sqlite3_bind_int(q, c++, k);
-    sqlite3_bind_int(q, c++, n);
-    sqlite3_bind_int(q, c++, threads);
-    sqlite3_bind_text(q, c++, mp_strategy_name(st), -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, c++, best, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(q, c++, def, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(q, c++, chosen, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(q, c++, d->best_us);
-    sqlite3_bind_double(q, c++, d->default_us);
-    sqlite3_bind_double(q, c++, d->gain_pct);
-    sqlite3_bind_double(q, c++, d->p_value);
-    sqlite3_bind_int(q, c++, d->aba_confirmed);
-    sqlite3_bind_text(q, c++, d->text, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(q, c++, evals);
-    sqlite3_bind_double(q, c++, secs);
-    int rc = sqlite3_step(q) == SQLITE_DONE ? 0 : -1;
-    sqlite3_finalize(q);
-    return rc;
-}
-
-static int report(const char *db, mp_format fmt)
-{
-    mp_store *s;
-    mp_err e;
-    int rc = mp_store_open(db, &s, &e);
+    int rc = mp_store_tuned_list(s, plan_key, &rows, &nrows, &e);
     if (rc)
-        return mp_die(rc, "%s", e.msg);
-    sqlite3 *h = mp_store_db(s);
-    sqlite3_stmt *q;
-    const char *sql =
-        "SELECT t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.best_params, t.best_us,"
-        " t.default_us, t.gain_pct, t.p_value, t.decision, t.evaluations, t.seconds,"
-        " (SELECT x.best_us FROM tuned x WHERE x.variant=t.variant AND x.m=t.m AND x.k=t.k"
-        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' ORDER BY x.id DESC"
-        "  LIMIT 1),"
-        " (SELECT x.best_params FROM tuned x WHERE x.variant=t.variant AND x.m=t.m AND x.k=t.k"
-        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' ORDER BY x.id DESC"
-        "  LIMIT 1)"
-        " FROM tuned t ORDER BY t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.id";
-    if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK) {
-        mp_store_close(s);
-        return mp_die(1, "tune --report: %s", sqlite3_errmsg(h));
-    }
+        return mp_die(rc, "tune --report: %s", e.msg);
     int md = fmt == MP_FMT_MD, csv = fmt == MP_FMT_CSV;
     if (csv)
         puts("variant,m,k,n,threads,strategy,best_params,best_us,default_us,gain_pct,p_value,"
@@ -230,44 +51,47 @@ static int report(const char *db, mp_format fmt)
         printf("%-22s %-11s %4s %3s %-10s %-24s %9s %9s %6s %-24s %6s %5s %6s  %s\n", "variant",
                "shape", "n", "thr", "strategy", "best found", "best_us", "dflt_us", "gain",
                "exhaustive best", "gap", "evals", "secs", "decision");
-    int rows = 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        rows++;
-        const char *v = (const char *)sqlite3_column_text(q, 0);
-        int m = sqlite3_column_int(q, 1), k = sqlite3_column_int(q, 2), n = sqlite3_column_int(q, 3),
-            t = sqlite3_column_int(q, 4);
-        const char *st = (const char *)sqlite3_column_text(q, 5);
-        const char *bp = (const char *)sqlite3_column_text(q, 6);
-        double bu = sqlite3_column_double(q, 7), du = sqlite3_column_double(q, 8),
-               g = sqlite3_column_double(q, 9), p = sqlite3_column_double(q, 10);
-        const char *dec = (const char *)sqlite3_column_text(q, 11);
-        int ev = sqlite3_column_int(q, 12);
-        double secs = sqlite3_column_double(q, 13);
-        int have_ex = sqlite3_column_type(q, 14) != SQLITE_NULL;
-        double ex = sqlite3_column_double(q, 14);
-        const char *exp = have_ex ? (const char *)sqlite3_column_text(q, 15) : "";
-        char gap[32] = "-", exs[96] = "-", shape[32];
-        if (have_ex && ex > 0) {
-            snprintf(gap, sizeof gap, "%.1f%%", 100.0 * (bu / ex - 1.0));
-            snprintf(exs, sizeof exs, "%s (%.1f)", exp && *exp ? exp : "-", ex);
+    for (int i = 0; i < nrows; i++) {
+        const mp_tuned_row *r = &rows[i];
+        char gap[32] = "-", exs[160] = "-", shape[32];
+        int have_ex = r->have_exhaustive;
+        if (have_ex && r->exhaustive_us > 0) {
+            snprintf(gap, sizeof gap, "%.1f%%", 100.0 * (r->best_us / r->exhaustive_us - 1.0));
+            snprintf(exs, sizeof exs, "%s (%.1f)",
+                     r->exhaustive_params[0] ? r->exhaustive_params : "-", r->exhaustive_us);
         }
-        snprintf(shape, sizeof shape, "%dx%d", m, k);
+        snprintf(shape, sizeof shape, "%dx%d", r->m, r->k);
         if (csv)
-            printf("%s,%d,%d,%d,%d,%s,\"%s\",%.3f,%.3f,%.2f,%.3g,\"%s\",%s,%s,%d,%.1f,\"%s\"\n", v, m,
-                   k, n, t, st, bp, bu, du, g, p, have_ex ? exp : "",
-                   have_ex ? exs : "", gap, ev, secs, dec);
+            printf("%s,%d,%d,%d,%d,%s,\"%s\",%.3f,%.3f,%.2f,%.3g,\"%s\",%s,%s,%d,%.1f,\"%s\"\n",
+                   r->variant, r->m, r->k, r->n, r->threads, r->strategy, r->best_params,
+                   r->best_us, r->default_us, r->gain_pct, r->p_value,
+                   have_ex ? r->exhaustive_params : "", have_ex ? exs : "", gap, r->evaluations,
+                   r->seconds, r->decision);
         else if (md)
             printf("| %s | %s | %d | %d | %s | %s | %.1f | %.1f | %.1f%% | %s | %s | %d | %.0f | %s |\n",
-                   v, shape, n, t, st, bp, bu, du, g, exs, gap, ev, secs, dec);
+                   r->variant, shape, r->n, r->threads, r->strategy, r->best_params, r->best_us,
+                   r->default_us, r->gain_pct, exs, gap, r->evaluations, r->seconds, r->decision);
         else
             printf("%-22s %-11s %4d %3d %-10s %-24s %9.1f %9.1f %5.1f%% %-24s %6s %5d %6.0f  %s\n",
-                   v, shape, n, t, st, bp, bu, du, g, exs, gap, ev, secs, dec);
+                   r->variant, shape, r->n, r->threads, r->strategy, r->best_params, r->best_us,
+                   r->default_us, r->gain_pct, exs, gap, r->evaluations, r->seconds, r->decision);
     }
-    sqlite3_finalize(q);
-    mp_store_close(s);
-    if (!rows)
+    free(rows);
+    if (!nrows)
         fprintf(stderr, "mpbench: no tuned results in %s (run 'mpbench tune' first)\n", db);
     return 0;
+}
+
+static int report(const char *db, mp_format fmt)
+{
+    mp_store *s;
+    mp_err e;
+    int rc = mp_store_open(db, &s, &e);
+    if (rc)
+        return mp_die(rc, "%s", e.msg);
+    rc = print_report(s, NULL, fmt, db);
+    mp_store_close(s);
+    return rc;
 }
 
 static void tune_usage(FILE *f)
@@ -275,11 +99,14 @@ static void tune_usage(FILE *f)
     fputs("usage: mpbench tune --variant GLOB (--model NAME | --shape MxK[xN]) [--n LIST]\n"
           "                    [--threads LIST] --strategy exhaustive|random|halving|model\n"
           "                    [--budget N] [--margin PCT] [--alpha P] [--reps R] [--warm]\n"
-          "                    [--seed S] [--db PATH] [--out FILE] [--force]\n"
+          "                    [--seed S] [--db PATH] [--out FILE] [--force] [--quiet]\n"
+          "                    [--format table|csv|md]\n"
           "       mpbench tune --report [--db PATH] [--format table|csv|md]\n"
           "  A winner replaces the default only if it is faster by --margin percent\n"
           "  (default 3) with a one-sided Mann-Whitney U test p < --alpha (default 0.01)\n"
-          "  over >= 9 interleaved repetitions each, confirmed by an A-B-A round.\n",
+          "  over >= 9 interleaved repetitions each, confirmed by an A-B-A round.\n"
+          "  Every evaluation and decision is stored as it is made; the same command\n"
+          "  run again resumes.  It ends by printing the report table of this tune.\n",
           f);
 }
 
@@ -294,11 +121,11 @@ int mp_cmd_tune(int argc, char **argv)
         {"warm", no_argument, 0, 'w'},           {"seed", required_argument, 0, 'x'},
         {"db", required_argument, 0, 'd'},       {"out", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'F'},          {"report", no_argument, 0, 'R'},
-        {"format", required_argument, 0, 'f'},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"format", required_argument, 0, 'f'},   {"quiet", no_argument, 0, 'Q'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     const char *globs = NULL, *model = NULL, *shape = NULL, *nlist = NULL, *tlist = NULL,
                *strategy = NULL, *db = "results/mpbench.db", *outp = NULL;
-    int budget = 0, reps = 9, seed = 1, force = 0, want_report = 0, c, rc;
+    int budget = 0, reps = 9, seed = 1, force = 0, want_report = 0, quiet = 0, c, rc;
     double margin = 3.0, alpha = 0.01;
     mp_format fmt = MP_FMT_TABLE;
     mp_bench_opts bo;
@@ -348,6 +175,7 @@ int mp_cmd_tune(int argc, char **argv)
             if (mp_format_parse(optarg, &fmt) || fmt == MP_FMT_JSON)
                 return mp_die(2, "--format: '%s' is not one of table, csv, md", optarg);
             break;
+        case 'Q': quiet = 1; break;
         case 'h': tune_usage(stdout); return 0;
         default:
             tune_usage(stderr);
@@ -404,91 +232,134 @@ int mp_cmd_tune(int argc, char **argv)
     }
     mp_tuned tuned = {{0}, 0, NULL};
     if (access(conf, F_OK) == 0) {
-        if ((rc = mp_tuned_load(conf, mach.fingerprint, force, &tuned, &e)))
+        if ((rc = mp_tuned_load(conf, mach.fingerprint, force, &tuned, e.msg, sizeof e.msg)))
             return mp_die(rc, "%s", e.msg);
     }
     snprintf(tuned.fingerprint, sizeof tuned.fingerprint, "%s", mach.fingerprint);
+    /* the plan key: everything that decides what is measured and how */
+    char cfg[4096];
+    int used = snprintf(cfg, sizeof cfg, "tune1|%s|%s|b=%d|g=%.3f|a=%.4g|r=%d|w=%d|s=%d|t=%s|n=%s",
+                        globs, mp_strategy_name(st), budget, margin, alpha, reps, bo.warm, seed,
+                        tlist ? tlist : "1", nlist ? nlist : "-");
+    for (int i = 0; i < ns && used > 0 && (size_t)used < sizeof cfg; i++)
+        used += snprintf(cfg + used, sizeof cfg - (size_t)used, "|%dx%d", shapes[i][0], shapes[i][1]);
+    mp_plan keyed = {0};
+    mp_plan_set_key(&keyed, cfg);
+    const char *plan_key = keyed.key;
+
     mp_store *store;
     int64_t machine_id, run_id;
     if ((rc = mp_store_open(db, &store, &e)) ||
         (rc = mp_store_machine(store, &mach, &machine_id, &e)) ||
-        (rc = mp_store_run_begin(store, machine_id, "tune", &mach, cmdline, "", &run_id, &e))) {
+        (rc = mp_store_run_begin(store, machine_id, "tune", &mach, cmdline, "", &run_id, &e)) ||
+        (rc = mp_store_set_config_key(store, run_id, plan_key, &e))) {
         mp_tuned_free(&tuned);
         mp_store_close(store);
         return mp_die(rc, "%s", e.msg);
     }
-    int tuned_any = 0;
-    for (int ti = 0; ti < nt; ti++) {
+    long problems = (long)nt * nsel * ns * nn;
+    mp_progress pg;
+    mp_progress_begin(&pg, problems, quiet);
+    mp_engine_catch_signals();
+    int tuned_any = 0, resumed = 0;
+    for (int ti = 0; ti < nt && !rc && !mp_engine_interrupted(); ti++) {
         char binding[512];
         mp_pool *pool = mp_pool_create(tv[ti], binding, sizeof binding);
-        for (int vi = 0; vi < nsel; vi++) {
+        for (int vi = 0; vi < nsel && !rc && !mp_engine_interrupted(); vi++) {
             const mp_variant *v = sel[vi];
             if (!v->n_params) {
                 fprintf(stderr, "mpbench: %s has no tunable parameters: skipped\n", v->name);
+                mp_progress_step(&pg, (long)ns * nn);
                 continue;
             }
             if (!mp_variant_available(v)) {
                 fprintf(stderr, "mpbench: %s: this CPU lacks its ISA: skipped\n", v->name);
+                mp_progress_step(&pg, (long)ns * nn);
                 continue;
             }
             mp_space sp;
             mp_space_of(v, &sp);
-            for (int si = 0; si < ns; si++)
-                for (int ni = 0; ni < nn; ni++) {
+            for (int si = 0; si < ns && !rc && !mp_engine_interrupted(); si++)
+                for (int ni = 0; ni < nn && !rc && !mp_engine_interrupted(); ni++) {
                     int m = shapes[si][0], k = shapes[si][1], n = nv[ni];
                     int defp[MP_MAX_PARAMS], start[MP_MAX_PARAMS], di[MP_MAX_PARAMS];
                     char why[256];
                     mp_variant_defaults(v, defp);
+                    mp_progress_show(&pg, "%s %dx%d n=%d t=%d", v->name, m, k, n, tv[ti]);
                     if (mp_variant_check(v, m, k, defp, why, sizeof why)) {
                         fprintf(stderr, "mpbench: %s cannot take %dx%d: %s\n", v->name, m, k, why);
+                        mp_progress_step(&pg, 1);
                         continue;
                     }
-                    mp_space_index(&sp, defp, di);
-                    memcpy(start, di, sizeof start);
-                    if (st == MP_MODEL && v->suggest) {
-                        int sug[MP_MAX_PARAMS];
-                        memcpy(sug, defp, sizeof sug);
-                        v->suggest(m, k, n, mach.l1d_kib * 1024, mach.l2_kib * 1024, sug);
-                        if (mp_space_index(&sp, sug, start))
-                            memcpy(start, di, sizeof start);
+                    mp_tuned_row row;
+                    int had = mp_store_tuned_get(store, plan_key, v->name, m, k, n, tv[ti], &row, &e);
+                    if (had < 0) {
+                        rc = mp_die(-had, "%s", e.msg);
+                        break;
                     }
-                    tune_ctx t = {pool, v, &sp, m, k, n, bo, calloc(MAX_EVAL, sizeof(eval_rec)),
-                                  0, 0};
-                    double t0 = mp_now();
-                    mp_search_result sr;
-                    fprintf(stderr, "mpbench: tune %s %dx%d n=%d t=%d: %s over %ld points...\n",
-                            v->name, m, k, n, tv[ti], mp_strategy_name(st), mp_space_size(&sp));
-                    mp_search(&sp, st, budget, start, (uint64_t)seed, cost_timed, &t, &sr);
-                    int bestp[MP_MAX_PARAMS];
-                    mp_space_values(&sp, sr.best, bestp);
-                    decision d;
-                    if (!memcmp(sr.best, di, sizeof(int) * (size_t)sp.n) || !isfinite(sr.best_cost)) {
-                        memset(&d, 0, sizeof d);
-                        d.best_us = d.default_us = sr.best_cost;
-                        d.p_value = 1;
-                        snprintf(d.text, sizeof d.text, "default is the best found");
+                    int chosen[MP_MAX_PARAMS];
+                    if (had) {
+                        /* decided by an earlier, interrupted run of this same tune */
+                        resumed++;
+                        if (mp_params_parse(v, row.chosen_params, chosen, why, sizeof why))
+                            memcpy(chosen, defp, sizeof chosen);
                     } else {
-                        decide(&t, defp, bestp, reps, margin, alpha, &d);
+                        mp_space_index(&sp, defp, di);
+                        memcpy(start, di, sizeof start);
+                        if (st == MP_MODEL && v->suggest) {
+                            int sug[MP_MAX_PARAMS];
+                            memcpy(sug, defp, sizeof sug);
+                            v->suggest(m, k, n, mach.l1d_kib * 1024, mach.l2_kib * 1024, sug);
+                            if (mp_space_index(&sp, sug, start))
+                                memcpy(start, di, sizeof start);
+                        }
+                        mp_tune_problem t = {.pool = pool, .v = v, .sp = &sp, .m = m, .k = k,
+                                             .n = n, .base = bo, .store = store,
+                                             .run_id = run_id, .key = plan_key};
+                        double t0 = mp_now();
+                        mp_search_result sr;
+                        if (!pg.on && !quiet)
+                            fprintf(stderr, "mpbench: tune %s %dx%d n=%d t=%d: %s over %ld points...\n",
+                                    v->name, m, k, n, tv[ti], mp_strategy_name(st),
+                                    mp_space_size(&sp));
+                        mp_search(&sp, st, budget, start, (uint64_t)seed, mp_tune_cost, &t, &sr);
+                        if (mp_engine_interrupted()) {
+                            mp_tune_problem_free(&t);
+                            break; /* the evaluations so far are stored: a re-run resumes */
+                        }
+                        int bestp[MP_MAX_PARAMS];
+                        mp_space_values(&sp, sr.best, bestp);
+                        mp_tune_decision d;
+                        if (!memcmp(sr.best, di, sizeof(int) * (size_t)sp.n) ||
+                            !isfinite(sr.best_cost)) {
+                            memset(&d, 0, sizeof d);
+                            d.best_us = d.default_us = sr.best_cost;
+                            d.p_value = 1;
+                            snprintf(d.text, sizeof d.text, "default is the best found");
+                        } else {
+                            mp_tune_decide(&t, defp, bestp, reps, margin, alpha, &d);
+                        }
+                        memcpy(chosen, d.winner ? bestp : defp, sizeof chosen);
+                        memset(&row, 0, sizeof row);
+                        snprintf(row.variant, sizeof row.variant, "%s", v->name);
+                        row.m = m, row.k = k, row.n = n, row.threads = tv[ti];
+                        snprintf(row.strategy, sizeof row.strategy, "%s", mp_strategy_name(st));
+                        mp_params_str(v, bestp, row.best_params, sizeof row.best_params);
+                        mp_params_str(v, defp, row.default_params, sizeof row.default_params);
+                        mp_params_str(v, chosen, row.chosen_params, sizeof row.chosen_params);
+                        row.best_us = d.best_us, row.default_us = d.default_us;
+                        row.gain_pct = d.gain_pct, row.p_value = d.p_value;
+                        row.aba_confirmed = d.aba_confirmed;
+                        snprintf(row.decision, sizeof row.decision, "%s", d.text);
+                        row.evaluations = sr.evaluations;
+                        row.seconds = mp_now() - t0;
+                        mp_tune_problem_free(&t);
+                        if ((rc = mp_store_tuned_put(store, run_id, plan_key, &row, &e))) {
+                            mp_die(rc, "%s", e.msg);
+                            break;
+                        }
                     }
-                    double secs = mp_now() - t0;
-                    char bs[128], ds[128], cs[128];
-                    mp_params_str(v, bestp, bs, sizeof bs);
-                    mp_params_str(v, defp, ds, sizeof ds);
-                    const int *chosen = d.winner ? bestp : defp;
-                    mp_params_str(v, chosen, cs, sizeof cs);
-                    /* store every evaluation, then the decision */
-                    mp_result *rs = malloc(sizeof *rs * (size_t)(t.nev ? t.nev : 1));
-                    for (int i = 0; i < t.nev; i++)
-                        rs[i] = t.ev[i].r;
-                    if ((rc = mp_store_results(store, run_id, NULL, rs, t.nev, &e)))
-                        mp_die(rc, "%s", e.msg);
-                    free(rs);
-                    store_tuned(mp_store_db(store), run_id, v, m, k, n, tv[ti], st, bs, ds, cs,
-                                &d, sr.evaluations, secs);
-                    printf("%s %dx%d n=%d threads=%d [%s, %d evaluations, %.1fs]: best %s "
-                           "(%.1f us) vs default %s (%.1f us): %s\n",
-                           v->name, m, k, n, tv[ti], mp_strategy_name(st), sr.evaluations, secs,
-                           bs[0] ? bs : "-", d.best_us, ds, d.default_us, d.text);
+                    mp_progress_step(&pg, 1);
                     /* upsert into the tuned config */
                     int slot = -1;
                     for (int i = 0; i < tuned.count; i++)
@@ -502,21 +373,28 @@ int mp_cmd_tune(int argc, char **argv)
                     tuned.e[slot] = (mp_tuned_entry){v, m, k, n, tv[ti], {0}};
                     memcpy(tuned.e[slot].param, chosen, sizeof tuned.e[slot].param);
                     tuned_any = 1;
-                    for (int i = 0; i < t.nev; i++)
-                        mp_result_free(&t.ev[i].r);
-                    free(t.ev);
                 }
         }
         mp_pool_destroy(pool);
     }
-    mp_store_run_end(store, run_id, rc ? "error" : "ok", &e);
+    mp_progress_end(&pg);
+    int interrupted = mp_engine_interrupted();
+    mp_store_run_end(store, run_id, rc ? "error" : interrupted ? "interrupted" : "ok", &e);
+    if (resumed)
+        fprintf(stderr, "mpbench: tune %s: %d decisions taken from an earlier run of this tune\n",
+                plan_key, resumed);
+    if (!rc && !interrupted)
+        rc = print_report(store, plan_key, fmt, db);
     mp_store_close(store);
-    if (tuned_any && !rc) {
-        if ((rc = mp_tuned_save(conf, &tuned, &e)))
+    if (tuned_any && !rc && !interrupted) {
+        if ((rc = mp_tuned_save(conf, &tuned, e.msg, sizeof e.msg)))
             mp_die(rc, "%s", e.msg);
         else
             fprintf(stderr, "mpbench: tuned parameters written to %s\n", conf);
     }
     mp_tuned_free(&tuned);
+    if (!rc && interrupted)
+        return mp_die(130, "interrupted: re-run the same command to resume (evaluations and "
+                           "decisions so far are stored)");
     return rc;
 }

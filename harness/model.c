@@ -3,13 +3,14 @@
  * variant's measured up-convert-and-compute throughput), for GEMV (N = 1) where
  * the model applies.  The per-core bandwidth comes from the newest probe of this
  * machine in the database (read_DRAM at that thread count / threads) or, without
- * one, from a quick read-bandwidth measurement with the same pool. */
+ * one, from a quick read-bandwidth measurement with the same pool; the
+ * up-convert-and-compute throughput from engine/ceiling.c. */
 #include <math.h>
 #include <string.h>
 
 #include "mp_harness.h"
 #include "mp_probe_store.h"
-#include "../kernels/vnni/vnni.h"
+#include "engine/mp_engine.h"
 #include "../variants/mp_registry.h"
 
 void mp_model_annotate(mp_result *r, int n, mp_pool *pool, mp_store *store,
@@ -37,11 +38,11 @@ void mp_model_annotate(mp_result *r, int n, mp_pool *pool, mp_store *store,
         char buf[128];
         snprintf(buf, sizeof buf, "%s", r[i].params);
         mp_params_parse(r[i].v, buf, param, why, sizeof why);
-        double up = mp_vnni_upconvert_bytes_per_sec_params(r[i].v, param) * 1e-9;
+        double up = mp_ceiling_bytes_per_sec(r[i].v, param) * 1e-9;
         double core = bw_total / r[i].threads;
         if (up <= 0)
             continue;
-        r[i].model_gbps = r[i].threads * mp_vnni_model_bw(core, up);
+        r[i].model_gbps = r[i].threads * (core < up ? core : up); /* eq. 3 */
         snprintf(r[i].model_note, sizeof r[i].model_note,
                  "%s-bound: bw/core %.1f GB/s (%s), up-convert %.1f GB/s/core",
                  core < up ? "memory" : "compute", core, src, up);

@@ -15,9 +15,4 @@ int mp_cmd_tune(int argc, char **argv);
 int mp_cmd_e2e(int argc, char **argv);
 int mp_cmd_report(int argc, char **argv), mp_cmd_plot(int argc, char **argv);
 
-/* Prints "mpbench: MESSAGE" to stderr and returns code (for `return mp_die(...)`). */
-int mp_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* argv joined with spaces, for the runs table. */
-void mp_join_argv(int argc, char **argv, char *buf, size_t len);
-
 #endif

@@ -114,10 +114,8 @@ typedef struct mp_e2e_row {
     char times[512];     /* seconds per rep, comma separated */
 } mp_e2e_row;
 
-/* Writes the run row and all e2e rows in one transaction; nothing on error. */
-int mp_e2e_store(mp_store *s, int64_t machine_id, const mp_machine *mach, const char *cmdline,
-                 const char *binding, const mp_e2e_row *rows, int n, const char *status,
-                 mp_err *e);
+/* The rows as a table, CSV, JSON or markdown (harness/output-e2e.c); storing
+ * them is the store's (harness/mp_store_e2e.h). */
 void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int lossless);
 
 #endif

@@ -20,6 +20,10 @@ typedef struct mp_err {
 
 /* Sets e->msg from a format and returns code. */
 int mp_fail(mp_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Prints "mpbench: MESSAGE" to stderr and returns code (for `return mp_die(...)`). */
+int mp_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* argv joined with spaces, for the runs table. */
+void mp_join_argv(int argc, char **argv, char *buf, size_t len);
 
 /* ---- models (harness/models.c) ---------------------------------------------- */
 typedef struct mp_model {
@@ -172,12 +176,23 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
 /* Records, once per run, which events were refused and why. */
 int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters *c, mp_err *e);
 int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err *e);
-void *mp_store_db(mp_store *s); /* the sqlite3 handle, for the other commands */
+int mp_store_run_binding(mp_store *s, int64_t run_id, const char *binding, mp_err *e);
+/* Keys (engine/plan.c mp_point_key) of the results a plan already holds, in a
+ * malloc'd array of malloc'd strings. */
+int mp_store_done_keys(mp_store *s, const char *plan_key, const char *cache_mode, char ***keys,
+                       int *n, mp_err *e);
+/* Every stored result of a plan, oldest first (times_us NULL; variants this
+ * build does not know are left out); *rows is malloc'd. */
+int mp_store_plan_results(mp_store *s, const char *plan_key, const char *cache_mode,
+                          mp_result **rows, int *n, mp_err *e);
 
 /* ---- output (harness/output.c) ------------------------------------------------- */
 typedef enum mp_format { MP_FMT_TABLE, MP_FMT_CSV, MP_FMT_JSON, MP_FMT_MD } mp_format;
 int mp_format_parse(const char *s, mp_format *f);
 void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n);
+/* The best variant per (problem, method) with GB/s or GOPS and its speed
+ * against TQ2_0 (else I2_S) of the same problem (harness/output-summary.c). */
+void mp_results_summary(FILE *f, mp_format fmt, const mp_result *r, int n);
 
 /* ---- small parsers (harness/util.c) --------------------------------------------- */
 /* "MxK" or "MxKxN"; n may be NULL when N is not allowed. */

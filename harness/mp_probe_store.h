@@ -22,8 +22,4 @@ int mp_probe_latest(mp_store *s, const char *fingerprint, mp_probe_row *r, int m
 /* One figure from the newest probe (kind with "%" allowed, exact threads); 0 if none. */
 double mp_probe_value(mp_store *s, const char *fingerprint, const char *kind, int threads);
 
-/* Read-only DRAM bandwidth (GB/s, best of reps) with the pool's threads over
- * `total` bytes: the quick drift check a sweep stores with its run. */
-double mp_probe_dram_read(mp_pool *pool, size_t total, int reps);
-
 #endif

@@ -46,6 +46,14 @@ static const char *const mp_schema_migrations[] = {
     " tokens INTEGER, matched INTEGER, match_share REAL, seed INTEGER, status TEXT, reason TEXT,"
     " times_s TEXT, created TEXT, UNIQUE(run_id, variant, test));"
     "CREATE INDEX e2e_key ON e2e(model, variant, test, threads);",
+    /* 4: tune and e2e store each row as measured and resume (issue 14): rows of a
+     * resumable plan carry its key; a key holds each point once */
+    "ALTER TABLE tuned ADD COLUMN plan_key TEXT;"
+    "CREATE UNIQUE INDEX tuned_plan ON tuned(plan_key, variant, m, k, n, threads)"
+    " WHERE plan_key IS NOT NULL;"
+    "ALTER TABLE e2e ADD COLUMN plan_key TEXT;"
+    "CREATE UNIQUE INDEX e2e_plan ON e2e(plan_key, model, variant, test, threads)"
+    " WHERE plan_key IS NOT NULL;",
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };

@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "mp_store_internal.h"
 #include "mp_probe_store.h"
 
 int mp_probe_store(mp_store *s, int64_t run_id, const mp_probe_row *r, int n, mp_err *e)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mp_store_internal.h"
 #include "mp_report.h"
 #include "../variants/mp_registry.h"
 

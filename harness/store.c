@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mp_store_internal.h"
 #include "mp_counters.h"
 #include "mp_harness.h"
 #include "mp_store_schema.h"

@@ -20,6 +20,24 @@ int mp_fail(mp_err *e, int code, const char *fmt, ...)
     return code;
 }
 
+int mp_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mpbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+void mp_join_argv(int argc, char **argv, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "mpbench");
+    for (int i = 0; i < argc && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
+}
+
 static int parse_long(const char *s, long *out)
 {
     if (!s || !*s)

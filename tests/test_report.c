@@ -15,6 +15,7 @@
 
 #include "mp_test.h"
 #include "../harness/mp_harness.h"
+#include "../harness/mp_store_internal.h"
 
 static char out[262144];
 

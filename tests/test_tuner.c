@@ -11,6 +11,7 @@
 #include "mp_test.h"
 #include "../tuner/mp_search.h"
 #include "../tuner/mp_stats.h"
+#include "../harness/mp_harness.h"
 #include "../tuner/mp_tuned.h"
 #include "../variants/mp_registry.h"
 
@@ -130,7 +131,7 @@ Test(tuner, real_tune_exports_a_config_that_parses_back, .timeout = 300)
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     mp_tuned t;
     mp_err e;
-    cr_assert_eq(mp_tuned_load(conf, NULL, 0, &t, &e), 0, "%s", e.msg);
+    cr_assert_eq(mp_tuned_load(conf, NULL, 0, &t, e.msg, sizeof e.msg), 0, "%s", e.msg);
     cr_assert_eq(t.count, 2);
     const mp_variant *v = mp_registry_find("i2_s.avx2");
     sqlite3 *h;
@@ -189,15 +190,15 @@ Test(tuner, bad_configs_name_the_line)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         write_conf(p, cases[i].text);
-        cr_assert_eq(mp_tuned_load(p, NULL, 0, &t, &e), MP_EUSAGE, "case %zu accepted", i);
+        cr_assert_eq(mp_tuned_load(p, NULL, 0, &t, e.msg, sizeof e.msg), MP_EUSAGE, "case %zu accepted", i);
         cr_assert(strstr(e.msg, cases[i].needle), "case %zu: '%s' lacks '%s'", i, e.msg,
                   cases[i].needle);
     }
     /* a config from another machine is refused unless forced */
     write_conf(p, "fingerprint other-machine\ni2_s.avx2 64x512 n=1 threads=1 pf=0\n");
-    cr_assert_eq(mp_tuned_load(p, "this-machine", 0, &t, &e), MP_EUSAGE);
+    cr_assert_eq(mp_tuned_load(p, "this-machine", 0, &t, e.msg, sizeof e.msg), MP_EUSAGE);
     cr_assert(strstr(e.msg, "fingerprint mismatch"), "%s", e.msg);
-    cr_assert_eq(mp_tuned_load(p, "this-machine", 1, &t, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_tuned_load(p, "this-machine", 1, &t, e.msg, sizeof e.msg), MP_OK, "%s", e.msg);
     cr_assert_eq(t.count, 1);
     cr_assert_eq(t.e[0].param[0], 0);
     mp_tuned_free(&t);

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "mp_test.h"
 #include "../variants/mp_registry.h"
@@ -16,6 +17,7 @@ static void run_grid(int idx, int real)
     cr_assert(v, "registry index %d", idx);
     if (!mp_variant_available(v))
         cr_skip_test("%s: this CPU lacks its ISA", v->name);
+    const int wrong = !strcmp(v->method, "WRONG_ON_PURPOSE");
     int shapes[64][2], ns = 0;
     if (real) {
         ns = mp_test_real_shapes(shapes, 64);
@@ -40,7 +42,11 @@ static void run_grid(int idx, int real)
                              (uint64_t)(1000 + s), &c);
             if (c.skipped)
                 continue;
-            cr_assert(c.ok, "%s", c.why);
+            if (wrong) /* the test build's wrong variant: the grid must catch it every time */
+                cr_assert(!c.ok, "%s was judged correct on %dx%d n=%d", v->name, shapes[s][0],
+                          shapes[s][1], ns_tok[t]);
+            else
+                cr_assert(c.ok, "%s", c.why);
             ran++;
         }
     /* something must have run: a variant that skips everything is not tested */
@@ -124,9 +130,17 @@ ParameterizedTest(int *i, variants, saturated_worst_case)
     size_t ssz = v->scratch_size ? v->scratch_size(n, k, param) : 0;
     void *scr = ssz ? mp_alloc(ssz) : NULL;
     v->compute(&op, act, n, y, 0, m, scr);
-    for (int j = 0; j < m * n; j++)
+    int differ = 0;
+    for (int j = 0; j < m * n; j++) {
+        if (!strcmp(v->method, "WRONG_ON_PURPOSE")) { /* test build: must be caught */
+            differ |= memcmp(&y[j], &ref[j], sizeof(float)) != 0;
+            continue;
+        }
         cr_assert(memcmp(&y[j], &ref[j], sizeof(float)) == 0,
                   "%s saturated K=%d: y[%d] = %.9g, reference %.9g", v->name, k, j, y[j], ref[j]);
+    }
+    if (!strcmp(v->method, "WRONG_ON_PURPOSE"))
+        cr_assert(differ, "%s was judged correct in the saturated case", v->name);
     mp_free(scr);
     mp_free(act);
     mp_free(p);

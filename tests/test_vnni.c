@@ -11,6 +11,7 @@
 #include "mp_test.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../kernels/vnni/vnni.h"
+#include "../harness/engine/mp_engine.h"
 #include "../variants/mp_registry.h"
 
 Test(vnni, int2_layout_by_hand)
@@ -229,7 +230,7 @@ Test(vnni, upconvert_probe)
             continue;
         int b = mp_vnni_bytes_per_vector(v);
         cr_assert_eq(b, v->domain == MP_DOMAIN_BINARY ? 4 : 8, "%s: B = %d", v->name, b);
-        double bps = mp_vnni_upconvert_bytes_per_sec(v);
+        double bps = mp_ceiling_bytes_per_sec(v, NULL);
         if (!mp_variant_available(v)) {
             cr_assert_eq(bps, 0.0, "%s unavailable: 0", v->name);
             continue;
@@ -241,7 +242,7 @@ Test(vnni, upconvert_probe)
     }
     cr_assert_geq(tested, 2, "the scalar paths at least");
     cr_assert_eq(mp_vnni_bytes_per_vector(mp_registry_find("i2_s.scalar")), 0);
-    cr_assert_eq(mp_vnni_upconvert_bytes_per_sec(mp_registry_find("i2_s.scalar")), 0.0);
+    cr_assert_eq(mp_ceiling_bytes_per_sec(NULL, NULL), 0.0);
     cr_assert_eq(mp_vnni_model_bw(30e9, 50e9), 30e9);
     cr_assert_eq(mp_vnni_model_bw(30e9, 20e9), 20e9);
 }

@@ -13,7 +13,13 @@
 #ifndef MP_TUNED_H
 #define MP_TUNED_H
 
-#include "../harness/mp_harness.h"
+#include <stddef.h>
+
+#include "../kernels/mp_kernel.h"
+
+/* Return codes, numerically the harness's (0 ok, 1 run-time/I-O, 2 bad input),
+ * so a command can pass them on; messages go to why[len]. */
+enum { MP_TUNED_OK = 0, MP_TUNED_EIO = 1, MP_TUNED_EINPUT = 2 };
 
 typedef struct mp_tuned_entry {
     const mp_variant *v;
@@ -30,12 +36,12 @@ typedef struct mp_tuned {
 /* Parses path; errors name the file and line.  fingerprint: this machine's (NULL
  * skips the check); force: accept a mismatch with a warning on stderr. */
 int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned *out,
-                  mp_err *e);
+                  char *why, size_t len);
 /* The entry for (variant, m, k) closest in n and threads, or NULL. */
 const mp_tuned_entry *mp_tuned_find(const mp_tuned *t, const mp_variant *v, int m, int k,
                                     int n, int threads);
 /* Writes the file (atomically: temp file + rename). */
-int mp_tuned_save(const char *path, const mp_tuned *t, mp_err *e);
+int mp_tuned_save(const char *path, const mp_tuned *t, char *why, size_t len);
 void mp_tuned_free(mp_tuned *t);
 
 #endif

@@ -2,6 +2,7 @@
 #include "mp_tuned.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,15 +11,27 @@
 
 #include "../variants/mp_registry.h"
 
+/* Writes the message and returns code. */
+static int fail(char *why, size_t len, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(char *why, size_t len, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
 int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned *out,
-                  mp_err *e)
+                  char *why, size_t len)
 {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "r");
     if (!f)
-        return mp_fail(e, MP_EUSAGE, "tuned config %s: %s", path, strerror(errno));
+        return fail(why, len, MP_TUNED_EINPUT, "tuned config %s: %s", path, strerror(errno));
     char line[1024];
-    int lineno = 0, cap = 0, rc = MP_OK;
+    int lineno = 0, cap = 0, rc = MP_TUNED_OK;
     while (fgets(line, sizeof line, f)) {
         lineno++;
         line[strcspn(line, "\r\n")] = 0;
@@ -30,7 +43,7 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
         if (!out->fingerprint[0]) {
             char fp[64], extra[8];
             if (sscanf(s, "fingerprint %63s %7s", fp, extra) != 1) {
-                rc = mp_fail(e, MP_EUSAGE,
+                rc = fail(why, len, MP_TUNED_EINPUT,
                              "%s:%d: expected 'fingerprint MACHINE' as the first line, got '%s'",
                              path, lineno, s);
                 break;
@@ -38,7 +51,7 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
             snprintf(out->fingerprint, sizeof out->fingerprint, "%s", fp);
             if (fingerprint && strcmp(fp, fingerprint)) {
                 if (!force) {
-                    rc = mp_fail(e, MP_EUSAGE,
+                    rc = fail(why, len, MP_TUNED_EINPUT,
                                  "%s: tuned on machine %s, this is %s (fingerprint mismatch); "
                                  "tune here or pass --force to use it anyway",
                                  path, fp, fingerprint);
@@ -54,7 +67,7 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
         if (sscanf(s, "%127s %63s n=%d threads=%d %511s %7s", vname, shape, &n, &t, params,
                    extra) != 5 ||
             sscanf(shape, "%dx%d", &m, &k) != 2 || m < 1 || k < 1 || n < 1 || t < 1) {
-            rc = mp_fail(e, MP_EUSAGE,
+            rc = fail(why, len, MP_TUNED_EINPUT,
                          "%s:%d: malformed line '%s' (want: VARIANT MxK n=N threads=T "
                          "PARAMS|-)",
                          path, lineno, s);
@@ -62,7 +75,7 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
         }
         const mp_variant *v = mp_registry_find(vname);
         if (!v) {
-            rc = mp_fail(e, MP_EUSAGE, "%s:%d: unknown variant '%s'", path, lineno, vname);
+            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: unknown variant '%s'", path, lineno, vname);
             break;
         }
         if (out->count == cap) {
@@ -71,21 +84,21 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
         }
         mp_tuned_entry *te = &out->e[out->count];
         te->v = v, te->m = m, te->k = k, te->n = n, te->threads = t;
-        char why[256];
-        if (mp_params_parse(v, strcmp(params, "-") ? params : "", te->param, why, sizeof why)) {
-            rc = mp_fail(e, MP_EUSAGE, "%s:%d: %s", path, lineno, why);
+        char bad[256];
+        if (mp_params_parse(v, strcmp(params, "-") ? params : "", te->param, bad, sizeof bad)) {
+            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: %s", path, lineno, bad);
             break;
         }
-        if (mp_variant_check(v, m, k, te->param, why, sizeof why)) {
-            rc = mp_fail(e, MP_EUSAGE, "%s:%d: %s cannot take %dx%d: %s", path, lineno, vname,
-                         m, k, why);
+        if (mp_variant_check(v, m, k, te->param, bad, sizeof bad)) {
+            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: %s cannot take %dx%d: %s", path, lineno,
+                      vname, m, k, bad);
             break;
         }
         out->count++;
     }
     fclose(f);
     if (!rc && !out->fingerprint[0])
-        rc = mp_fail(e, MP_EUSAGE, "tuned config %s: empty (no fingerprint line)", path);
+        rc = fail(why, len, MP_TUNED_EINPUT, "tuned config %s: empty (no fingerprint line)", path);
     if (rc)
         mp_tuned_free(out);
     return rc;
@@ -107,13 +120,13 @@ const mp_tuned_entry *mp_tuned_find(const mp_tuned *t, const mp_variant *v, int 
     return best;
 }
 
-int mp_tuned_save(const char *path, const mp_tuned *t, mp_err *e)
+int mp_tuned_save(const char *path, const mp_tuned *t, char *why, size_t len)
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f)
-        return mp_fail(e, MP_ERUN, "tuned config %s: %s", path, strerror(errno));
+        return fail(why, len, MP_TUNED_EIO, "tuned config %s: %s", path, strerror(errno));
     fprintf(f, "# mpbench tuned parameters: VARIANT MxK n=N threads=T PARAMS\n"
                "# written by 'mpbench tune'; read by 'mpbench e2e --tuned'\n");
     fprintf(f, "fingerprint %s\n", t->fingerprint);
@@ -126,9 +139,9 @@ int mp_tuned_save(const char *path, const mp_tuned *t, mp_err *e)
     }
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         unlink(tmp);
-        return mp_fail(e, MP_ERUN, "tuned config %s: write failed: %s", path, strerror(errno));
+        return fail(why, len, MP_TUNED_EIO, "tuned config %s: write failed: %s", path, strerror(errno));
     }
-    return MP_OK;
+    return MP_TUNED_OK;
 }
 
 void mp_tuned_free(mp_tuned *t)

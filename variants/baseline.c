@@ -36,12 +36,5 @@ const mp_variant mp_catalog_baseline[] = {
      .packed_size = mp_naive2_packed_size, .pack = mp_naive2_pack,
      .unpack = mp_naive2_unpack, .act_size = q8_act_size, .prepare = q8_prepare,
      .compute = mp_naive2_gemm__scalar},
-    /* test-only: I2_S AVX2 doing $MPBENCH_TEST_SLOWDOWN % extra work (regression gate) */
-    {.name = "regress_i2s.avx2", .method = "REGRESS_I2S", .family = MP_FAMILY_BASELINE,
-     .isa = MP_ISA_AVX2, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,
-     .k_multiple = 128, .m_align = 4, .source = "test-only canary of make regress",
-     .n_params = 1, .params = {{"pf", 8192, 1, {8192}, "prefetch distance, bytes"}},
-     .packed_size = mp_i2s_packed_size, .pack = mp_i2s_pack, .unpack = mp_i2s_unpack,
-     .act_size = mp_i2s_act_size, .prepare = mp_i2s_prepare, .compute = mp_regress_gemm__avx2},
     {0},
 };

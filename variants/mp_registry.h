@@ -7,6 +7,9 @@
 #include "../kernels/mp_kernel.h"
 
 int mp_registry_count(void);
+/* Test builds only: appends a zero-terminated table of test variants; call it
+ * before the first lookup (tests/variants/ does, from a constructor). */
+void mp_registry_add_testing(const mp_variant *table);
 const mp_variant *mp_registry_get(int i);
 const mp_variant *mp_registry_find(const char *name);
 /* 1 when the CPU (after MPBENCH_MAX_ISA) has the variant's ISA. */

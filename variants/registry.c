@@ -12,6 +12,17 @@
 
 static const mp_variant *const *all;
 static int n_all;
+/* Tables registered by test builds (tests/variants/): the canary of the
+ * regression gate and variants that fail on purpose.  Never in the product. */
+static const mp_variant *extra_tables[4];
+static int n_extra;
+
+void mp_registry_add_testing(const mp_variant *table)
+{
+    if (all || n_extra == (int)(sizeof extra_tables / sizeof extra_tables[0]))
+        abort(); /* must come before the first lookup (a constructor) */
+    extra_tables[n_extra++] = table;
+}
 
 static void build(void)
 {
@@ -26,12 +37,18 @@ static void build(void)
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const mp_variant *v = tables[t]; v->name; v++)
             n++;
+    for (int t = 0; t < n_extra; t++)
+        for (const mp_variant *v = extra_tables[t]; v->name; v++)
+            n++;
     const mp_variant **list = malloc(sizeof *list * (size_t)(n ? n : 1));
     if (!list)
         abort();
     n = 0;
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const mp_variant *v = tables[t]; v->name; v++)
+            list[n++] = v;
+    for (int t = 0; t < n_extra; t++)
+        for (const mp_variant *v = extra_tables[t]; v->name; v++)
             list[n++] = v;
     n_all = n;
     all = list;

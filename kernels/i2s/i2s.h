@@ -22,9 +22,6 @@ void mp_i2s_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int 
                          int m1, void *scratch);
 void mp_i2s_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
                        int m1, void *scratch);
-/* Test-only canary of the regression gate (regress-avx2.c). */
-void mp_regress_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                           void *scratch);
 void mp_i2s_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
                          int m1, void *scratch);
 

@@ -211,7 +211,7 @@ void mp_vnni_int1_gemm__scalar(const mp_op *op, const void *act, int n, float *y
     gemm_scalar(op, act, n, y, m0, m1, 1);
 }
 
-/* ---- §III-E probe ------------------------------------------------------------- */
+/* ---- §III-E: B of the roofline model ----------------------------------------- */
 
 int mp_vnni_bytes_per_vector(const mp_variant *v)
 {
@@ -220,67 +220,3 @@ int mp_vnni_bytes_per_vector(const mp_variant *v)
     return v->domain == MP_DOMAIN_BINARY ? 4 : 8;
 }
 
-/* CPU time of the calling thread: on a shared machine a probe must not count
- * the time it was descheduled (it measures the loop, not the machine's load). */
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-double mp_vnni_upconvert_bytes_per_sec(const mp_variant *v)
-{
-    if (!mp_vnni_bytes_per_vector(v))
-        return 0.0;
-    int param[MP_MAX_PARAMS] = {0};
-    for (int i = 0; i < v->n_params; i++)
-        param[i] = v->params[i].def;
-    return mp_vnni_upconvert_bytes_per_sec_params(v, param);
-}
-
-double mp_vnni_upconvert_bytes_per_sec_params(const mp_variant *v, const int *param_in)
-{
-    if (!mp_vnni_bytes_per_vector(v) || (v->isa & ~mp_isa_detect()))
-        return 0.0;
-    enum { M = 32, K = 2048 };
-    int param[MP_MAX_PARAMS];
-    memcpy(param, param_in, sizeof param);
-    int8_t *w = mp_alloc((size_t)M * K);
-    float *x = mp_alloc(sizeof(float) * K);
-    float y[M];
-    mp_gen_weights(7, w, (size_t)M * K, v->domain == MP_DOMAIN_BINARY);
-    mp_gen_acts(8, x, K);
-    size_t bytes = v->packed_size(M, K, param);
-    uint8_t *p = mp_alloc(bytes);
-    v->pack(w, 1.0f, M, K, param, p);
-    mp_op op = {.v = v, .m = M, .k = K, .w_scale = 1.0f, .w = p};
-    memcpy(op.param, param, sizeof op.param);
-    void *a = mp_alloc(v->act_size(1, K, param));
-    v->prepare(&op, x, 1, a, 0, 1);
-    size_t ssz = v->scratch_size ? v->scratch_size(1, K, param) : 0;
-    void *scr = ssz ? mp_alloc(ssz) : NULL;
-    const double tile_bytes = (double)(bytes - MP_VNNI_TRAILER);
-    /* calls per repetition sized from a warm-up to ~2 ms */
-    int calls = 16;
-    double t0 = now_sec();
-    for (int i = 0; i < calls; i++)
-        v->compute(&op, a, 1, y, 0, M, scr);
-    double dt = now_sec() - t0;
-    if (dt > 0 && dt < 2e-3)
-        calls = (int)(calls * 2e-3 / dt) + 1;
-    double best = INFINITY;
-    for (int rep = 0; rep < 9; rep++) {
-        t0 = now_sec();
-        for (int i = 0; i < calls; i++)
-            v->compute(&op, a, 1, y, 0, M, scr);
-        dt = (now_sec() - t0) / calls;
-        best = dt < best ? dt : best;
-    }
-    mp_free(scr);
-    mp_free(a);
-    mp_free(p);
-    mp_free(x);
-    mp_free(w);
-    return best > 0 && isfinite(best) ? tile_bytes / best : 0.0;
-}

@@ -109,25 +109,11 @@ MP_VNNI_DECL(int1, avx512vnni)
  * eq. 3: effective bandwidth per core = min(BW_core, B / C), with B the bytes of
  * packed weights read per output 256-bit vector of int32 (8 rows x 4 k): 8 for
  * int2, 4 for int1, and C the cycles of the up-convert-and-compute sequence per
- * such vector.  B / C (bytes per cycle) times the clock is what the function below
- * measures directly, in bytes per second, so no clock frequency is needed:
- * the model is then min(BW_core, mp_vnni_upconvert_bytes_per_sec(v)). */
+ * such vector.  B / C (bytes per cycle) times the clock is measured directly by the harness (harness/engine/ceiling.c), in bytes per
+ * second, so no clock frequency is needed: the model is min(BW_core, that). */
 
 /* B of eq. 1-3 for a VNNI variant: 8 (int2), 4 (int1), 0 for other families. */
 int mp_vnni_bytes_per_vector(const mp_variant *v);
-
-/* Throughput of v's up-convert-and-compute loop on one core (the calling
- * thread), in bytes of packed weights per second: v's own compute slot at N = 1
- * (its GEMV, the loop the roofline is about) on a 32 x 2048 tensor (16 KB int2,
- * 8 KB int1) and one token, all resident in L1, so no memory traffic; best of
- * several ~2 ms repetitions (of the calling thread's CPU time, so that time
- * descheduled on a shared machine is not counted) after a warm-up.  Takes
- * ~30 ms.  Returns 0 when v is not a VNNI variant or its ISA is unavailable
- * (after MPBENCH_MAX_ISA).  Allocates its own buffers; call it outside timed
- * regions.  Uses v's default parameters (only seq matters at N = 1). */
-double mp_vnni_upconvert_bytes_per_sec(const mp_variant *v);
-/* The same with explicit parameter values (param[MP_MAX_PARAMS], e.g. tuned). */
-double mp_vnni_upconvert_bytes_per_sec_params(const mp_variant *v, const int *param);
 
 /* eq. 3 itself: min(bw_core, upconvert) (both in bytes per second). */
 static inline double mp_vnni_model_bw(double bw_core, double upconvert)

@@ -11,7 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "mp_harness.h"
+#include "../mp_harness.h"
 
 #ifndef MP_GIT_COMMIT
 #define MP_GIT_COMMIT "unknown"

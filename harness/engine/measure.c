@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mp_counters.h"
-#include "mp_harness.h"
-#include "../kernels/common/mp_numerics.h"
-#include "../variants/mp_registry.h"
+#include "../mp_counters.h"
+#include "../mp_harness.h"
+#include "../../kernels/common/mp_numerics.h"
+#include "../../variants/mp_registry.h"
 
 enum { SAMPLE_BLOCK = 16, SAMPLE_ROWS = 256, MAX_COPIES = 4096 };
 

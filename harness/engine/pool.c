@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mp_harness.h"
+#include "../mp_harness.h"
 
 struct mp_pool {
     int n;

@@ -1,0 +1,311 @@
+/* e2e-measure.c - the end-to-end tests as engine points: for each
+ * configuration (a variant, or one per linear layer group) and test (ppN, tgN,
+ * tgN bB, lossless) one row, measured like llama-bench (harness/cli-e2e.c
+ * says how) and stored as soon as it is measured under the e2e plan's key.  A
+ * run of the same plan finds its rows there and measures only what is
+ * missing; a configuration whose rows are all stored is not even built. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_engine.h"
+#include "../mp_store_e2e.h"
+#include "../../kernels/common/mp_numerics.h"
+
+enum { MAX_BATCH = MP_E2E_MAX_BATCH, UBATCH = 512 };
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void fill_stats(mp_e2e_row *r, const double *sec, int reps, double tokens)
+{
+    double tps[1024], sum = 0;
+    size_t used = 0;
+    r->times[0] = 0;
+    for (int i = 0; i < reps; i++) {
+        tps[i] = sec[i] > 0 ? tokens / sec[i] : 0;
+        sum += tps[i];
+        if (used < sizeof r->times)
+            used += (size_t)snprintf(r->times + used, sizeof r->times - used, "%s%.6f",
+                                     i ? "," : "", sec[i]);
+    }
+    double mean = sum / reps, ss = 0;
+    for (int i = 0; i < reps; i++)
+        ss += (tps[i] - mean) * (tps[i] - mean);
+    qsort(tps, (size_t)reps, sizeof tps[0], cmp_d);
+    r->tps_median = reps % 2 ? tps[reps / 2] : 0.5 * (tps[reps / 2 - 1] + tps[reps / 2]);
+    r->tps_min = tps[0];
+    r->tps_max = tps[reps - 1];
+    r->tps_spread = reps > 1 ? sqrt(ss / (reps - 1)) : 0;
+}
+
+
+/* The row the plan already holds (1), none (0), or an error (< 0). */
+static int stored(const mp_e2e_job *o, mp_e2e_row *r, mp_err *e)
+{
+    if (!o->store || !o->key)
+        return 0;
+    return mp_store_e2e_get(o->store, o->key, r->model, r->variant, r->test, r->threads, r, e);
+}
+
+/* A finished row goes to the store at once. */
+static int keep(const mp_e2e_job *o, const mp_e2e_row *r, mp_err *e)
+{
+    return o->store ? mp_store_e2e_put(o->store, o->run_id, o->key, r, e) : MP_OK;
+}
+
+/* Identity of a performance row: kind 0 pp, 1 tg, 2 tg with a batch of b. */
+static void label_row(const mp_e2e_job *o, const mp_model *md, const mp_e2e_config *c, int kind,
+                      int b, mp_e2e_row *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->model, sizeof r->model, "%s", md->name);
+    snprintf(r->variant, sizeof r->variant, "%s", c->label);
+    snprintf(r->method, sizeof r->method, "%s", c->method);
+    r->layers = o->layers, r->model_layers = md->layers, r->threads = o->threads;
+    r->reps = o->reps, r->seed = (uint64_t)o->seed, r->batch = b;
+    if (kind == 0)
+        snprintf(r->test, sizeof r->test, "pp%d", o->pp), r->n_prompt = o->pp;
+    else if (kind == 1)
+        snprintf(r->test, sizeof r->test, "tg%d", o->tg), r->n_gen = o->tg;
+    else
+        snprintf(r->test, sizeof r->test, "tg%d b%d", o->tg, b), r->n_gen = o->tg;
+}
+
+/* Runs the lossless check for every configuration; fills rows. */
+int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
+                        const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows,
+                        int *failed, mp_err *e)
+{
+    int vocab = md->vocab, gen = o->tokens, P = o->prompts;
+    mp_progress pg;
+    mp_progress_begin(&pg, ncfg, o->quiet);
+    int *ref_tok[2] = {NULL, NULL}; /* [binary]: P x gen reference tokens */
+    int *tok = malloc(sizeof(int) * (size_t)gen), prompt[MP_E2E_PROMPT_MAX];
+    float *logits = mp_alloc(sizeof(float) * (size_t)vocab);
+    int rc = MP_OK;
+    mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
+                        .max_seqs = 1, .max_ctx = MP_E2E_PROMPT_MAX + gen,
+                        .max_tokens = MP_E2E_PROMPT_MAX, .threads = o->threads};
+    for (int c = 0; c < ncfg && !rc && !mp_engine_interrupted(); c++, mp_progress_step(&pg, 1)) {
+        mp_e2e_row *r = &rows[(*nrows)++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->model, sizeof r->model, "%s", md->name);
+        snprintf(r->variant, sizeof r->variant, "%s", cfg[c].label);
+        snprintf(r->method, sizeof r->method, "%s", cfg[c].method);
+        snprintf(r->test, sizeof r->test, "lossless");
+        r->layers = o->layers, r->model_layers = md->layers, r->threads = o->threads;
+        r->n_gen = gen, r->prompts = P, r->tokens = gen, r->seed = (uint64_t)o->seed;
+        r->batch = 1;
+        int had = stored(o, r, e);
+        if (had < 0) {
+            rc = -had;
+            break;
+        }
+        if (had) {
+            *failed |= !strcmp(r->status, "failed");
+            continue;
+        }
+        if (cfg[c].skip[0]) {
+            snprintf(r->status, sizeof r->status, "skipped");
+            snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
+            rc = keep(o, r, e);
+            continue;
+        }
+        int binary = 0;
+        for (int l = 0; l < MP_E2E_NLIN; l++)
+            binary |= cfg[c].lin[l].v->domain == MP_DOMAIN_BINARY;
+        if (!ref_tok[binary]) {
+            mp_e2e_spec rs = base;
+            for (int l = 0; l < MP_E2E_NLIN; l++)
+                rs.lin[l].binary = cfg[c].lin[l].v->domain == MP_DOMAIN_BINARY;
+            mp_e2e *ref;
+            if ((rc = mp_e2e_create(&rs, pool, &ref, e)))
+                break;
+            ref_tok[binary] = malloc(sizeof(int) * (size_t)P * gen);
+            for (int p = 0; p < P; p++) {
+                mp_progress_show(&pg, "lossless: reference prompt %d/%d", p + 1, P);
+                int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
+                mp_e2e_greedy(ref, prompt, len, gen, ref_tok[binary] + (size_t)p * gen, logits);
+            }
+            mp_e2e_free(ref);
+        }
+        mp_e2e_spec vs = base;
+        memcpy(vs.lin, cfg[c].lin, sizeof vs.lin);
+        mp_e2e *m;
+        if ((rc = mp_e2e_create(&vs, pool, &m, e)))
+            break;
+        const mp_e2e_mem *mem = mp_e2e_memory(m);
+        r->ternary_bytes = mem->ternary;
+        r->model_bytes = mem->ternary + mem->floats;
+        r->bpw = 8.0 * (double)mem->ternary / mem->ternary_weights;
+        for (int p = 0; p < P; p++) {
+            mp_progress_show(&pg, "lossless: %s prompt %d/%d", cfg[c].label, p + 1, P);
+            int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
+            mp_e2e_greedy(m, prompt, len, gen, tok, logits);
+            r->matched += !memcmp(tok, ref_tok[binary] + (size_t)p * gen, sizeof(int) * gen);
+        }
+        mp_e2e_free(m);
+        r->share = (double)r->matched / P;
+        int lossless_variant = 1;
+        for (int l = 0; l < MP_E2E_NLIN; l++)
+            lossless_variant &= cfg[c].lin[l].v->exactness == MP_LOSSLESS;
+        if (lossless_variant && r->matched != P) {
+            snprintf(r->status, sizeof r->status, "failed");
+            snprintf(r->reason, sizeof r->reason,
+                     "lossless variant matched %d of %d prompts (seed %d)", r->matched, P,
+                     o->seed);
+            *failed = 1;
+        } else {
+            snprintf(r->status, sizeof r->status, "ok");
+            if (!lossless_variant)
+                snprintf(r->reason, sizeof r->reason, "%s: agreement reported, not required",
+                         cfg[c].lin[0].v->exactness == MP_FLOAT ? "float" : "lossy");
+        }
+        rc = keep(o, r, e);
+    }
+    mp_progress_end(&pg);
+    free(ref_tok[0]);
+    free(ref_tok[1]);
+    free(tok);
+    mp_free(logits);
+    return rc;
+}
+
+/* Runs pp / tg / batch tests for every configuration; fills rows. */
+int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
+                    const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows, mp_err *e)
+{
+    int maxb = 1;
+    for (int i = 0; i < o->nbatch; i++)
+        if (o->batch[i] > maxb)
+            maxb = o->batch[i];
+    int ntok = o->pp > maxb ? o->pp : maxb, vocab = md->vocab;
+    int *tok = malloc(sizeof(int) * (size_t)(ntok ? ntok : 1));
+    int *seq = calloc((size_t)(ntok ? ntok : 1), sizeof *seq);
+    unsigned char *want = calloc((size_t)(ntok ? ntok : 1), 1);
+    float *logits = mp_alloc(sizeof(float) * (size_t)vocab * maxb);
+    double *sec = malloc(sizeof(double) * (size_t)o->reps);
+    mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
+                        .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
+                        .max_tokens = (o->pp < UBATCH ? o->pp : UBATCH) > maxb
+                                          ? (o->pp < UBATCH ? o->pp : UBATCH)
+                                          : maxb,
+                        .threads = o->threads};
+    mp_rng rng = {(uint64_t)o->seed * 7919 + 3};
+    int rc = MP_OK;
+    int tests_per_cfg = (o->pp > 0) + (o->tg > 0);
+    for (int i = 0; i < o->nbatch && o->tg; i++)
+        tests_per_cfg += o->batch[i] > 1;
+    mp_progress pg;
+    mp_progress_begin(&pg, (long)ncfg * tests_per_cfg, o->quiet);
+    for (int c = 0; c < ncfg && !rc && !mp_engine_interrupted(); c++) {
+        /* tests of this configuration: pp, tg, then each batch > 1 */
+        int ntest = 0, kind[2 + MAX_BATCH], nb[2 + MAX_BATCH];
+        if (o->pp)
+            kind[ntest] = 0, nb[ntest++] = 1;
+        if (o->tg) {
+            kind[ntest] = 1, nb[ntest++] = 1; /* always: the single-sequence baseline */
+            for (int i = 0; i < o->nbatch; i++)
+                if (o->batch[i] > 1)
+                    kind[ntest] = 2, nb[ntest++] = o->batch[i];
+        }
+        /* rows of an earlier, interrupted run of this plan are taken as stored */
+        mp_e2e_row had[2 + MAX_BATCH];
+        int nhad = 0, is_had[2 + MAX_BATCH];
+        for (int ti = 0; ti < ntest && !rc; ti++) {
+            mp_e2e_row *r = &had[ti];
+            label_row(o, md, &cfg[c], kind[ti], nb[ti], r);
+            int got = stored(o, r, e);
+            if (got < 0)
+                rc = -got;
+            is_had[ti] = got > 0;
+            nhad += got > 0;
+        }
+        if (rc)
+            break;
+        mp_e2e *m = NULL;
+        if (!cfg[c].skip[0] && nhad < ntest) {
+            mp_progress_show(&pg, "%s: building %d layers", cfg[c].label, o->layers);
+            mp_e2e_spec s = base;
+            memcpy(s.lin, cfg[c].lin, sizeof s.lin);
+            if ((rc = mp_e2e_create(&s, pool, &m, e)))
+                break;
+        }
+        for (int ti = 0; ti < ntest && !mp_engine_interrupted(); ti++, mp_progress_step(&pg, 1)) {
+            mp_e2e_row *r = &rows[(*nrows)++];
+            *r = had[ti];
+            if (is_had[ti])
+                continue;
+            label_row(o, md, &cfg[c], kind[ti], nb[ti], r);
+            if (!m) {
+                snprintf(r->status, sizeof r->status, "skipped");
+                snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
+                if ((rc = keep(o, r, e)))
+                    break;
+                continue;
+            }
+            const mp_e2e_mem *mem = mp_e2e_memory(m);
+            r->ternary_bytes = mem->ternary;
+            r->model_bytes = mem->ternary + mem->floats;
+            r->bpw = 8.0 * (double)mem->ternary / mem->ternary_weights;
+            int B = nb[ti];
+            for (int rep = -1; rep < o->reps; rep++) {
+                mp_progress_show(&pg, "%s: %s rep %d/%d", cfg[c].label, r->test, rep + 1,
+                                 o->reps);
+                for (int i = 0; i < ntok; i++)
+                    tok[i] = (int)(mp_rng_next(&rng) % (uint64_t)vocab);
+                mp_e2e_reset(m);
+                double t0 = mp_now();
+                if (kind[ti] == 0) {
+                    for (int at = 0; at < o->pp; at += UBATCH) {
+                        int len = o->pp - at < UBATCH ? o->pp - at : UBATCH;
+                        memset(want, 0, (size_t)len);
+                        want[len - 1] = at + len == o->pp;
+                        rc = mp_e2e_forward(m, tok + at, seq, len, want, logits);
+                        if (rep < 0 || rc)
+                            break; /* warm-up: one chunk */
+                    }
+                } else {
+                    for (int b = 0; b < B; b++)
+                        seq[b] = b;
+                    int steps = rep < 0 ? 1 : o->tg;
+                    for (int i = 0; i < steps && !rc; i++) {
+                        rc = mp_e2e_forward(m, tok, seq, B, NULL, logits);
+                        for (int b = 0; b < B; b++)
+                            tok[b] = mp_e2e_argmax(logits + (size_t)b * vocab, vocab);
+                    }
+                    memset(seq, 0, sizeof *seq * (size_t)B);
+                }
+                double dt = mp_now() - t0;
+                if (rc) {
+                    rc = mp_fail(e, MP_ERUN, "e2e: forward pass refused its input (internal)");
+                    break;
+                }
+                if (rep >= 0)
+                    sec[rep] = dt;
+            }
+            if (rc)
+                break;
+            fill_stats(r, sec, o->reps, kind[ti] == 0 ? (double)o->pp : (double)o->tg * B);
+            snprintf(r->status, sizeof r->status, "ok");
+            if (o->layers < md->layers)
+                snprintf(r->reason, sizeof r->reason, "%d of %d layers", o->layers, md->layers);
+            if ((rc = keep(o, r, e)))
+                break;
+        }
+        mp_e2e_free(m);
+    }
+    mp_progress_end(&pg);
+    free(tok);
+    free(seq);
+    free(want);
+    mp_free(logits);
+    free(sec);
+    return rc;
+}
+

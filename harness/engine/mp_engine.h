@@ -1,0 +1,192 @@
+/* mp_engine.h - the measurement engine every command runs on: plan -> measure
+ * -> store (DESIGN.md "Layout": harness/).
+ *
+ * A plan is a list of points.  A kernel point is (variant, parameter values,
+ * M, K, N, threads, cache mode); points of one problem (M, K, N, threads) are
+ * measured together, their repetitions interleaved (engine/measure.c).  The
+ * engine stores each problem's results as soon as they are measured, skips
+ * points a resumable plan already stored (its key is stored with every row),
+ * shows progress on a terminal, stops cleanly on SIGINT/SIGTERM, and prints for
+ * every failed point a one-line command that re-runs exactly that point.
+ * `run` and `sweep` are kernel plans; `tune` measures through the same
+ * sessions behind the tuner's cost function (engine/tune.c); `e2e` plans
+ * (variant, test) points of the decoder (engine/e2e-plan.c); `probe` measures
+ * the machine (engine/probe.c).  Commands only parse, plan, and print. */
+#ifndef MP_ENGINE_H
+#define MP_ENGINE_H
+
+#include <stdarg.h>
+
+#include "../mp_e2e.h"
+#include "../mp_harness.h"
+
+struct mp_counters;
+
+/* ---- progress (engine/progress.c) ----------------------------------------------
+ * On stderr when it is a terminal and not quiet: "[done/total] elapsed, ETA,
+ * current point"; silent otherwise. */
+typedef struct mp_progress {
+    long total, done;
+    double t0;
+    int on;
+} mp_progress;
+
+void mp_progress_begin(mp_progress *p, long total, int quiet);
+/* Shows the current point (printf format) with the counts. */
+void mp_progress_show(mp_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mp_progress_step(mp_progress *p, long n);
+void mp_progress_end(mp_progress *p);
+
+/* ---- interruption (engine/progress.c) -------------------------------------------
+ * The first SIGINT/SIGTERM asks the engine to stop after the point in flight
+ * (what was measured is stored); a second one exits at once with 130. */
+void mp_engine_catch_signals(void);
+int mp_engine_interrupted(void);
+
+/* ---- kernel plans (engine/plan.c) ----------------------------------------------- */
+typedef struct mp_problem {
+    int m, k, n, threads;
+} mp_problem;
+
+typedef struct mp_plan {
+    mp_case *cases;     /* variants with parameter values, measured on every problem */
+    int ncase;
+    mp_problem *probs;  /* this shard's problems, in measurement order (threads outer) */
+    int nprob;
+    int all_probs;      /* problems in the whole plan, every shard */
+    int warm;
+    char key[32];       /* non-empty: resumable, stored with each row (the sweep key) */
+} mp_plan;
+
+/* Expands variants into cases: defaults only, or every combination of each
+ * variant's parameter values (all_params). */
+int mp_plan_cases(const mp_variant *const *sel, int nsel, int all_params, mp_case *cases,
+                  int max, int *ncase, mp_err *e);
+/* The cross product cases x shapes x nv x tv; the shard I/N takes every N-th
+ * problem of the full order (shapes, then n, then threads), deterministically. */
+int mp_plan_kernels(mp_plan *p, const mp_case *cases, int ncase, const int (*shapes)[2],
+                    int ns, const int *nv, int nn, const int *tv, int nt, int shard_i,
+                    int shard_n, int warm, mp_err *e);
+/* Sets p->key from a text describing everything that defines the plan. */
+void mp_plan_set_key(mp_plan *p, const char *config);
+void mp_plan_free(mp_plan *p);
+/* The key of one result inside a plan: variant|params|m|k|n|threads. */
+void mp_point_key(char *buf, size_t len, const char *variant, const char *params, int m, int k,
+                  int n, int threads);
+/* The one-line command that re-runs exactly this result's point. */
+void mp_point_rerun(char *buf, size_t len, const mp_result *r, uint64_t seed);
+
+/* ---- the kernel engine (engine/engine.c) ---------------------------------------- */
+typedef struct mp_engine_opts {
+    mp_bench_opts bench;
+    const char *kind;      /* runs.kind: "run", "sweep" */
+    const char *cmdline;
+    const char *counters;  /* libpfm4 event list; NULL: software events; "none": none */
+    const char *backend;   /* "pfm" or "papi" */
+    int probe_bw;          /* store this run's DRAM read bandwidth per thread count */
+    int annotate;          /* seed 003 eq. 3 next to VNNI GEMV results */
+    int quiet;
+} mp_engine_opts;
+
+typedef struct mp_engine_out {
+    mp_result *rows;       /* what this process measured (times freed), in order */
+    int nrows;
+    long total, todo;      /* results in this shard; not yet stored when it started */
+    int failed, interrupted;
+    int64_t run_id;        /* 0 when nothing was run (all stored) or no store */
+    struct mp_counters *cs[64]; /* open until mp_engine_out_free: rows name their events */
+    int ncs;
+} mp_engine_out;
+
+/* Measures the plan's missing points, storing each problem's results as soon as
+ * they are measured (store may be NULL: nothing stored, nothing skipped).
+ * Returns MP_OK also when points failed or the run was interrupted (see out). */
+int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
+                  const mp_engine_opts *o, mp_engine_out *out, mp_err *e);
+void mp_engine_out_free(mp_engine_out *out);
+
+/* ---- tuning (engine/tune.c): the tuner's cost function over the engine ---------- */
+struct mp_space;
+typedef struct mp_tune_problem {
+    mp_pool *pool;
+    const mp_variant *v;
+    const struct mp_space *sp;
+    int m, k, n;
+    mp_bench_opts base;
+    mp_store *store;       /* NULL: evaluations are not stored or reused */
+    int64_t run_id;
+    const char *key;       /* the tune plan's key: stored evaluations are reused */
+    int verbose;
+    /* filled as the search goes: the longest measurement of each point */
+    struct mp_tune_eval *ev;
+    int nev;
+    long measured, reused;
+} mp_tune_problem;
+
+typedef struct mp_tune_eval {
+    char params[128];
+    int effort;
+    double median_us;
+    mp_status status;
+} mp_tune_eval;
+
+/* mp_cost_fn of tuner/mp_search.h: median microseconds of each point, measured
+ * interleaved (more repetitions at higher effort), each evaluation stored as it
+ * is measured and taken from the store when the plan already has it. */
+void mp_tune_cost(void *ctx, const int (*pts)[MP_MAX_PARAMS], int count, int effort,
+                  double *cost);
+
+typedef struct mp_tune_decision {
+    double best_us, default_us, gain_pct, p_value;
+    int aba_confirmed, winner;
+    char text[128];
+} mp_tune_decision;
+
+/* Is `best` really faster than `def`: interleaved re-measurement, one-sided
+ * Mann-Whitney U, margin, then an A-B-A round (see harness/cli-tune.c). */
+void mp_tune_decide(mp_tune_problem *t, const int *def, const int *best, int reps,
+                    double margin, double alpha, mp_tune_decision *d);
+void mp_tune_problem_free(mp_tune_problem *t);
+
+/* ---- end-to-end tests (engine/e2e-measure.c) -------------------------------------- */
+enum { MP_E2E_MAX_BATCH = 16 };
+
+/* What runs the linears of one row set: a variant, or one per layer group. */
+typedef struct mp_e2e_config {
+    mp_e2e_choice lin[MP_E2E_NLIN];
+    char label[256], method[64];
+    char skip[512]; /* non-empty: reported as skipped with this reason */
+} mp_e2e_config;
+
+typedef struct mp_e2e_job {
+    int layers, threads, reps, seed;
+    int pp, tg, nbatch, batch[MP_E2E_MAX_BATCH]; /* performance tests */
+    int prompts, tokens;                         /* the lossless check */
+    mp_store *store;    /* NULL: nothing stored or resumed */
+    int64_t run_id;
+    const char *key;    /* the e2e plan's key: its stored rows are not measured again */
+    int quiet;
+} mp_e2e_job;
+
+/* pp / tg / batch rows of every configuration into rows (ncfg x tests). */
+int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
+                    const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows, mp_err *e);
+/* One lossless row per configuration; *failed when a lossless variant missed. */
+int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
+                        const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows,
+                        int *failed, mp_err *e);
+
+/* ---- machine measurements (engine/probe.c, engine/ceiling.c) --------------------- */
+struct mp_probe_row;
+/* Read-only DRAM bandwidth (GB/s, best of reps) with the pool's threads over
+ * `total` bytes, each thread first-touching and streaming its own part. */
+double mp_probe_dram_read(mp_pool *pool, size_t total, int reps);
+/* The full probe: read/copy/triad per level and thread count, then the
+ * one-core int8 dot and byte-shuffle peaks; rows[] gets at most max. */
+int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
+                     struct mp_probe_row *rows, int max, int quiet);
+/* In-cache throughput of v's compute loop on one core, bytes of 2-bit (1-bit)
+ * weights per second; 0 when v is unavailable or cannot take the probe shape. */
+double mp_ceiling_bytes_per_sec(const mp_variant *v, const int *param);
+
+#endif

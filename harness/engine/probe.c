@@ -1,0 +1,185 @@
+/* probe.c - the machine figures rooflines need (DESIGN.md "Measurement"):
+ * read-only, copy and triad bandwidth for every thread count and for working
+ * sets sized for L1, L2, L3 and DRAM, and the int8 dot-product and
+ * byte-shuffle throughput of one core.
+ *
+ * Bandwidth is measured the way STREAM does it: every thread is pinned (the
+ * pool), allocates and first-touches its own buffers (so on a multi-socket
+ * machine its pages sit on its own node), all threads start each pass
+ * together (one pool run = one barrier-started region) and the figure is the
+ * best of several passes; copy counts 2 bytes moved per byte, triad 3. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_engine.h"
+#include "../mp_probe_store.h"
+#include "../../kernels/common/mp_isa.h"
+#include "../../kernels/common/mp_numerics.h"
+#include "../../kernels/probe/probe.h"
+
+enum { MAX_T = 64 };
+
+static const mp_probe_ops *pick_ops(void)
+{
+    unsigned isa = mp_isa_detect();
+    if (isa & MP_ISA_AVX512VNNI)
+        return &mp_probe_avx512vnni;
+    if (isa & MP_ISA_AVX2)
+        return &mp_probe_avx2;
+    return &mp_probe_scalar;
+}
+
+typedef struct bw_task {
+    const mp_probe_ops *ops;
+    int kind;     /* 0 read, 1 copy, 2 triad; -1 allocate + first touch; -2 free */
+    int nbuf;     /* buffers per thread */
+    size_t bytes; /* per thread and buffer */
+    int passes;
+    uint8_t *buf[MAX_T][3];
+    uint64_t sink[MAX_T];
+} bw_task;
+
+static void bw_run(void *arg, int tid, int nt)
+{
+    (void)nt;
+    bw_task *t = arg;
+    if (t->kind == -1) {
+        for (int b = 0; b < t->nbuf; b++) {
+            t->buf[tid][b] = mp_alloc(t->bytes);
+            memset(t->buf[tid][b], tid + b + 1, t->bytes);
+        }
+        return;
+    }
+    if (t->kind == -2) {
+        for (int b = 0; b < t->nbuf; b++)
+            mp_free(t->buf[tid][b]);
+        return;
+    }
+    for (int p = 0; p < t->passes; p++) {
+        if (t->kind == 0)
+            t->sink[tid] ^= t->ops->read(t->buf[tid][0], t->bytes);
+        else if (t->kind == 1)
+            t->ops->copy(t->buf[tid][1], t->buf[tid][0], t->bytes);
+        else
+            t->ops->triad((float *)t->buf[tid][2], (const float *)t->buf[tid][0],
+                          (const float *)t->buf[tid][1], 1.5f, t->bytes / 4);
+    }
+}
+
+/* Best GB/s over reps of `passes` sweeps of each thread's buffers. */
+static double measure_bw(mp_pool *pool, bw_task *t, int reps)
+{
+    double best = 0;
+    double moved = (double)t->bytes * t->passes * mp_pool_size(pool) * (t->kind + 1);
+    mp_pool_run(pool, bw_run, t); /* warm-up: fill caches, settle the clocks */
+    for (int r = 0; r < reps; r++) {
+        double t0 = mp_now();
+        mp_pool_run(pool, bw_run, t);
+        double gbps = moved / (mp_now() - t0) * 1e-9;
+        best = gbps > best ? gbps : best;
+    }
+    return best;
+}
+
+static void buffers(mp_pool *pool, bw_task *t, int alloc)
+{
+    int kind = t->kind;
+    t->kind = alloc ? -1 : -2;
+    mp_pool_run(pool, bw_run, t);
+    t->kind = kind;
+}
+
+double mp_probe_dram_read(mp_pool *pool, size_t total, int reps)
+{
+    int nt = mp_pool_size(pool);
+    if (nt > MAX_T)
+        return 0;
+    bw_task *t = calloc(1, sizeof *t);
+    t->ops = pick_ops();
+    t->nbuf = 1;
+    t->bytes = (total / (size_t)nt) & ~(size_t)255;
+    t->passes = 1;
+    buffers(pool, t, 1);
+    double bw = measure_bw(pool, t, reps);
+    buffers(pool, t, 0);
+    free(t);
+    return bw;
+}
+
+int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
+                     mp_probe_row *rows, int max, int quiet)
+{
+    const mp_probe_ops *ops = pick_ops();
+    static const char *const kinds[] = {"read", "copy", "triad"};
+    struct {
+        const char *name;
+        size_t bytes; /* per thread; DRAM: total */
+    } levels[4] = {{"L1", (size_t)mach->l1d_kib * 1024 / 2},
+                   {"L2", (size_t)mach->l2_kib * 1024 / 2},
+                   {"L3", (size_t)mach->l3_kib * 1024 / 4},
+                   /* 4 GiB: this VM's caches flatter a 1 GiB stream (measure.c) */
+                   {"DRAM", (size_t)(quick ? 256 : 4096) << 20}};
+    int nrows = 0;
+    mp_progress pg;
+    mp_progress_begin(&pg, (long)nt * 12 + 1, quiet);
+    for (int ti = 0; ti < nt; ti++) {
+        if (tv[ti] > MAX_T)
+            continue;
+        char binding[512];
+        mp_pool *pool = mp_pool_create(tv[ti], binding, sizeof binding);
+        for (int l = 0; l < 4; l++) {
+            size_t per = l == 3 ? levels[l].bytes / (size_t)tv[ti] : levels[l].bytes;
+            per &= ~(size_t)255;
+            if (per < 256)
+                per = 256;
+            bw_task *t = calloc(1, sizeof *t);
+            t->ops = ops;
+            t->nbuf = 3;
+            t->bytes = per;
+            /* enough passes that one timed round streams >= 64 MiB */
+            t->passes = (int)((64u << 20) / (per * (size_t)tv[ti]) + 1);
+            buffers(pool, t, 1);
+            for (int k = 0; k < 3 && nrows < max; k++) {
+                mp_progress_show(&pg, "%s %s, %d threads", kinds[k], levels[l].name, tv[ti]);
+                t->kind = k;
+                mp_probe_row *r = &rows[nrows++];
+                snprintf(r->kind, sizeof r->kind, "%s_%s", kinds[k], levels[l].name);
+                r->threads = tv[ti];
+                r->bytes = (long long)per * tv[ti];
+                r->value = measure_bw(pool, t, quick ? 3 : 7);
+                snprintf(r->unit, sizeof r->unit, "GB/s");
+                mp_progress_step(&pg, 1);
+            }
+            buffers(pool, t, 0);
+            free(t);
+        }
+        mp_pool_destroy(pool);
+    }
+    /* per-core compute peaks */
+    mp_progress_show(&pg, "int8 dot and byte shuffle peaks, one core");
+    long iters = quick ? 2000000 : 10000000;
+    double best_dot = 0, best_shuf = 0;
+    for (int r = 0; r < 5; r++) {
+        double t0 = mp_now();
+        double macs = ops->dot(iters);
+        double g = 2 * macs / (mp_now() - t0) * 1e-9;
+        best_dot = g > best_dot ? g : best_dot;
+        t0 = mp_now();
+        double bytes = ops->shuffle(iters);
+        g = bytes / (mp_now() - t0) * 1e-9;
+        best_shuf = g > best_shuf ? g : best_shuf;
+    }
+    mp_progress_end(&pg);
+    if (nrows + 2 > max)
+        return nrows;
+    mp_probe_row *r = &rows[nrows++];
+    snprintf(r->kind, sizeof r->kind, "int8_dot_%s", ops->isa);
+    r->threads = 1, r->bytes = 0, r->value = best_dot;
+    snprintf(r->unit, sizeof r->unit, "GOPS");
+    r = &rows[nrows++];
+    snprintf(r->kind, sizeof r->kind, "byte_shuffle_%s", ops->isa);
+    r->threads = 1, r->bytes = 0, r->value = best_shuf;
+    snprintf(r->unit, sizeof r->unit, "GB/s");
+    return nrows;
+}

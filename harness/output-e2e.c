@@ -1,0 +1,203 @@
+/* output-e2e.c - end-to-end rows as llama-bench-like tables, CSV, JSON or
+ * markdown: tokens/s as median ± sample standard deviation, or, for the
+ * lossless check, prompts matched out of prompts decoded. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mp_e2e.h"
+
+static double gib(size_t b)
+{
+    return (double)b / (1024.0 * 1024.0 * 1024.0);
+}
+
+static void human_bytes(char *buf, size_t len, size_t b)
+{
+    if (b >= (1u << 30))
+        snprintf(buf, len, "%.2f GiB", gib(b));
+    else
+        snprintf(buf, len, "%.2f MiB", (double)b / (1024.0 * 1024.0));
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* The text of a row's result cell: "123.45 ± 1.23", or the status and reason. */
+static void result_cell(const mp_e2e_row *r, int lossless, char *buf, size_t len)
+{
+    if (lossless && !strcmp(r->status, "skipped"))
+        snprintf(buf, len, "skipped: %s", r->reason);
+    else if (lossless)
+        snprintf(buf, len, "%d/%d = %.1f%%%s%s", r->matched, r->prompts, 100.0 * r->share,
+                 strcmp(r->status, "ok") ? "  " : "", strcmp(r->status, "ok") ? r->status : "");
+    else if (strcmp(r->status, "ok"))
+        snprintf(buf, len, "%s: %s", r->status, r->reason);
+    else
+        snprintf(buf, len, "%.2f ± %.2f", r->tps_median, r->tps_spread);
+}
+
+/* Numeric columns are right-aligned (layers, size, bpw, threads, t/s). */
+static int is_right(int c, int lossless)
+{
+    return lossless ? c >= 4 : (c == 1 || c == 2 || c == 3 || c == 5 || c == 7);
+}
+
+void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int lossless)
+{
+    char size[32], cell[400], lay[32], bpw[32];
+    static const char *const perf_cols[] = {"model", "layers", "size", "bpw", "variant",
+                                            "threads", "test", "t/s"};
+    static const char *const ll_cols[] = {"model", "layers", "variant", "method", "prompts",
+                                          "tokens", "exact match"};
+    const char *const *cols = lossless ? ll_cols : perf_cols;
+    int ncol = lossless ? 7 : 8;
+    if (fmt == MP_FMT_CSV) {
+        fputs(lossless ? "model,layers,model_layers,variant,method,prompts,tokens,matched,share,"
+                         "status,reason\n"
+                       : "model,layers,model_layers,model_bytes,bpw,variant,threads,test,"
+                         "n_prompt,n_gen,batch,reps,tps_median,tps_min,tps_max,tps_spread,"
+                         "status,reason\n",
+              f);
+        for (int i = 0; i < n; i++) {
+            const mp_e2e_row *r = &rows[i];
+            fprintf(f, "%s,%d,%d,", r->model, r->layers, r->model_layers);
+            if (lossless) {
+                csv_str(f, r->variant);
+                fprintf(f, ",%s,%d,%d,%d,%.4f,%s,", r->method, r->prompts, r->tokens,
+                        r->matched, r->share, r->status);
+            } else {
+                fprintf(f, "%zu,%.3f,", r->model_bytes, r->bpw);
+                csv_str(f, r->variant);
+                fprintf(f, ",%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%s,", r->threads, r->test,
+                        r->n_prompt, r->n_gen, r->batch, r->reps, r->tps_median, r->tps_min,
+                        r->tps_max, r->tps_spread, r->status);
+            }
+            csv_str(f, r->reason);
+            fputc('\n', f);
+        }
+        return;
+    }
+    if (fmt == MP_FMT_JSON) {
+        fputs("[\n", f);
+        for (int i = 0; i < n; i++) {
+            const mp_e2e_row *r = &rows[i];
+            fputs("  {\"model\": ", f);
+            json_str(f, r->model);
+            fprintf(f, ", \"layers\": %d, \"model_layers\": %d, \"variant\": ", r->layers,
+                    r->model_layers);
+            json_str(f, r->variant);
+            fputs(", \"method\": ", f);
+            json_str(f, r->method);
+            if (lossless)
+                fprintf(f, ", \"test\": \"lossless\", \"prompts\": %d, \"tokens\": %d, "
+                           "\"matched\": %d, \"share\": %.6f",
+                        r->prompts, r->tokens, r->matched, r->share);
+            else
+                fprintf(f, ", \"model_bytes\": %zu, \"ternary_bytes\": %zu, \"bpw\": %.4f, "
+                           "\"threads\": %d, \"test\": \"%s\", \"n_prompt\": %d, \"n_gen\": %d, "
+                           "\"batch\": %d, \"reps\": %d, \"tps_median\": %.4f, \"tps_min\": %.4f, "
+                           "\"tps_max\": %.4f, \"tps_spread\": %.4f",
+                        r->model_bytes, r->ternary_bytes, r->bpw, r->threads, r->test,
+                        r->n_prompt, r->n_gen, r->batch, r->reps, r->tps_median, r->tps_min,
+                        r->tps_max, r->tps_spread);
+            fprintf(f, ", \"status\": \"%s\", \"reason\": ", r->status);
+            json_str(f, r->reason);
+            fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+        }
+        fputs("]\n", f);
+        return;
+    }
+    /* table and markdown: compute widths, then print */
+    enum { MAXROWS = 4096 };
+    int w[8];
+    for (int c = 0; c < ncol; c++)
+        w[c] = (int)strlen(cols[c]);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            if (fmt == MP_FMT_MD) {
+                fputc('|', f);
+                for (int c = 0; c < ncol; c++)
+                    fprintf(f, " %-*s |", w[c], cols[c]);
+                fputs("\n|", f);
+                for (int c = 0; c < ncol; c++) {
+                    for (int k = 0; k < w[c] + 1; k++)
+                        fputc('-', f);
+                    fputs(is_right(c, lossless) ? ":|" : "-|", f);
+                }
+                fputc('\n', f);
+            } else {
+                for (int c = 0; c < ncol; c++)
+                    fprintf(f, "%-*s%s", w[c], cols[c], c + 1 < ncol ? "  " : "\n");
+            }
+        }
+        for (int i = 0; i < n && i < MAXROWS; i++) {
+            const mp_e2e_row *r = &rows[i];
+            const char *v[8];
+            char pr[16], tk[16];
+            if (r->layers < r->model_layers)
+                snprintf(lay, sizeof lay, "%d of %d", r->layers, r->model_layers);
+            else
+                snprintf(lay, sizeof lay, "%d", r->layers);
+            result_cell(r, lossless, cell, sizeof cell);
+            char th[16];
+            if (lossless) {
+                snprintf(pr, sizeof pr, "%d", r->prompts);
+                snprintf(tk, sizeof tk, "%d", r->tokens);
+                const char *lv[7] = {r->model, lay, r->variant, r->method, pr, tk, cell};
+                memcpy(v, lv, sizeof lv);
+            } else {
+                human_bytes(size, sizeof size, r->model_bytes);
+                snprintf(bpw, sizeof bpw, "%.2f", r->bpw);
+                snprintf(th, sizeof th, "%d", r->threads);
+                const char *pv[8] = {r->model, lay, size, bpw, r->variant, th, r->test, cell};
+                memcpy(v, pv, sizeof pv);
+            }
+            for (int c = 0; c < ncol; c++) {
+                int len = (int)strlen(v[c]);
+                if (strstr(v[c], "±"))
+                    len -= 1; /* two bytes, one column */
+                if (pass == 0) {
+                    if (len > w[c])
+                        w[c] = len;
+                    continue;
+                }
+                int pad = w[c] - len;
+                int right = is_right(c, lossless);
+                if (fmt == MP_FMT_MD)
+                    fprintf(f, "%s %*s%s%*s |", c ? "" : "|", right ? pad : 0, "", v[c],
+                            right ? 0 : pad, "");
+                else
+                    fprintf(f, "%*s%s%*s%s", right ? pad : 0, "", v[c], right ? 0 : pad, "",
+                            c + 1 < ncol ? "  " : "\n");
+            }
+            if (pass == 1 && fmt == MP_FMT_MD)
+                fputc('\n', f);
+        }
+    }
+}

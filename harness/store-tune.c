@@ -1,0 +1,156 @@
+/* store-tune.c - tuning decisions in the store (see mp_store_tune.h).  The
+ * evaluations themselves are ordinary results rows whose sweep key is
+ * "PLAN/eEFFORT", so a resumed tune finds each measured point again. */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_store_internal.h"
+#include "mp_store_tune.h"
+
+static int db_error(mp_store *s, mp_err *e)
+{
+    return mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(mp_store_db(s)));
+}
+
+static void copy_text(sqlite3_stmt *st, int i, char *dst, size_t len)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    snprintf(dst, len, "%s", t ? t : "");
+}
+
+int mp_store_tuned_put(mp_store *s, int64_t run_id, const char *plan_key, const mp_tuned_row *r,
+                       mp_err *e)
+{
+    sqlite3 *db = mp_store_db(s);
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT OR IGNORE INTO tuned(run_id,variant,m,k,n,threads,strategy,"
+                           "best_params,default_params,chosen_params,best_us,default_us,gain_pct,"
+                           "p_value,aba_confirmed,decision,evaluations,seconds,created,plan_key) "
+                           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,datetime('now'),?)",
+                           -1, &q, NULL) != SQLITE_OK)
+        return db_error(s, e);
+    int c = 1;
+    sqlite3_bind_int64(q, c++, run_id);
+    sqlite3_bind_text(q, c++, r->variant, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(q, c++, r->m);
+    sqlite3_bind_int(q, c++, r->k);
+    sqlite3_bind_int(q, c++, r->n);
+    sqlite3_bind_int(q, c++, r->threads);
+    sqlite3_bind_text(q, c++, r->strategy, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q, c++, r->best_params, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q, c++, r->default_params, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q, c++, r->chosen_params, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(q, c++, r->best_us);
+    sqlite3_bind_double(q, c++, r->default_us);
+    sqlite3_bind_double(q, c++, r->gain_pct);
+    sqlite3_bind_double(q, c++, r->p_value);
+    sqlite3_bind_int(q, c++, r->aba_confirmed);
+    sqlite3_bind_text(q, c++, r->decision, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(q, c++, r->evaluations);
+    sqlite3_bind_double(q, c++, r->seconds);
+    if (plan_key)
+        sqlite3_bind_text(q, c++, plan_key, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(q, c++);
+    int step = sqlite3_step(q);
+    sqlite3_finalize(q);
+    return step == SQLITE_DONE ? MP_OK : db_error(s, e);
+}
+
+/* Columns 0-15 of a tuned row, then the two exhaustive columns. */
+#define TUNED_COLS                                                                          \
+    "t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.best_params, t.default_params,"     \
+    " t.chosen_params, t.best_us, t.default_us, t.gain_pct, t.p_value, t.aba_confirmed,"   \
+    " t.decision, t.evaluations, t.seconds"
+
+static void read_row(sqlite3_stmt *q, mp_tuned_row *r)
+{
+    memset(r, 0, sizeof *r);
+    copy_text(q, 0, r->variant, sizeof r->variant);
+    r->m = sqlite3_column_int(q, 1), r->k = sqlite3_column_int(q, 2);
+    r->n = sqlite3_column_int(q, 3), r->threads = sqlite3_column_int(q, 4);
+    copy_text(q, 5, r->strategy, sizeof r->strategy);
+    copy_text(q, 6, r->best_params, sizeof r->best_params);
+    copy_text(q, 7, r->default_params, sizeof r->default_params);
+    copy_text(q, 8, r->chosen_params, sizeof r->chosen_params);
+    r->best_us = sqlite3_column_double(q, 9);
+    r->default_us = sqlite3_column_double(q, 10);
+    r->gain_pct = sqlite3_column_double(q, 11);
+    r->p_value = sqlite3_column_double(q, 12);
+    r->aba_confirmed = sqlite3_column_int(q, 13);
+    copy_text(q, 14, r->decision, sizeof r->decision);
+    r->evaluations = sqlite3_column_int(q, 15);
+    r->seconds = sqlite3_column_double(q, 16);
+}
+
+int mp_store_tuned_get(mp_store *s, const char *plan_key, const char *variant, int m, int k,
+                       int n, int threads, mp_tuned_row *r, mp_err *e)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(mp_store_db(s),
+                           "SELECT " TUNED_COLS " FROM tuned t WHERE t.plan_key=? AND "
+                           "t.variant=? AND t.m=? AND t.k=? AND t.n=? AND t.threads=?",
+                           -1, &q, NULL) != SQLITE_OK)
+        return -db_error(s, e);
+    sqlite3_bind_text(q, 1, plan_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q, 2, variant, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(q, 3, m);
+    sqlite3_bind_int(q, 4, k);
+    sqlite3_bind_int(q, 5, n);
+    sqlite3_bind_int(q, 6, threads);
+    int step = sqlite3_step(q), found = 0;
+    if (step == SQLITE_ROW) {
+        read_row(q, r);
+        found = 1;
+    }
+    sqlite3_finalize(q);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return -db_error(s, e);
+    return found;
+}
+
+int mp_store_tuned_list(mp_store *s, const char *plan_key, mp_tuned_row **rows, int *n,
+                        mp_err *e)
+{
+    static const char *const sql =
+        "SELECT " TUNED_COLS ","
+        " (SELECT x.best_us FROM tuned x WHERE x.variant=t.variant AND x.m=t.m AND x.k=t.k"
+        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' ORDER BY x.id DESC"
+        "  LIMIT 1),"
+        " (SELECT x.best_params FROM tuned x WHERE x.variant=t.variant AND x.m=t.m AND x.k=t.k"
+        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' ORDER BY x.id DESC"
+        "  LIMIT 1)"
+        " FROM tuned t WHERE (?1 IS NULL OR t.plan_key=?1)"
+        " ORDER BY t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.id";
+    sqlite3_stmt *q;
+    *rows = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(mp_store_db(s), sql, -1, &q, NULL) != SQLITE_OK)
+        return db_error(s, e);
+    if (plan_key)
+        sqlite3_bind_text(q, 1, plan_key, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(q, 1);
+    int cap = 0, step;
+    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            *rows = realloc(*rows, sizeof **rows * (size_t)cap);
+        }
+        mp_tuned_row *r = &(*rows)[(*n)++];
+        read_row(q, r);
+        r->have_exhaustive = sqlite3_column_type(q, 17) != SQLITE_NULL;
+        r->exhaustive_us = sqlite3_column_double(q, 17);
+        copy_text(q, 18, r->exhaustive_params, sizeof r->exhaustive_params);
+    }
+    sqlite3_finalize(q);
+    if (step != SQLITE_DONE) {
+        free(*rows);
+        *rows = NULL;
+        *n = 0;
+        return db_error(s, e);
+    }
+    return MP_OK;
+}

@@ -1,0 +1,237 @@
+/* test_engine.c - the one measurement engine (issue 14): tune and e2e store
+ * each row as measured and resume after kill -9 with nothing duplicated; a
+ * failed point prints a command that reproduces it; a database of the previous
+ * schema version opens and migrates; the layering rules of DESIGN.md hold and
+ * their checker can fail. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mp_test.h"
+#include "../harness/mp_harness.h"
+#include "../harness/mp_store_schema.h"
+
+static char out[65536];
+
+static const char *bin(void)
+{
+    const char *b = getenv("MPBENCH_BIN");
+    return b && *b ? b : "./mpbench";
+}
+
+static void tmpdir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/mpengine-XXXXXX");
+    cr_assert(mkdtemp(buf));
+}
+
+static pid_t spawn(char *const *args)
+{
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        freopen("/dev/null", "w", stderr);
+        freopen("/dev/null", "w", stdout);
+        execv(bin(), args);
+        _exit(127);
+    }
+    return pid;
+}
+
+static long query_long(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    long v = -1;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+        sqlite3_busy_timeout(h, 5000);
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    return v;
+}
+
+/* Starts args, waits until `sql` counts at least one row, kills it with
+ * SIGKILL; returns the count left behind.  The run must not have finished. */
+static long kill_midway(char *const *args, const char *db, const char *sql)
+{
+    pid_t pid = spawn(args);
+    long rows = 0;
+    for (int i = 0; i < 12000 && rows < 1; i++) {
+        usleep(5000);
+        rows = query_long(db, sql);
+    }
+    cr_assert_geq(rows, 1, "nothing stored in 60 s");
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st), "the run finished before it was killed: make it longer");
+    return query_long(db, sql);
+}
+
+static void run_to_end(char *const *args)
+{
+    int st;
+    pid_t pid = spawn(args);
+    waitpid(pid, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the resumed run failed (%d)", st);
+}
+
+Test(engine, e2e_resumes_after_kill_9_without_duplicates, .timeout = 600)
+{
+    char dir[64], db[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/e.db", dir);
+    char *args[] = {"mpbench", "e2e", "--model", "bitnetcpp-125m", "--layers", "1",
+                    "--variant", "i2_s.scalar,i2_s.avx2,tq2_0.scalar,tq2_0.avx2,naive2.scalar",
+                    "--pp", "16", "--tg", "4", "--reps", "2", "--threads", "1", "--db", db, NULL};
+    long partial = kill_midway(args, db, "SELECT count(*) FROM e2e");
+    cr_assert_lt(partial, 10, "killed run already had every row");
+    run_to_end(args);
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e"), 10, "5 variants x (pp16, tg4)");
+    cr_assert_eq(query_long(db, "SELECT count(DISTINCT variant||'|'||test||'|'||threads) FROM e2e"),
+                 10, "each row once");
+    cr_assert_eq(query_long(db, "SELECT count(DISTINCT plan_key) FROM e2e"), 1);
+    /* the rows measured before the kill were kept, not measured again */
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e WHERE run_id=(SELECT min(id) FROM runs)"),
+                 partial);
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e WHERE status!='ok'"), 0);
+    /* a third time: nothing measured, nothing added */
+    run_to_end(args);
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e"), 10);
+}
+
+Test(engine, tune_resumes_after_kill_9_without_duplicates, .timeout = 600)
+{
+    char dir[64], db[128], conf[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    snprintf(conf, sizeof conf, "%s/t.conf", dir);
+    char *args[] = {"mpbench", "tune", "--variant", "i2_s.avx2", "--model", "bitnet-b1.58-2b-4t",
+                    "--n", "1,8", "--threads", "1", "--warm", "--strategy", "exhaustive",
+                    "--db", db, "--out", conf, NULL};
+    long partial = kill_midway(args, db, "SELECT count(*) FROM results");
+    cr_assert_lt(query_long(db, "SELECT count(*) FROM tuned"), 8, "killed tune had decided all");
+    run_to_end(args);
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM tuned"), 8, "4 shapes x 2 n");
+    cr_assert_eq(query_long(db, "SELECT count(DISTINCT variant||'|'||m||'|'||k||'|'||n||'|'||threads) "
+                                "FROM tuned"), 8, "each decision once");
+    long evals = query_long(db, "SELECT count(*) FROM results");
+    cr_assert_eq(query_long(db, "SELECT count(DISTINCT sweep_key||'|'||params||'|'||m||'|'||k||'|'"
+                                "||n||'|'||threads) FROM results"), evals,
+                 "each evaluation stored once");
+    cr_assert_geq(evals, partial);
+    /* the evaluations stored before the kill were reused, not measured again */
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM results WHERE run_id=(SELECT min(id) FROM runs)"),
+                 partial);
+    cr_assert_eq(access(conf, F_OK), 0, "the tuned config was written");
+}
+
+Test(engine, failed_point_prints_a_command_that_reproduces_it, .timeout = 120)
+{
+    char dir[64], cmd[512];
+    tmpdir(dir, sizeof dir);
+    snprintf(cmd, sizeof cmd, "sweep --variant wrong_on_purpose.scalar,i2_s.scalar --shape "
+                              "128x256,64x512 --n 1,3 --warm --reps 3 --min-time 0 --db %s/w.db",
+             dir);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 1, "a wrong variant must fail: %s", out);
+    const char *at = strstr(out, "rerun: mpbench ");
+    cr_assert(at, "no rerun line: %s", out);
+    char line[512], failed[512];
+    snprintf(line, sizeof line, "%s", at + strlen("rerun: mpbench "));
+    line[strcspn(line, "\n")] = 0;
+    /* the FAILED line just before it names the point and the first bad output */
+    const char *f = strstr(out, "FAILED wrong_on_purpose.scalar");
+    cr_assert(f && f < at);
+    snprintf(failed, sizeof failed, "%s", f);
+    failed[strcspn(failed, "\n")] = 0;
+    cr_assert(strstr(line, "--variant wrong_on_purpose.scalar") && strstr(line, "--shape ") &&
+              strstr(line, "--n ") && strstr(line, "--threads 1") && strstr(line, "--seed 1"),
+              "%s", line);
+    int rc = mp_test_cli(out, sizeof out, line);
+    cr_assert_eq(rc, 1, "the rerun must fail the same way: %s", out);
+    cr_assert(strstr(out, failed), "rerun '%s' gave\n%s\nexpected '%s'", line, out, failed);
+    /* the correct variant in the same sweep passed */
+    cr_assert_eq(mp_test_cli(out, sizeof out,
+                             "run --variant i2_s.scalar --shape 128x256 --n 3 --warm --no-db"), 0,
+                 "%s", out);
+}
+
+Test(engine, opens_a_database_of_the_previous_schema_version)
+{
+    char dir[64], db[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/old.db", dir);
+    /* build a version-(N-1) database by hand, with rows in the tables N changes */
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    for (int v = 1; v < MP_SCHEMA_VERSION; v++)
+        cr_assert_eq(sqlite3_exec(h, mp_schema_migrations[v - 1], NULL, NULL, NULL), SQLITE_OK,
+                     "migration %d: %s", v, sqlite3_errmsg(h));
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO meta VALUES('schema_version','%d');"
+             "INSERT INTO machines(id,fingerprint) VALUES(1,'old-machine');"
+             "INSERT INTO runs(id,machine_id,kind,status) VALUES(1,1,'e2e','ok');"
+             "INSERT INTO e2e(run_id,model,variant,test,threads,status) "
+             "VALUES(1,'tiny','i2_s.avx2','tg16',1,'ok');"
+             "INSERT INTO tuned(run_id,variant,m,k,n,threads,decision) "
+             "VALUES(1,'i2_s.avx2',64,512,1,1,'default is the best found');",
+             MP_SCHEMA_VERSION - 1);
+    cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    mp_store *s;
+    mp_err e;
+    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
+    mp_store_close(s);
+    snprintf(sql, sizeof sql, "SELECT value FROM meta WHERE key='schema_version'");
+    cr_assert_eq(query_long(db, sql), MP_SCHEMA_VERSION, "migrated to the current version");
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e WHERE plan_key IS NULL"), 1,
+                 "the old e2e row kept, with the new column");
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM tuned WHERE plan_key IS NULL"), 1);
+    /* and the CLI can use it */
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "tune --report --db %s --format csv", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_assert(strstr(out, "i2_s.avx2,64,512,1,1"), "%s", out);
+}
+
+/* scripts/check-layers.sh on a copy of the tree: clean as it is, and failing
+ * for each kind of violation planted in the copy. */
+Test(engine, layer_rules_hold_and_their_check_can_fail, .timeout = 120)
+{
+    char dir[64], cmd[1024];
+    tmpdir(dir, sizeof dir);
+    snprintf(cmd, sizeof cmd, "cp -r harness tuner variants kernels %s/ && mkdir %s/scripts && "
+                              "cp scripts/check-layers.sh %s/scripts/", dir, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/scripts/check-layers.sh > /dev/null", dir);
+    cr_assert_eq(system(cmd), 0, "the tree itself breaks a layering rule: run scripts/check-layers.sh");
+    static const struct {
+        const char *file, *line;
+    } plant[] = {
+        {"harness/cli-run.c", "#include \"../kernels/vnni/vnni.h\""},
+        {"tuner/search.c", "#include \"../harness/mp_harness.h\""},
+        {"harness/cli-list.c", "static const char *q = \"SELECT 1\";"},
+        {"harness/e2e.c", "#include <sqlite3.h>"},
+        {"kernels/i2s/i2s-scalar.c", "static double t(void) { return mp_now(); }"},
+    };
+    for (size_t i = 0; i < sizeof plant / sizeof plant[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "cp %s/%s %s/saved && echo '%s' >> %s/%s && ! %s/scripts/check-layers.sh > "
+                 "/dev/null; r=$?; cp %s/saved %s/%s; exit $r",
+                 dir, plant[i].file, dir, plant[i].line, dir, plant[i].file, dir, dir, dir,
+                 plant[i].file);
+        cr_assert_eq(system(cmd), 0, "planting '%s' in %s was not caught", plant[i].line,
+                     plant[i].file);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    system(cmd);
+}
