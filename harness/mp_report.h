@@ -32,9 +32,6 @@ typedef struct mp_rep {
 int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e);
 void mp_rep_close(mp_rep *r);
 
-/* 1 when the database has a table of that name. */
-int mp_rep_has_table(mp_rep *r, const char *name);
-
 /* Of the rows of r->cache mode for (variant, m, k, n, threads), the one a table
  * shows: default parameters first, then ok/unstable over failed/skipped, then the
  * newest.  NULL if none. */

@@ -12,11 +12,6 @@
 #include "mp_report.h"
 #include "../variants/mp_registry.h"
 
-int mp_rep_has_table(mp_rep *r, const char *name)
-{
-    return mp_store_rep_has_table(r->store, name);
-}
-
 /* Is params the variant's default setting?  Unknown variants (built elsewhere)
  * and parameterless ones count as default. */
 int mp_rep_params_default(const char *variant, const char *params)

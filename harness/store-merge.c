@@ -117,11 +117,14 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
         sqlite3_int64 old = sqlite3_column_int64(runs, 0);
         const char *fp = (const char *)sqlite3_column_text(runs, 1);
         sqlite3_stmt *chk;
-        sqlite3_prepare_v2(db,
-                           "SELECT r.id FROM runs r JOIN machines m ON r.machine_id=m.id "
-                           "WHERE m.fingerprint=? AND r.started IS ? AND r.command IS ? AND "
-                           "r.kind IS ?",
-                           -1, &chk, NULL);
+        if (sqlite3_prepare_v2(db,
+                               "SELECT r.id FROM runs r JOIN machines m ON r.machine_id=m.id "
+                               "WHERE m.fingerprint=? AND r.started IS ? AND r.command IS ? AND "
+                               "r.kind IS ?",
+                               -1, &chk, NULL) != SQLITE_OK) {
+            rc = mp_fail(e, MP_ERUN, "merge %s: %s", in, sqlite3_errmsg(db));
+            break;
+        }
         for (int i = 1; i <= 4; i++)
             sqlite3_bind_value(chk, i, sqlite3_column_value(runs, i));
         int exists = sqlite3_step(chk) == SQLITE_ROW;

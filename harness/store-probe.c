@@ -11,10 +11,14 @@ int mp_probe_store(mp_store *s, int64_t run_id, const mp_probe_row *r, int n, mp
 {
     sqlite3 *db = mp_store_db(s);
     sqlite3_stmt *st;
-    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) "
-                               "VALUES(?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(db));
+    if (sqlite3_prepare_v2(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) "
+                               "VALUES(?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+        int rc = mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(db));
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL); /* no transaction left open */
+        return rc;
+    }
     int rc = MP_OK;
     for (int i = 0; i < n && !rc; i++) {
         sqlite3_bind_int64(st, 1, run_id);
