@@ -25,13 +25,13 @@
  * two runs with nothing in common fail loudly. */
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "mp_cli.h"
 #include "mp_harness.h"
+#include "mp_store_compare.h"
 #include "../kernels/common/mp_numerics.h"
 
 typedef struct row {
@@ -85,90 +85,34 @@ static int load(const char *spec, const char *what, runset *out, mp_err *e)
     }
     if (stat(out->path, &st) != 0 || !S_ISREG(st.st_mode))
         return mp_fail(e, MP_EUSAGE, "%s %s: no such database file", what, out->path);
-    sqlite3 *db;
-    if (sqlite3_open_v2(out->path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        sqlite3_close(db);
-        return mp_fail(e, MP_EUSAGE, "%s %s: cannot open", what, out->path);
+    mp_cmp_run run;
+    int rc = mp_store_compare_read(out->path, what, out->run_id, &run, e);
+    if (rc)
+        return rc;
+    out->run_id = run.run_id;
+    snprintf(out->fingerprint, sizeof out->fingerprint, "%s", run.fingerprint);
+    memcpy(out->bw, run.read_bw, sizeof out->bw);
+    out->rows = calloc((size_t)(run.n ? run.n : 1), sizeof *out->rows);
+    for (int i = 0; i < run.n; i++) {
+        const mp_cmp_result *x = &run.rows[i];
+        row *r = &out->rows[out->n++];
+        snprintf(r->variant, sizeof r->variant, "%s", x->variant);
+        snprintf(r->params, sizeof r->params, "%s", x->params);
+        r->m = x->m, r->k = x->k, r->n = x->n, r->threads = x->threads;
+        snprintf(r->key, sizeof r->key, "%s%s%s%s %dx%d n=%d t=%d %s", r->variant,
+                 r->params[0] ? "[" : "", r->params, r->params[0] ? "]" : "", r->m, r->k, r->n,
+                 r->threads, x->cache);
+        snprintf(r->problem, sizeof r->problem, "%dx%d n=%d t=%d %s", r->m, r->k, r->n,
+                 r->threads, x->cache);
+        snprintf(r->status, sizeof r->status, "%s", x->status);
+        r->cold = !strcmp(x->cache, "cold");
+        r->median = x->median_us;
+        r->t = x->times_us; /* ownership moves to the row */
+        r->nt = x->ntimes;
+        run.rows[i].times_us = NULL;
     }
-    sqlite3_stmt *q;
-    int rc = MP_OK;
-    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='schema_version'", -1, &q,
-                           NULL) != SQLITE_OK || sqlite3_step(q) != SQLITE_ROW) {
-        sqlite3_finalize(q);
-        sqlite3_close(db);
-        return mp_fail(e, MP_EUSAGE, "%s %s: not an mpbench database", what, out->path);
-    }
-    sqlite3_finalize(q);
-    if (!out->run_id) {
-        if (sqlite3_prepare_v2(db, "SELECT max(run_id) FROM results", -1, &q, NULL) == SQLITE_OK &&
-            sqlite3_step(q) == SQLITE_ROW)
-            out->run_id = sqlite3_column_int64(q, 0);
-        sqlite3_finalize(q);
-        if (!out->run_id) {
-            sqlite3_close(db);
-            return mp_fail(e, MP_EUSAGE, "%s %s: has no results", what, out->path);
-        }
-    }
-    if (sqlite3_prepare_v2(db, "SELECT m.fingerprint FROM runs r JOIN machines m ON "
-                               "r.machine_id=m.id WHERE r.id=?", -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, out->run_id);
-        if (sqlite3_step(q) == SQLITE_ROW)
-            snprintf(out->fingerprint, sizeof out->fingerprint, "%s",
-                     (const char *)sqlite3_column_text(q, 0));
-        else
-            rc = mp_fail(e, MP_EUSAGE, "%s %s: no run %lld", what, out->path, out->run_id);
-        sqlite3_finalize(q);
-    }
-    if (!rc && sqlite3_prepare_v2(db, "SELECT threads, value FROM probe WHERE run_id=? AND "
-                                      "kind='read_DRAM'", -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, out->run_id);
-        while (sqlite3_step(q) == SQLITE_ROW) {
-            int t = sqlite3_column_int(q, 0);
-            if (t >= 1 && t <= 64)
-                out->bw[t] = sqlite3_column_double(q, 1);
-        }
-        sqlite3_finalize(q);
-    }
-    if (!rc && sqlite3_prepare_v2(db,
-                                  "SELECT variant, params, m, k, n, threads, cache_mode, status,"
-                                  " median_us, times_us FROM results WHERE run_id=? AND"
-                                  " status IN ('ok','unstable') ORDER BY id",
-                                  -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(q, 1, out->run_id);
-        int cap = 0;
-        while (sqlite3_step(q) == SQLITE_ROW) {
-            if (out->n == cap) {
-                cap = cap ? 2 * cap : 64;
-                out->rows = realloc(out->rows, sizeof *out->rows * (size_t)cap);
-            }
-            row *r = &out->rows[out->n++];
-            memset(r, 0, sizeof *r);
-            snprintf(r->variant, sizeof r->variant, "%s", (const char *)sqlite3_column_text(q, 0));
-            snprintf(r->params, sizeof r->params, "%s", (const char *)sqlite3_column_text(q, 1));
-            r->m = sqlite3_column_int(q, 2), r->k = sqlite3_column_int(q, 3);
-            r->n = sqlite3_column_int(q, 4), r->threads = sqlite3_column_int(q, 5);
-            snprintf(r->key, sizeof r->key, "%s%s%s%s %dx%d n=%d t=%d %s", r->variant,
-                     r->params[0] ? "[" : "", r->params, r->params[0] ? "]" : "",
-                     r->m, r->k, r->n, r->threads, (const char *)sqlite3_column_text(q, 6));
-            snprintf(r->problem, sizeof r->problem, "%dx%d n=%d t=%d %s", r->m, r->k, r->n,
-                     r->threads, (const char *)sqlite3_column_text(q, 6));
-            snprintf(r->status, sizeof r->status, "%s", (const char *)sqlite3_column_text(q, 7));
-            r->cold = !strcmp((const char *)sqlite3_column_text(q, 6), "cold");
-            r->median = sqlite3_column_double(q, 8);
-            const char *ts = (const char *)sqlite3_column_text(q, 9);
-            size_t len = ts ? strlen(ts) : 0;
-            char *copy = malloc(len + 1);
-            memcpy(copy, ts ? ts : "", len + 1);
-            r->t = malloc(sizeof(double) * (len / 2 + 1));
-            char *save = NULL;
-            for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-                r->t[r->nt++] = strtod(tok, NULL);
-            free(copy);
-        }
-        sqlite3_finalize(q);
-    }
-    sqlite3_close(db);
-    return rc;
+    mp_store_compare_free(&run);
+    return MP_OK;
 }
 
 static int cmp_d(const void *a, const void *b)

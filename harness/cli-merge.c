@@ -3,181 +3,17 @@
  * keep it; a run already present in OUT (same machine, start time, command,
  * kind) is skipped whole; sweep results are unique per sweep key and item, so
  * shards of one sweep merge into exactly the unsharded set.  Each input is merged
- * in one transaction: a failure leaves OUT as it was before that input. */
-#include <sqlite3.h>
+ * in one transaction: a failure leaves OUT as it was before that input.  This
+ * file handles the arguments and messages; the merge itself is the store's
+ * (store-merge.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "mp_store_internal.h"
 #include "mp_cli.h"
 #include "mp_harness.h"
-#include "mp_store_schema.h"
-
-/* Tables that hang off runs(id) through a run_id column, copied generically. */
-static const char *const run_tables[] = {"results", "run_counters", "probe", "tuned", "e2e"};
-
-static int table_exists(sqlite3 *db, const char *schema, const char *table)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT 1 FROM %s.sqlite_master WHERE type='table' AND name='%s'",
-             schema, table);
-    sqlite3_stmt *st;
-    int ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-             sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return ok;
-}
-
-/* "a,b,c" of the columns of schema.table except id; with run_id replaced by expr
- * in sel (the SELECT list). */
-static void columns(sqlite3 *db, const char *schema, const char *table, const char *run_expr,
-                    char *cols, char *sel, size_t len)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql, "PRAGMA %s.table_info(%s)", schema, table);
-    sqlite3_stmt *st;
-    cols[0] = sel[0] = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return;
-    size_t uc = 0, us = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 1);
-        if (!strcmp(name, "id"))
-            continue;
-        uc += (size_t)snprintf(cols + uc, len - uc, "%s%s", uc ? "," : "", name);
-        us += (size_t)snprintf(sel + us, len - us, "%s%s", us ? "," : "",
-                               !strcmp(name, "run_id") ? run_expr : name);
-    }
-    sqlite3_finalize(st);
-}
-
-static int exec(sqlite3 *db, const char *sql, mp_err *e, const char *what)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int rc = mp_fail(e, MP_ERUN, "merge %s: %s", what, msg ? msg : "error");
-        sqlite3_free(msg);
-        return rc;
-    }
-    return MP_OK;
-}
-
-static int merge_one(sqlite3 *db, const char *in, long *runs_added, long *runs_skipped,
-                     mp_err *e)
-{
-    struct stat st;
-    if (stat(in, &st) != 0 || !S_ISREG(st.st_mode))
-        return mp_fail(e, MP_EUSAGE, "merge: input %s: not a file", in);
-    /* validate the input read-only before attaching */
-    sqlite3 *src;
-    if (sqlite3_open_v2(in, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        sqlite3_close(src);
-        return mp_fail(e, MP_EUSAGE, "merge: input %s: cannot open", in);
-    }
-    sqlite3_stmt *q;
-    int version = -1;
-    if (sqlite3_prepare_v2(src, "SELECT value FROM meta WHERE key='schema_version'", -1, &q,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW)
-        version = atoi((const char *)sqlite3_column_text(q, 0));
-    sqlite3_finalize(q);
-    sqlite3_close(src);
-    if (version < 0)
-        return mp_fail(e, MP_EUSAGE, "merge: input %s: not an mpbench database", in);
-    if (version != MP_SCHEMA_VERSION)
-        return mp_fail(e, MP_EUSAGE,
-                       "merge: input %s has schema version %d, this mpbench writes %d: open it "
-                       "once with this mpbench (e.g. 'mpbench sweep --dry-run ... --db %s') to "
-                       "migrate it",
-                       in, version, MP_SCHEMA_VERSION, in);
-    char *sql = sqlite3_mprintf("ATTACH %Q AS src", in);
-    int rc = exec(db, sql, e, in);
-    sqlite3_free(sql);
-    if (rc)
-        return rc;
-    rc = exec(db, "BEGIN IMMEDIATE", e, in);
-    if (!rc)
-        rc = exec(db,
-                  "INSERT OR IGNORE INTO machines(fingerprint,cpu_model,cores,pus,isa_flags,"
-                  "mem_gib,l1d_kib,l2_kib,l3_kib,caches_note,hypervisor,first_seen) "
-                  "SELECT fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,l2_kib,"
-                  "l3_kib,caches_note,hypervisor,first_seen FROM src.machines",
-                  e, in);
-    sqlite3_stmt *runs = NULL;
-    if (!rc && sqlite3_prepare_v2(db,
-                                  "SELECT r.id, m.fingerprint, r.started, r.command, r.kind "
-                                  "FROM src.runs r JOIN src.machines m ON r.machine_id=m.id "
-                                  "ORDER BY r.id",
-                                  -1, &runs, NULL) != SQLITE_OK)
-        rc = mp_fail(e, MP_ERUN, "merge %s: %s", in, sqlite3_errmsg(db));
-    while (!rc && sqlite3_step(runs) == SQLITE_ROW) {
-        sqlite3_int64 old = sqlite3_column_int64(runs, 0);
-        const char *fp = (const char *)sqlite3_column_text(runs, 1);
-        sqlite3_stmt *chk;
-        sqlite3_prepare_v2(db,
-                           "SELECT r.id FROM runs r JOIN machines m ON r.machine_id=m.id "
-                           "WHERE m.fingerprint=? AND r.started IS ? AND r.command IS ? AND "
-                           "r.kind IS ?",
-                           -1, &chk, NULL);
-        for (int i = 1; i <= 4; i++)
-            sqlite3_bind_value(chk, i, sqlite3_column_value(runs, i));
-        int exists = sqlite3_step(chk) == SQLITE_ROW;
-        sqlite3_finalize(chk);
-        if (exists) {
-            (*runs_skipped)++;
-            continue;
-        }
-        char cols[2048], sel[2048];
-        columns(db, "src", "runs", "", cols, sel, sizeof cols);
-        /* machine_id must be remapped through the fingerprint */
-        char *ins = sqlite3_mprintf(
-            "INSERT INTO runs(%s) SELECT %s FROM src.runs WHERE id=%lld", cols, sel, old);
-        rc = exec(db, ins, e, in);
-        sqlite3_free(ins);
-        if (rc)
-            break;
-        sqlite3_int64 nid = sqlite3_last_insert_rowid(db);
-        char *upd = sqlite3_mprintf(
-            "UPDATE runs SET machine_id=(SELECT id FROM machines WHERE fingerprint=%Q) WHERE id=%lld",
-            fp, nid);
-        rc = exec(db, upd, e, in);
-        sqlite3_free(upd);
-        for (size_t t = 0; !rc && t < sizeof run_tables / sizeof run_tables[0]; t++) {
-            const char *tab = run_tables[t];
-            if (!table_exists(db, "src", tab) || !table_exists(db, "main", tab))
-                continue;
-            char expr[64];
-            snprintf(expr, sizeof expr, "%lld", nid);
-            columns(db, "src", tab, expr, cols, sel, sizeof cols);
-            char *cp = sqlite3_mprintf("INSERT OR IGNORE INTO main.%s(%s) SELECT %s FROM src.%s "
-                                       "WHERE run_id=%lld",
-                                       tab, cols, sel, tab, old);
-            rc = exec(db, cp, e, in);
-            sqlite3_free(cp);
-        }
-        if (!rc) {
-            /* counters follow their result through the result's natural key */
-            char *cp = sqlite3_mprintf(
-                "INSERT OR IGNORE INTO counters(result_id,event,value,status,reason) "
-                "SELECT nr.id, c.event, c.value, c.status, c.reason FROM src.counters c "
-                "JOIN src.results sr ON c.result_id=sr.id JOIN results nr ON nr.run_id=%lld "
-                "AND nr.variant=sr.variant AND nr.params=sr.params AND nr.m=sr.m AND "
-                "nr.k=sr.k AND nr.n=sr.n AND nr.threads=sr.threads AND "
-                "nr.cache_mode=sr.cache_mode WHERE sr.run_id=%lld",
-                nid, old);
-            rc = exec(db, cp, e, in);
-            sqlite3_free(cp);
-        }
-        (*runs_added)++;
-    }
-    sqlite3_finalize(runs);
-    mp_err ignore;
-    exec(db, rc ? "ROLLBACK" : "COMMIT", rc ? &ignore : e, in);
-    exec(db, "DETACH src", &ignore, in);
-    return rc;
-}
+#include "mp_store_merge.h"
 
 int mp_cmd_merge(int argc, char **argv)
 {
@@ -196,10 +32,9 @@ int mp_cmd_merge(int argc, char **argv)
     int rc = mp_store_open(argv[1], &store, &e);
     if (rc)
         return mp_die(rc, "%s", e.msg);
-    sqlite3 *db = mp_store_db(store);
     for (int i = 2; i < argc && !rc; i++) {
         long added = 0, skipped = 0;
-        rc = merge_one(db, argv[i], &added, &skipped, &e);
+        rc = mp_store_merge(store, argv[i], &added, &skipped, &e);
         if (!rc)
             fprintf(stderr, "mpbench: merged %s: %ld runs added, %ld already present\n", argv[i],
                     added, skipped);

@@ -13,7 +13,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -559,6 +558,27 @@ static int parse_params(pspace *ps, const char *s, int *vals)
     return 0;
 }
 
+/* One evaluation of a tune run: its parameter values and median. */
+typedef struct tune_ev {
+    int v[8];
+    double us;
+} tune_ev;
+
+typedef struct tune_evals_ctx {
+    tune_ev *e; /* MAXP of them */
+    int *ne;
+    pspace *ps;
+} tune_evals_ctx;
+
+/* Adds one stored evaluation to the plot's points; stops at MAXP. */
+static int tune_eval(const char *params, double us, void *ctx)
+{
+    tune_evals_ctx *c = ctx;
+    if (!parse_params(c->ps, params, c->e[*c->ne].v))
+        c->e[(*c->ne)++].us = us;
+    return *c->ne >= MAXP;
+}
+
 /* The tune run group (run, variant, shape, N, threads) with the most settings
  * (of --variant if given). */
 static int plot_tuner(mp_rep *r, const plot_opts *o)
@@ -566,32 +586,16 @@ static int plot_tuner(mp_rep *r, const plot_opts *o)
     plot_job j;
     if (job_begin(&j, o->outdir, "tuner"))
         return mp_die(1, "plot tuner: cannot write in %s (%s)", o->outdir, strerror(errno));
-    sqlite3_stmt *st;
-    const char *sql =
-        "SELECT x.run_id, x.variant, x.m, x.k, x.n, x.threads, count(DISTINCT x.params) c FROM "
-        "results x JOIN runs u ON x.run_id=u.id WHERE u.machine_id=? AND u.kind='tune' AND "
-        "x.status IN ('ok','unstable') AND (?2 IS NULL OR x.variant=?2) GROUP BY x.run_id, "
-        "x.variant, x.m, x.k, x.n, x.threads ORDER BY c DESC, x.run_id DESC LIMIT 1";
-    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
+    mp_rep_tune_group g;
+    mp_err err;
+    if (mp_store_rep_tune_group(r->store, r->mach.id, o->variant, &g, &err) < 0) {
         job_abort(&j);
-        return mp_die(1, "plot tuner: %s", sqlite3_errmsg(r->db));
+        return mp_die(1, "plot tuner: %s", err.msg);
     }
-    sqlite3_bind_int64(st, 1, r->mach.id);
-    if (o->variant)
-        sqlite3_bind_text(st, 2, o->variant, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 2);
-    int64_t run = 0;
-    char variant[64] = "";
-    int m = 0, k = 0, n = 0, t = 0, count = 0;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        run = sqlite3_column_int64(st, 0);
-        snprintf(variant, sizeof variant, "%s", sqlite3_column_text(st, 1));
-        m = sqlite3_column_int(st, 2), k = sqlite3_column_int(st, 3);
-        n = sqlite3_column_int(st, 4), t = sqlite3_column_int(st, 5);
-        count = sqlite3_column_int(st, 6);
-    }
-    sqlite3_finalize(st);
+    int64_t run = g.run;
+    char variant[64];
+    snprintf(variant, sizeof variant, "%s", g.variant);
+    int m = g.m, k = g.k, n = g.n, t = g.threads, count = g.settings;
     if (count < 2) {
         char why[256];
         snprintf(why, sizeof why, "no tune run with two or more evaluated settings%s%s (run "
@@ -600,28 +604,12 @@ static int plot_tuner(mp_rep *r, const plot_opts *o)
         return no_data(&j, why);
     }
     /* the evaluations */
-    typedef struct ev {
-        int v[8];
-        double us;
-    } ev;
+    typedef tune_ev ev;
     ev *e = calloc(MAXP, sizeof *e);
     int ne = 0;
     pspace ps = {{{0}}, 0};
-    if (sqlite3_prepare_v2(r->db, "SELECT params, median_us FROM results WHERE run_id=? AND "
-                                  "variant=? AND m=? AND k=? AND n=? AND threads=? AND status IN "
-                                  "('ok','unstable') ORDER BY id",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, run);
-        sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 3, m);
-        sqlite3_bind_int(st, 4, k);
-        sqlite3_bind_int(st, 5, n);
-        sqlite3_bind_int(st, 6, t);
-        while (sqlite3_step(st) == SQLITE_ROW && ne < MAXP)
-            if (!parse_params(&ps, (const char *)sqlite3_column_text(st, 0), e[ne].v))
-                e[ne++].us = sqlite3_column_double(st, 1);
-        sqlite3_finalize(st);
-    }
+    tune_evals_ctx ec = {e, &ne, &ps};
+    mp_store_rep_tune_evals(r->store, &g, tune_eval, &ec);
     if (ne < 2 || !ps.nnames) {
         free(e);
         return no_data(&j, "the tune run's evaluations have no parameter values");
@@ -772,21 +760,9 @@ static int plot_tuner(mp_rep *r, const plot_opts *o)
     addvar(&j, "plottitle=%s", qt);
     /* the tuner's decision for this point, when stored */
     char sub[512] = "points: the search's own (short) measurements";
-    if (mp_rep_has_table(r, "tuned") &&
-        sqlite3_prepare_v2(r->db, "SELECT decision FROM tuned WHERE run_id=? AND variant=? AND "
-                                  "m=? AND k=? AND n=? AND threads=? ORDER BY id DESC LIMIT 1",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, run);
-        sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 3, m);
-        sqlite3_bind_int(st, 4, k);
-        sqlite3_bind_int(st, 5, n);
-        sqlite3_bind_int(st, 6, t);
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-            snprintf(sub, sizeof sub, "decision after re-measuring: %.400s",
-                     (const char *)sqlite3_column_text(st, 0));
-        sqlite3_finalize(st);
-    }
+    char decision[1024];
+    if (mp_store_rep_tune_decision(r->store, &g, decision, sizeof decision))
+        snprintf(sub, sizeof sub, "decision after re-measuring: %.400s", decision);
     gp_quote(qt, sizeof qt, sub);
     addvar(&j, "subtitle=%s", qt);
     free(e);

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -167,6 +166,21 @@ static const char *row_label(const mp_rep *r, const char *variant, char *buf, si
 /* ---- sections ------------------------------------------------------------------- */
 
 /* Title, the machine (machines table) and the caveats that apply to every number. */
+/* One unavailable counter event in the caveats' list. */
+typedef struct unavail_ctx {
+    FILE *f;
+    int any;
+} unavail_ctx;
+
+static void unavail_counter(const char *event, const char *reason, void *ctx)
+{
+    unavail_ctx *u = ctx;
+    fprintf(u->f, "%s %s (%s)",
+            u->any++ ? ";" : "- Hardware counters unavailable on this machine (from "
+                             "run_counters; tables hold no counter figures for them):",
+            event, reason);
+}
+
 static void sec_header(FILE *f, mp_rep *r, const char *db)
 {
     char now[64];
@@ -198,35 +212,15 @@ static void sec_header(FILE *f, mp_rep *r, const char *db)
                    "host's to share; expect noise between runs.\n", m->hypervisor);
     if (m->caches_note[0])
         fprintf(f, "- Cache sizes: %s.\n", m->caches_note);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(r->db, "SELECT count(*), max(load_avg) FROM runs WHERE machine_id=?",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, m->id);
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
-            fprintf(f, "- %d runs stored for this machine; the highest load average at the "
-                       "start of a run was %.2f (on %d cores): a shared, noisy machine.\n",
-                    sqlite3_column_int(st, 0), sqlite3_column_double(st, 1), m->cores);
-        sqlite3_finalize(st);
-    }
-    if (mp_rep_has_table(r, "run_counters") &&
-        sqlite3_prepare_v2(r->db,
-                           "SELECT c.event, min(c.reason), count(DISTINCT c.run_id) FROM "
-                           "run_counters c JOIN runs u ON c.run_id=u.id WHERE u.machine_id=? "
-                           "AND c.status='unavailable' GROUP BY c.event ORDER BY c.event",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, m->id);
-        int any = 0;
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            fprintf(f, "%s %s (%s)",
-                    any++ ? ";" : "- Hardware counters unavailable on this machine (from "
-                                  "run_counters; tables hold no counter figures for them):",
-                    (const char *)sqlite3_column_text(st, 0),
-                    sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
-        }
-        if (any)
-            fputs(".\n", f);
-        sqlite3_finalize(st);
-    }
+    double max_load;
+    int nruns = mp_store_rep_run_load(r->store, m->id, &max_load);
+    if (nruns > 0)
+        fprintf(f, "- %d runs stored for this machine; the highest load average at the "
+                   "start of a run was %.2f (on %d cores): a shared, noisy machine.\n",
+                nruns, max_load, m->cores);
+    unavail_ctx uc = {f, 0};
+    if (mp_store_rep_unavailable_counters(r->store, m->id, unavail_counter, &uc))
+        fputs(".\n", f);
     int warm = 0;
     for (int i = 0; i < r->nrows; i++)
         warm += strcmp(r->rows[i].cache, r->cache) != 0;
@@ -308,63 +302,14 @@ static void sec_probe(FILE *f, mp_rep *r)
 }
 
 /* e2e rows of this machine, newest per key. */
-typedef struct e2e_row {
-    char model[64], variant[256], method[64], test[32], status[16], reason[160];
-    int layers, model_layers, n_prompt, n_gen, batch, threads, prompts, tokens, matched;
-    double tps, bpw, share;
-} e2e_row;
+typedef mp_rep_e2e e2e_row;
 
 static char e2e_error[256]; /* why an existing e2e table could not be read */
 
 /* e2e rows of this machine into *out (malloc'd); count, -1 no e2e table, -2 unreadable. */
 static int load_e2e(mp_rep *r, e2e_row **out)
 {
-    *out = NULL;
-    if (!mp_rep_has_table(r, "e2e"))
-        return -1;
-    sqlite3_stmt *st;
-    const char *sql =
-        "SELECT x.model,x.variant,ifnull(x.method,''),x.test,ifnull(x.status,''),"
-        "ifnull(x.reason,''),x.layers,x.model_layers,x.n_prompt,x.n_gen,x.batch,x.threads,"
-        "x.prompts,x.tokens,x.matched,x.tps_median,x.bpw,x.match_share FROM e2e x WHERE x.id IN "
-        "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
-        "y.model,y.variant,y.test,y.threads,y.layers) ORDER BY x.id";
-    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(e2e_error, sizeof e2e_error, "%s", sqlite3_errmsg(r->db));
-        return -2;
-    }
-    sqlite3_bind_int64(st, 1, r->mach.id);
-    int n = 0, cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            *out = realloc(*out, sizeof **out * (size_t)cap);
-        }
-        e2e_row *x = &(*out)[n++];
-        memset(x, 0, sizeof *x);
-#define TXT(i, dst) snprintf(dst, sizeof dst, "%s", sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "")
-        TXT(0, x->model);
-        TXT(1, x->variant);
-        TXT(2, x->method);
-        TXT(3, x->test);
-        TXT(4, x->status);
-        TXT(5, x->reason);
-#undef TXT
-        x->layers = sqlite3_column_int(st, 6);
-        x->model_layers = sqlite3_column_int(st, 7);
-        x->n_prompt = sqlite3_column_int(st, 8);
-        x->n_gen = sqlite3_column_int(st, 9);
-        x->batch = sqlite3_column_int(st, 10);
-        x->threads = sqlite3_column_int(st, 11);
-        x->prompts = sqlite3_column_int(st, 12);
-        x->tokens = sqlite3_column_int(st, 13);
-        x->matched = sqlite3_column_int(st, 14);
-        x->tps = sqlite3_column_double(st, 15);
-        x->bpw = sqlite3_column_double(st, 16);
-        x->share = sqlite3_column_double(st, 17);
-    }
-    sqlite3_finalize(st);
-    return n;
+    return mp_store_rep_e2e(r->store, r->mach.id, out, e2e_error, sizeof e2e_error);
 }
 
 /* Column of a bitnetcpp-* model in sizes[], -1 for other models. */
@@ -904,18 +849,7 @@ static void sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne)
 /* read_DRAM GB/s that run stored for itself (sweep --probe-bw), 0 if none. */
 static double run_bw(mp_rep *r, int64_t run, int threads)
 {
-    sqlite3_stmt *st;
-    double v = 0;
-    if (sqlite3_prepare_v2(r->db, "SELECT value FROM probe WHERE run_id=? AND kind='read_DRAM' "
-                                  "AND threads=? ORDER BY id DESC LIMIT 1", -1, &st, NULL) !=
-        SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int(st, 2, threads);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return v;
+    return mp_store_rep_run_bw(r->store, run, threads);
 }
 
 /* Section 7: N = 1 GB/s per variant and shape against the roofline prediction. */
@@ -1010,21 +944,7 @@ static void sec_gemv(FILE *f, mp_rep *r)
  * measured base at n (one table per thread count of that run). */
 static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
 {
-    sqlite3_stmt *st;
-    int64_t run = 0;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT max(x.run_id) FROM results x JOIN runs u ON x.run_id=u.id "
-                           "WHERE u.machine_id=? AND x.method=? AND x.n=? AND ifnull(u.kind,'') != 'tune' "
-                           "AND x.cache_mode=? AND x.status IN ('ok','unstable')",
-                           -1, &st, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(st, 1, r->mach.id);
-    sqlite3_bind_text(st, 2, base, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, n);
-    sqlite3_bind_text(st, 4, r->cache, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        run = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    int64_t run = mp_store_rep_ratio_run(r->store, r->mach.id, base, n, r->cache);
     if (!run) {
         fprintf(f, "Against %s at N = %d: no run measured %s at N = %d on this machine (run "
                    "`mpbench run --variant '%s*,...' --model bitnet-b1.58-2b-4t --n %d`).\n\n",
@@ -1037,34 +957,22 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
         int m, k, t, def;
         double us;
     } rr;
-    rr *x = NULL;
-    int nx = 0, cap = 0;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT variant, ifnull(method,''), status, params, m, k, threads, "
-                           "median_us FROM results WHERE run_id=? AND n=? AND cache_mode=? "
-                           "ORDER BY id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int(st, 2, n);
-    sqlite3_bind_text(st, 3, r->cache, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (nx == cap) {
-            cap = cap ? 2 * cap : 64;
-            x = realloc(x, sizeof *x * (size_t)cap);
-        }
-        rr *y = &x[nx++];
-        snprintf(y->variant, sizeof y->variant, "%s", sqlite3_column_text(st, 0));
-        snprintf(y->method, sizeof y->method, "%s", sqlite3_column_text(st, 1));
-        snprintf(y->status, sizeof y->status, "%s", sqlite3_column_text(st, 2));
-        snprintf(y->params, sizeof y->params, "%s", sqlite3_column_text(st, 3));
-        y->m = sqlite3_column_int(st, 4);
-        y->k = sqlite3_column_int(st, 5);
-        y->t = sqlite3_column_int(st, 6);
-        y->us = sqlite3_column_double(st, 7);
+    mp_rep_row *rows;
+    int nx = mp_store_rep_run_rows(r->store, run, n, r->cache, &rows);
+    rr *x = calloc((size_t)(nx ? nx : 1), sizeof *x);
+    for (int i = 0; i < nx; i++) {
+        rr *y = &x[i];
+        snprintf(y->variant, sizeof y->variant, "%s", rows[i].variant);
+        snprintf(y->method, sizeof y->method, "%s", rows[i].method);
+        snprintf(y->status, sizeof y->status, "%s", rows[i].status);
+        snprintf(y->params, sizeof y->params, "%s", rows[i].params);
+        y->m = rows[i].m;
+        y->k = rows[i].k;
+        y->t = rows[i].threads;
+        y->us = rows[i].median_us;
         y->def = mp_rep_params_default(y->variant, y->params);
     }
-    sqlite3_finalize(st);
+    free(rows);
     int tv[16], nt = 0, shapes[MAXS][2], ns = 0;
     const char *vars[MAXV];
     int nv = 0;
@@ -1159,42 +1067,34 @@ static void sec_ratios(FILE *f, mp_rep *r)
           f);
 }
 
+/* One row of section 9's table (the header before the first). */
+typedef struct tuned_ctx {
+    FILE *f;
+    int any;
+} tuned_ctx;
+
+static void tuned_row(const mp_rep_tuned *t, void *ctx)
+{
+    tuned_ctx *c = ctx;
+    FILE *f = c->f;
+    if (!c->any++)
+        fputs("| variant | shape | N | threads | strategy | chosen | default | best µs | "
+              "default µs | gain | p | evaluations | decision |\n"
+              "|---|---|--:|--:|---|---|---|--:|--:|--:|--:|--:|---|\n", f);
+    fprintf(f, "| %s | %dx%d | %d | %d | %s | %s | %s | %.1f | %.1f | %.1f%% | %.2g | %d "
+               "| ",
+            t->variant, t->m, t->k, t->n, t->threads, t->strategy, t->chosen, t->defaults,
+            t->best_us, t->default_us, t->gain_pct, t->p_value, t->evaluations);
+    md_escape(f, t->decision);
+    fputs(" |\n", f);
+}
+
 /* Section 9: the newest tuner decision per (variant, shape, N, threads). */
 static void sec_tuned(FILE *f, mp_rep *r)
 {
     fputs("## 9. Tuned parameters on this machine\n\n", f);
-    sqlite3_stmt *st;
-    int any = 0;
-    if (mp_rep_has_table(r, "tuned") &&
-        sqlite3_prepare_v2(r->db,
-                           "SELECT t.variant,t.m,t.k,t.n,t.threads,t.strategy,"
-                           "ifnull(t.chosen_params,''),ifnull(t.default_params,''),t.best_us,"
-                           "t.default_us,t.gain_pct,t.p_value,ifnull(t.decision,''),t.evaluations "
-                           "FROM tuned t WHERE t.id IN (SELECT max(y.id) FROM tuned y JOIN runs u "
-                           "ON y.run_id=u.id WHERE u.machine_id=? GROUP BY y.variant,y.m,y.k,y.n,"
-                           "y.threads) ORDER BY t.variant,t.m,t.k,t.n,t.threads",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, r->mach.id);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            if (!any++)
-                fputs("| variant | shape | N | threads | strategy | chosen | default | best µs | "
-                      "default µs | gain | p | evaluations | decision |\n"
-                      "|---|---|--:|--:|---|---|---|--:|--:|--:|--:|--:|---|\n", f);
-            fprintf(f, "| %s | %dx%d | %d | %d | %s | %s | %s | %.1f | %.1f | %.1f%% | %.2g | %d "
-                       "| ",
-                    sqlite3_column_text(st, 0), sqlite3_column_int(st, 1),
-                    sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
-                    sqlite3_column_int(st, 4),
-                    sqlite3_column_text(st, 5) ? (const char *)sqlite3_column_text(st, 5) : "",
-                    sqlite3_column_text(st, 6), sqlite3_column_text(st, 7),
-                    sqlite3_column_double(st, 8), sqlite3_column_double(st, 9),
-                    sqlite3_column_double(st, 10), sqlite3_column_double(st, 11),
-                    sqlite3_column_int(st, 13));
-            md_escape(f, (const char *)sqlite3_column_text(st, 12));
-            fputs(" |\n", f);
-        }
-        sqlite3_finalize(st);
-    }
+    tuned_ctx tc = {f, 0};
+    int any = mp_store_rep_tuned(r->store, r->mach.id, tuned_row, &tc);
     if (!any)
         fputs("No tuner decisions for this machine: run `mpbench tune --variant 'i2_s.avx2' "
               "--model bitnet-b1.58-2b-4t --strategy exhaustive`.\n\n",

@@ -1,5 +1,6 @@
 /* mp_probe_store.h - probe figures: one row per (kind, threads), stored with the
- * run and read back by `list machine`, the VNNI model and the reports. */
+ * run and read back by `list machine`, the VNNI model and the reports (the
+ * store side in store-probe.c, printing in probe-print.c). */
 #ifndef MP_PROBE_STORE_H
 #define MP_PROBE_STORE_H
 

@@ -1,6 +1,7 @@
 /* mp_report.h - what `mpbench report` and `mpbench plot` both read from the
  * store: the machine a report is about, its newest result per measurement key,
- * its newest probe, and small helpers to pick and format those rows.  Nothing
+ * its newest probe, and small helpers to pick and format those rows.  The rows
+ * come from the store's typed readers (mp_store_report.h).  Nothing
  * here writes to the database: a report is a view of the store (DESIGN.md
  * "Everything a report or plot shows comes from this store"). */
 #ifndef MP_REPORT_H
@@ -11,29 +12,10 @@
 
 #include "mp_harness.h"
 #include "mp_probe_store.h"
-
-/* The machine a report describes (one row of the machines table). */
-typedef struct mp_rep_machine {
-    int64_t id;
-    char fingerprint[64], cpu_model[128], isa_flags[256], caches_note[256], hypervisor[160];
-    int cores, pus, mem_gib;
-    long l1d_kib, l2_kib, l3_kib;
-} mp_rep_machine;
-
-/* One stored result (the columns the reports use). */
-typedef struct mp_rep_row {
-    int64_t id, run_id;
-    char variant[64], method[32], family[16], isa[16], params[128], cache[8], status[12];
-    char reason[160];
-    int m, k, n, threads;
-    double bpw, median_us, gbps, gops, max_rel_err; /* max_rel_err NaN when NULL */
-    long long packed_bytes;
-    int is_default; /* params equal the variant's defaults (or it has none / is unknown) */
-} mp_rep_row;
+#include "mp_store_report.h"
 
 typedef struct mp_rep {
     mp_store *store;
-    void *db; /* sqlite3 * */
     const char *db_path;
     const char *cache; /* the cache mode the tables and plots show: "cold" (default) or "warm" */
     mp_rep_machine mach;
@@ -49,9 +31,6 @@ typedef struct mp_rep {
  * or NULL: the machine of the newest run) and loads its results and probe. */
 int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e);
 void mp_rep_close(mp_rep *r);
-
-/* 1 when the database has a table of that name. */
-int mp_rep_has_table(mp_rep *r, const char *name);
 
 /* Of the rows of r->cache mode for (variant, m, k, n, threads), the one a table
  * shows: default parameters first, then ok/unstable over failed/skipped, then the

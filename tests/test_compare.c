@@ -1,7 +1,9 @@
 /* test_compare.c - the regression gate: the same code is not flagged, a 25%
  * slowdown injected into the test-only canary variant is, an improvement is
  * reported as one, unstable results never fail, foreign machines and disjoint
- * runs are refused; and `make regress` itself is not flaky. */
+ * runs are refused, values a database should not hold (NULL keys, garbled
+ * repetitions) are refused with a message instead of crashing (issue 20), and
+ * merge refuses an input it cannot trust; and `make regress` itself is not flaky. */
 #include <criterion/criterion.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "mp_test.h"
+#include "../harness/mp_store_compare.h"
 
 static char out[65536];
 
@@ -184,4 +187,92 @@ Test(compare, common_drift_cancelled_canary_still_flagged)
     expect(1, "p20, threshold 15%: 1 regressions", "compare --base %s --new %s --stat p20", a, dc);
     expect(2, "--stat: 'p100'", "compare --base %s --new %s --stat p100", a, d);
     expect(2, "--normalize: 'sideways'", "compare --base %s --new %s --normalize sideways", a, d);
+}
+
+/* Issue 20: every value read from a database is untrusted.  A NULL cache_mode
+ * used to crash compare (strcmp on NULL); now the run is refused, exit 2, with a
+ * message naming the input, the run, the row and the column; likewise a NULL
+ * median and repetition times that are not numbers.  The store's typed reader
+ * is checked directly too. */
+Test(compare, untrusted_values_refused_not_crashed)
+{
+    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], a[256], b[256];
+    cr_assert(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar,tq2_0.scalar --shape 64x256 --n 1 "
+                              "--warm --reps 5 --min-time 0 --counters none --db %s/a.db", dir);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    snprintf(a, sizeof a, "%s/a.db", dir);
+    /* the reader on a sound database */
+    mp_cmp_run run;
+    mp_err e;
+    cr_assert_eq(mp_store_compare_read(a, "--base", 0, &run, &e), MP_OK, "%s", e.msg);
+    cr_assert_gt(run.run_id, 0);
+    cr_assert_eq(run.n, 2);
+    cr_assert_str_eq(run.rows[0].cache, "warm");
+    cr_assert_str_eq(run.rows[0].variant, "i2_s.scalar");
+    cr_assert_eq(run.rows[0].m, 64);
+    cr_assert_geq(run.rows[0].ntimes, 5);
+    for (int i = 0; i < run.rows[0].ntimes; i++)
+        cr_assert_gt(run.rows[0].times_us[i], 0);
+    cr_assert_neq(run.fingerprint[0], 0);
+    mp_store_compare_free(&run);
+    cr_assert_eq(mp_store_compare_read(a, "--base", 999, &run, &e), MP_EUSAGE);
+    cr_assert(strstr(e.msg, "no run 999"), "%s", e.msg);
+    cr_assert_eq(run.n, 0);
+    static const struct {
+        const char *set, *needle;
+    } bad[] = {
+        {"cache_mode=NULL", "has no cache_mode (NULL)"},
+        {"median_us=NULL", "median_us is NULL, not a number"},
+        {"median_us='fast'", "median_us is text, not a number"},
+        {"times_us='1.5,abc,2'", "times_us holds '1.5,abc,2', not a list of times"},
+        {"times_us='1.5,-2'", "not a list of times"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(b, sizeof b, "%s/bad%zu.db", dir, i);
+        snprintf(cmd, sizeof cmd, "cp %s %s && sqlite3 %s \"UPDATE results SET %s WHERE "
+                                  "variant='tq2_0.scalar'\"", a, b, b, bad[i].set);
+        sh(cmd);
+        expect(2, bad[i].needle, "compare --base %s --new %s", a, b);
+        cr_assert(strstr(out, "--new"), "the message names the input: %s", out);
+        cr_assert(strstr(out, "refusing this run"), "%s", out);
+        expect(2, bad[i].needle, "compare --base %s --new %s", b, a);
+        cr_assert(strstr(out, "--base"), "%s", out);
+        cr_assert_eq(mp_store_compare_read(b, "--new", 0, &run, &e), MP_EUSAGE, "%s", bad[i].set);
+        cr_assert_eq(run.n, 0);
+        cr_assert_null(run.rows);
+    }
+    /* NULL repetitions are not an error: the key is listed as unstable, not judged */
+    snprintf(b, sizeof b, "%s/notimes.db", dir);
+    snprintf(cmd, sizeof cmd, "cp %s %s && sqlite3 %s \"UPDATE results SET times_us=NULL WHERE "
+                              "variant='tq2_0.scalar'\"", a, b, b);
+    sh(cmd);
+    expect(0, "unstable: not judged", "compare --base %s --new %s", a, b);
+}
+
+/* merge takes the same care: an input whose schema version is NULL (atoi on
+ * NULL before) is refused with exit 2, and what earlier inputs merged stays. */
+Test(compare, merge_refuses_untrusted_input)
+{
+    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], line[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar --shape 64x256 --n 1 --warm --reps 3 "
+                              "--min-time 0 --counters none --db %s/a.db", dir);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    snprintf(cmd, sizeof cmd, "cp %s/a.db %s/b.db && sqlite3 %s/b.db \"UPDATE meta SET value=NULL "
+                              "WHERE key='schema_version'\"", dir, dir, dir);
+    sh(cmd);
+    expect(2, "b.db: not an mpbench database", "merge %s/m.db %s/a.db %s/b.db", dir, dir, dir);
+    cr_assert(strstr(out, "merged "), "the first input was merged: %s", out);
+    snprintf(cmd, sizeof cmd, "sqlite3 %s/m.db \"SELECT count(*) FROM results\" > %s/count.txt",
+             dir, dir);
+    sh(cmd);
+    snprintf(cmd, sizeof cmd, "%s/count.txt", dir);
+    FILE *f = fopen(cmd, "r");
+    cr_assert(f);
+    cr_assert(fgets(line, sizeof line, f));
+    fclose(f);
+    cr_assert_eq(atoi(line), 1, "a.db's one result is in the output: %s", line);
+    /* merging a.db again adds nothing */
+    expect(0, "0 runs added, 1 already present", "merge %s/m.db %s/a.db", dir, dir);
 }

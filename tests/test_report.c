@@ -6,6 +6,7 @@
  * fixture's, not measured. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "mp_test.h"
 #include "../harness/mp_harness.h"
 #include "../harness/mp_store_internal.h"
+#include "../harness/mp_store_report.h"
 
 static char out[262144];
 
@@ -469,4 +471,164 @@ Test(report, bad_input)
         cr_assert(strstr(out, "no data") || strstr(out, "no plot had data"), "%s", out);
         cr_assert_eq(count_files(od), 0, "plot %s with no data left files in %s", kinds[i], od);
     }
+}
+
+/* What the store's typed readers (store-report.c) answer on the fixture: the
+ * report and plots are built only from these, so each question is checked
+ * against the rows make_fixture wrote; NULL text reads as "", never crashes. */
+typedef struct collect {
+    int n;
+    char first[2][256];
+} collect;
+
+static void collect_counter(const char *event, const char *reason, void *ctx)
+{
+    collect *c = ctx;
+    if (!c->n++) {
+        snprintf(c->first[0], sizeof c->first[0], "%s", event);
+        snprintf(c->first[1], sizeof c->first[1], "%s", reason);
+    }
+}
+
+static void collect_tuned(const mp_rep_tuned *t, void *ctx)
+{
+    collect *c = ctx;
+    if (!c->n++) {
+        snprintf(c->first[0], sizeof c->first[0], "%s %s %dx%dx%d %d", t->variant, t->chosen,
+                 t->m, t->k, t->n, t->evaluations);
+        snprintf(c->first[1], sizeof c->first[1], "%s|%s", t->strategy, t->decision);
+    }
+}
+
+static int collect_eval(const char *params, double us, void *ctx)
+{
+    collect *c = ctx;
+    if (!c->n++)
+        snprintf(c->first[0], sizeof c->first[0], "%s %.1f", params, us);
+    return 0;
+}
+
+static int stop_after_one(const char *params, double us, void *ctx)
+{
+    (void)params, (void)us;
+    ++*(int *)ctx;
+    return 1;
+}
+
+Test(report, store_typed_readers)
+{
+    char dir[64], db[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/fix.db", dir);
+    make_fixture(db);
+    mp_store *s;
+    mp_err e;
+    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
+    mp_rep_machine m;
+    cr_assert_eq(mp_store_rep_machine(s, db, NULL, &m, &e), MP_OK, "%s", e.msg);
+    cr_assert_str_eq(m.fingerprint, "fixfp01");
+    cr_assert_str_eq(m.hypervisor, "KVM");
+    cr_assert_eq(m.cores, 2);
+    cr_assert_eq(m.l3_kib, 32768);
+    cr_assert_eq(mp_store_rep_machine(s, db, "fix", &m, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_store_rep_machine(s, db, "nope", &m, &e), MP_EUSAGE);
+    cr_assert(strstr(e.msg, "--machine nope"), "%s", e.msg);
+    /* newest row per key: 16 sweep rows, 3 odd statuses, 4 ablation settings, 5 tune settings */
+    mp_rep_row *rows;
+    int n;
+    cr_assert_eq(mp_store_rep_results(s, db, m.id, &rows, &n, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(n, 28);
+    int unstable = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        unstable += !strcmp(rows[i].status, "unstable");
+        if (!strcmp(rows[i].status, "failed")) {
+            failed++;
+            cr_assert_str_eq(rows[i].variant, "vnni_int2.avx2");
+            cr_assert_str_eq(rows[i].reason, "y[3] = 1.5, want 2.5 (seed 1)");
+        }
+        cr_assert_str_eq(rows[i].cache, "cold");
+        cr_assert(isnan(rows[i].max_rel_err), "NULL max_rel_err must read as NaN");
+    }
+    cr_assert_eq(unstable, 1);
+    cr_assert_eq(failed, 1);
+    free(rows);
+    /* the full probe (run 1), not the sweep's --probe-bw row */
+    mp_probe_row p[16];
+    int64_t prun;
+    cr_assert_eq(mp_store_rep_probe(s, m.id, p, 16, &prun), 5);
+    cr_assert_eq(prun, 1);
+    cr_assert_str_eq(p[0].kind, "read_DRAM");
+    cr_assert_float_eq(p[1].value, 20.25, 1e-9);
+    cr_assert_eq(mp_store_rep_probe(s, m.id, p, 2, &prun), 2, "max is respected");
+    double load;
+    cr_assert_eq(mp_store_rep_run_load(s, m.id, &load), 4);
+    cr_assert_float_eq(load, 1.75, 1e-9);
+    collect c = {0};
+    cr_assert_eq(mp_store_rep_unavailable_counters(s, m.id, collect_counter, &c), 1);
+    cr_assert_str_eq(c.first[0], "cycles");
+    cr_assert_str_eq(c.first[1], "perf_event_paranoid=3");
+    mp_rep_e2e *e2e;
+    char err[256] = "";
+    cr_assert_eq(mp_store_rep_e2e(s, m.id, &e2e, err, sizeof err), 7, "%s", err);
+    cr_assert_str_eq(e2e[0].model, "bitnetcpp-125m");
+    cr_assert_float_eq(e2e[0].tps, 123.45, 1e-9);
+    cr_assert_eq(e2e[5].matched, 20);
+    free(e2e);
+    cr_assert_float_eq(mp_store_rep_run_bw(s, 2, 1), 99.5, 1e-9);
+    cr_assert_float_eq(mp_store_rep_run_bw(s, 2, 2), 0, 1e-9);
+    /* the ratio run: newest non-tune run with the method at N in the cache mode */
+    cr_assert_eq(mp_store_rep_ratio_run(s, m.id, "TQ2_0", 1, "cold"), 2);
+    cr_assert_eq(mp_store_rep_ratio_run(s, m.id, "TQ2_0", 1, "warm"), 0);
+    cr_assert_eq(mp_store_rep_ratio_run(s, m.id, "I2_S", 8, "cold"), 0, "tune runs don't count");
+    cr_assert_eq(mp_store_rep_run_rows(s, 2, 1, "cold", &rows), 11);
+    cr_assert_str_eq(rows[0].variant, "i2_s.avx2");
+    cr_assert_str_eq(rows[0].params, "pf=8192");
+    cr_assert_float_eq(rows[0].median_us, 100.0, 1e-9);
+    free(rows);
+    memset(&c, 0, sizeof c);
+    cr_assert_eq(mp_store_rep_tuned(s, m.id, collect_tuned, &c), 1);
+    cr_assert_str_eq(c.first[0], "i2_s.avx2 pf=4096 2560x2560x8 5");
+    cr_assert_str_eq(c.first[1], "exhaustive|winner: 9.7% faster");
+    /* the tune run's landscape */
+    mp_rep_tune_group g;
+    cr_assert_eq(mp_store_rep_tune_group(s, m.id, NULL, &g, &e), 1);
+    cr_assert_eq(g.run, 3);
+    cr_assert_eq(g.settings, 5);
+    cr_assert_eq(g.n, 8);
+    cr_assert_str_eq(g.variant, "i2_s.avx2");
+    memset(&c, 0, sizeof c);
+    cr_assert_eq(mp_store_rep_tune_evals(s, &g, collect_eval, &c), 5);
+    cr_assert_str_eq(c.first[0], "pf=0 210.0");
+    int calls = 0;
+    cr_assert_eq(mp_store_rep_tune_evals(s, &g, stop_after_one, &calls), 1);
+    cr_assert_eq(calls, 1);
+    char dec[64];
+    cr_assert_eq(mp_store_rep_tune_decision(s, &g, dec, sizeof dec), 1);
+    cr_assert_str_eq(dec, "winner: 9.7% faster");
+    cr_assert_eq(mp_store_rep_tune_group(s, m.id, "tq2_0.avx2", &g, &e), 0);
+    /* NULL text from the database reads as "" */
+    sql(mp_store_db(s), "UPDATE tuned SET strategy=NULL, decision=NULL;"
+                        "UPDATE run_counters SET reason=NULL;"
+                        "UPDATE results SET method=NULL, status=NULL, reason=NULL WHERE run_id=2;"
+                        "UPDATE probe SET unit=NULL");
+    memset(&c, 0, sizeof c);
+    cr_assert_eq(mp_store_rep_tuned(s, m.id, collect_tuned, &c), 1);
+    cr_assert_str_eq(c.first[1], "|");
+    memset(&c, 0, sizeof c);
+    cr_assert_eq(mp_store_rep_unavailable_counters(s, m.id, collect_counter, &c), 1);
+    cr_assert_str_eq(c.first[1], "");
+    cr_assert_eq(mp_store_rep_tune_group(s, m.id, NULL, &g, &e), 1);
+    cr_assert_eq(mp_store_rep_tune_decision(s, &g, dec, sizeof dec), 0);
+    cr_assert_eq(mp_store_rep_run_rows(s, 2, 1, "cold", &rows), 11);
+    cr_assert_str_eq(rows[0].status, "");
+    cr_assert_str_eq(rows[0].method, "");
+    free(rows);
+    cr_assert_eq(mp_store_rep_probe(s, m.id, p, 16, &prun), 5);
+    cr_assert_str_eq(p[0].unit, "");
+    mp_probe_row latest[16];
+    cr_assert_eq(mp_probe_latest(s, "fixfp01", latest, 16), 1, "the newest probe rows: run 2's");
+    cr_assert_str_eq(latest[0].unit, "");
+    mp_store_close(s);
+    /* and the report still renders from such a database */
+    RUN(0, "report --db %s --out %s/R.md", db, dir);
 }

@@ -1,4 +1,7 @@
-/* probe-store.c - storing, printing and reading back the machine probe. */
+/* store-probe.c - the machine probe in the store (mp_probe_store.h): one row
+ * per (kind, threads) written with its run, and the newest probe of a machine
+ * read back for `list machine`, the VNNI roofline model and the reports.  Text
+ * read back is checked: a NULL kind or unit reads as empty, never crashes. */
 #include <sqlite3.h>
 #include <string.h>
 
@@ -9,10 +12,14 @@ int mp_probe_store(mp_store *s, int64_t run_id, const mp_probe_row *r, int n, mp
 {
     sqlite3 *db = mp_store_db(s);
     sqlite3_stmt *st;
-    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) "
-                               "VALUES(?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(db));
+    if (sqlite3_prepare_v2(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) "
+                               "VALUES(?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+        int rc = mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(db));
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL); /* no transaction left open */
+        return rc;
+    }
     int rc = MP_OK;
     for (int i = 0; i < n && !rc; i++) {
         sqlite3_bind_int64(st, 1, run_id);
@@ -30,39 +37,6 @@ int mp_probe_store(mp_store *s, int64_t run_id, const mp_probe_row *r, int n, mp
     return rc;
 }
 
-void mp_probe_print(FILE *f, mp_format fmt, const mp_probe_row *r, int n)
-{
-    switch (fmt) {
-    case MP_FMT_CSV:
-        fputs("kind,threads,bytes,value,unit\n", f);
-        for (int i = 0; i < n; i++)
-            fprintf(f, "%s,%d,%lld,%.3f,%s\n", r[i].kind, r[i].threads, r[i].bytes, r[i].value,
-                    r[i].unit);
-        break;
-    case MP_FMT_JSON:
-        fputs("[\n", f);
-        for (int i = 0; i < n; i++)
-            fprintf(f, "  {\"kind\": \"%s\", \"threads\": %d, \"bytes\": %lld, \"value\": %.3f, "
-                       "\"unit\": \"%s\"}%s\n",
-                    r[i].kind, r[i].threads, r[i].bytes, r[i].value, r[i].unit,
-                    i + 1 < n ? "," : "");
-        fputs("]\n", f);
-        break;
-    case MP_FMT_MD:
-        fputs("| kind | threads | working set | value | unit |\n|---|--:|--:|--:|---|\n", f);
-        for (int i = 0; i < n; i++)
-            fprintf(f, "| %s | %d | %.1f MiB | %.1f | %s |\n", r[i].kind, r[i].threads,
-                    (double)r[i].bytes / 1048576.0, r[i].value, r[i].unit);
-        break;
-    case MP_FMT_TABLE:
-        fprintf(f, "%-26s %7s %14s %10s\n", "kind", "threads", "working set", "value");
-        for (int i = 0; i < n; i++)
-            fprintf(f, "%-26s %7d %10.2f MiB %10.1f %s\n", r[i].kind, r[i].threads,
-                    (double)r[i].bytes / 1048576.0, r[i].value, r[i].unit);
-        break;
-    }
-}
-
 int mp_probe_latest(mp_store *s, const char *fingerprint, mp_probe_row *r, int max)
 {
     sqlite3 *db = mp_store_db(s);
@@ -77,11 +51,12 @@ int mp_probe_latest(mp_store *s, const char *fingerprint, mp_probe_row *r, int m
     sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_TRANSIENT);
     int n = 0;
     while (n < max && sqlite3_step(st) == SQLITE_ROW) {
-        snprintf(r[n].kind, sizeof r[n].kind, "%s", (const char *)sqlite3_column_text(st, 0));
+        const unsigned char *kind = sqlite3_column_text(st, 0), *unit = sqlite3_column_text(st, 4);
+        snprintf(r[n].kind, sizeof r[n].kind, "%s", kind ? (const char *)kind : "");
         r[n].threads = sqlite3_column_int(st, 1);
         r[n].bytes = sqlite3_column_int64(st, 2);
         r[n].value = sqlite3_column_double(st, 3);
-        snprintf(r[n].unit, sizeof r[n].unit, "%s", (const char *)sqlite3_column_text(st, 4));
+        snprintf(r[n].unit, sizeof r[n].unit, "%s", unit ? (const char *)unit : "");
         n++;
     }
     sqlite3_finalize(st);

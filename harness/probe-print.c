@@ -1,0 +1,39 @@
+/* probe-print.c - the machine probe's figures printed in each output format
+ * (`mpbench probe`, `list machine`).  Kept apart from store-probe.c, which only
+ * stores and reads them. */
+#include <stdio.h>
+
+#include "mp_probe_store.h"
+
+void mp_probe_print(FILE *f, mp_format fmt, const mp_probe_row *r, int n)
+{
+    switch (fmt) {
+    case MP_FMT_CSV:
+        fputs("kind,threads,bytes,value,unit\n", f);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s,%d,%lld,%.3f,%s\n", r[i].kind, r[i].threads, r[i].bytes, r[i].value,
+                    r[i].unit);
+        break;
+    case MP_FMT_JSON:
+        fputs("[\n", f);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "  {\"kind\": \"%s\", \"threads\": %d, \"bytes\": %lld, \"value\": %.3f, "
+                       "\"unit\": \"%s\"}%s\n",
+                    r[i].kind, r[i].threads, r[i].bytes, r[i].value, r[i].unit,
+                    i + 1 < n ? "," : "");
+        fputs("]\n", f);
+        break;
+    case MP_FMT_MD:
+        fputs("| kind | threads | working set | value | unit |\n|---|--:|--:|--:|---|\n", f);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "| %s | %d | %.1f MiB | %.1f | %s |\n", r[i].kind, r[i].threads,
+                    (double)r[i].bytes / 1048576.0, r[i].value, r[i].unit);
+        break;
+    case MP_FMT_TABLE:
+        fprintf(f, "%-26s %7s %14s %10s\n", "kind", "threads", "working set", "value");
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%-26s %7d %10.2f MiB %10.1f %s\n", r[i].kind, r[i].threads,
+                    (double)r[i].bytes / 1048576.0, r[i].value, r[i].unit);
+        break;
+    }
+}

@@ -1,0 +1,448 @@
+/* store-report.c - the store read for `mpbench report` and `mpbench plot`
+ * (mp_store_report.h).  A report is about one machine: results from other
+ * machines (merged databases) are never mixed into its tables.  Of repeated
+ * measurements of the same key the newest row wins, so re-running a point
+ * updates reports.  Only reads; text read as NULL comes back as "". */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_store_internal.h"
+#include "mp_store_report.h"
+
+static void copy_col(sqlite3_stmt *st, int i, char *dst, size_t len)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(dst, len, "%s", t ? (const char *)t : "");
+}
+
+static const char *text_col(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+static sqlite3_stmt *prepare(mp_store *s, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(mp_store_db(s), sql, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    return st;
+}
+
+int mp_store_rep_has_table(mp_store *s, const char *name)
+{
+    sqlite3_stmt *st = prepare(s, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
+    if (!st)
+        return 0;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+int mp_store_rep_machine(mp_store *s, const char *db_path, const char *want, mp_rep_machine *m,
+                         mp_err *e)
+{
+    sqlite3 *db = mp_store_db(s);
+    sqlite3_stmt *st;
+    const char *sql =
+        want ? "SELECT id,fingerprint,cpu_model,isa_flags,caches_note,hypervisor,cores,pus,"
+               "mem_gib,l1d_kib,l2_kib,l3_kib FROM machines WHERE fingerprint LIKE ?||'%' "
+               "ORDER BY id"
+             : "SELECT m.id,m.fingerprint,m.cpu_model,m.isa_flags,m.caches_note,m.hypervisor,"
+               "m.cores,m.pus,m.mem_gib,m.l1d_kib,m.l2_kib,m.l3_kib FROM machines m "
+               "LEFT JOIN runs u ON u.machine_id=m.id ORDER BY u.id IS NULL, u.id DESC, m.id "
+               "DESC";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return mp_fail(e, MP_EUSAGE, "--db %s: no machines table (%s)", db_path,
+                       sqlite3_errmsg(db));
+    if (want)
+        sqlite3_bind_text(st, 1, want, -1, SQLITE_TRANSIENT);
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n++)
+            break;
+        m->id = sqlite3_column_int64(st, 0);
+        copy_col(st, 1, m->fingerprint, sizeof m->fingerprint);
+        copy_col(st, 2, m->cpu_model, sizeof m->cpu_model);
+        copy_col(st, 3, m->isa_flags, sizeof m->isa_flags);
+        copy_col(st, 4, m->caches_note, sizeof m->caches_note);
+        copy_col(st, 5, m->hypervisor, sizeof m->hypervisor);
+        m->cores = sqlite3_column_int(st, 6);
+        m->pus = sqlite3_column_int(st, 7);
+        m->mem_gib = sqlite3_column_int(st, 8);
+        m->l1d_kib = sqlite3_column_int(st, 9);
+        m->l2_kib = sqlite3_column_int(st, 10);
+        m->l3_kib = sqlite3_column_int(st, 11);
+    }
+    sqlite3_finalize(st);
+    if (!n)
+        return want ? mp_fail(e, MP_EUSAGE, "--machine %s: no machine in %s has this fingerprint",
+                              want, db_path)
+                    : mp_fail(e, MP_EUSAGE, "--db %s: no machine recorded yet (run 'mpbench "
+                                            "probe' or 'mpbench run' first)", db_path);
+    if (want && n > 1)
+        return mp_fail(e, MP_EUSAGE, "--machine %s: more than one machine in %s matches; give "
+                                     "more of the fingerprint", want, db_path);
+    return MP_OK;
+}
+
+int mp_store_rep_results(mp_store *s, const char *db_path, int64_t machine_id, mp_rep_row **rows,
+                         int *nrows, mp_err *e)
+{
+    sqlite3 *db = mp_store_db(s);
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT x.id,x.run_id,x.variant,ifnull(x.method,''),ifnull(x.family,''),"
+        "ifnull(x.isa,''),x.params,ifnull(x.cache_mode,'cold'),ifnull(x.status,''),"
+        "ifnull(x.reason,''),x.m,x.k,x.n,x.threads,x.bpw,x.median_us,x.gbps,x.gops,"
+        "x.max_rel_err,x.packed_bytes FROM results x WHERE x.id IN (SELECT max(y.id) FROM "
+        "results y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY y.variant,"
+        "y.params,y.m,y.k,y.n,y.threads,y.cache_mode) ORDER BY x.id";
+    *rows = NULL;
+    *nrows = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return mp_fail(e, MP_EUSAGE, "--db %s: cannot read results (%s)", db_path,
+                       sqlite3_errmsg(db));
+    sqlite3_bind_int64(st, 1, machine_id);
+    int cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*nrows == cap) {
+            cap = cap ? 2 * cap : 256;
+            *rows = realloc(*rows, sizeof **rows * (size_t)cap);
+        }
+        mp_rep_row *x = &(*rows)[(*nrows)++];
+        memset(x, 0, sizeof *x);
+        x->id = sqlite3_column_int64(st, 0);
+        x->run_id = sqlite3_column_int64(st, 1);
+        copy_col(st, 2, x->variant, sizeof x->variant);
+        copy_col(st, 3, x->method, sizeof x->method);
+        copy_col(st, 4, x->family, sizeof x->family);
+        copy_col(st, 5, x->isa, sizeof x->isa);
+        copy_col(st, 6, x->params, sizeof x->params);
+        copy_col(st, 7, x->cache, sizeof x->cache);
+        copy_col(st, 8, x->status, sizeof x->status);
+        copy_col(st, 9, x->reason, sizeof x->reason);
+        x->m = sqlite3_column_int(st, 10);
+        x->k = sqlite3_column_int(st, 11);
+        x->n = sqlite3_column_int(st, 12);
+        x->threads = sqlite3_column_int(st, 13);
+        x->bpw = sqlite3_column_double(st, 14);
+        x->median_us = sqlite3_column_double(st, 15);
+        x->gbps = sqlite3_column_double(st, 16);
+        x->gops = sqlite3_column_double(st, 17);
+        x->max_rel_err = sqlite3_column_type(st, 18) == SQLITE_NULL ? NAN
+                                                                    : sqlite3_column_double(st, 18);
+        x->packed_bytes = sqlite3_column_int64(st, 19);
+    }
+    sqlite3_finalize(st);
+    return MP_OK;
+}
+
+int mp_store_rep_probe(mp_store *s, int64_t machine_id, mp_probe_row *out, int max, int64_t *run)
+{
+    sqlite3_stmt *st;
+    int n = 0;
+    *run = 0;
+    if (!mp_store_rep_has_table(s, "probe") ||
+        !(st = prepare(s, "SELECT p.run_id FROM probe p JOIN runs u ON p.run_id=u.id "
+                          "WHERE u.machine_id=? ORDER BY u.kind='probe' DESC, p.run_id "
+                          "DESC LIMIT 1")))
+        return 0;
+    sqlite3_bind_int64(st, 1, machine_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *run = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (!*run || !(st = prepare(s, "SELECT kind, threads, bytes, value, ifnull(unit,'') FROM "
+                                   "probe WHERE run_id=? ORDER BY id")))
+        return 0;
+    sqlite3_bind_int64(st, 1, *run);
+    while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+        mp_probe_row *p = &out[n++];
+        copy_col(st, 0, p->kind, sizeof p->kind);
+        p->threads = sqlite3_column_int(st, 1);
+        p->bytes = sqlite3_column_int64(st, 2);
+        p->value = sqlite3_column_double(st, 3);
+        copy_col(st, 4, p->unit, sizeof p->unit);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+int mp_store_rep_run_load(mp_store *s, int64_t machine_id, double *max_load)
+{
+    sqlite3_stmt *st = prepare(s, "SELECT count(*), max(load_avg) FROM runs WHERE machine_id=?");
+    int n = 0;
+    *max_load = 0;
+    if (!st)
+        return 0;
+    sqlite3_bind_int64(st, 1, machine_id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        n = sqlite3_column_int(st, 0);
+        *max_load = sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+int mp_store_rep_unavailable_counters(mp_store *s, int64_t machine_id,
+                                      void (*fn)(const char *event, const char *reason,
+                                                 void *ctx),
+                                      void *ctx)
+{
+    sqlite3_stmt *st;
+    int n = 0;
+    if (!mp_store_rep_has_table(s, "run_counters") ||
+        !(st = prepare(s, "SELECT c.event, min(c.reason), count(DISTINCT c.run_id) FROM "
+                          "run_counters c JOIN runs u ON c.run_id=u.id WHERE u.machine_id=? "
+                          "AND c.status='unavailable' GROUP BY c.event ORDER BY c.event")))
+        return 0;
+    sqlite3_bind_int64(st, 1, machine_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        fn(text_col(st, 0), text_col(st, 1), ctx);
+        n++;
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+int mp_store_rep_e2e(mp_store *s, int64_t machine_id, mp_rep_e2e **out, char *err,
+                     size_t errlen)
+{
+    *out = NULL;
+    if (!mp_store_rep_has_table(s, "e2e"))
+        return -1;
+    sqlite3 *db = mp_store_db(s);
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT x.model,x.variant,ifnull(x.method,''),x.test,ifnull(x.status,''),"
+        "ifnull(x.reason,''),x.layers,x.model_layers,x.n_prompt,x.n_gen,x.batch,x.threads,"
+        "x.prompts,x.tokens,x.matched,x.tps_median,x.bpw,x.match_share FROM e2e x WHERE x.id IN "
+        "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
+        "y.model,y.variant,y.test,y.threads,y.layers) ORDER BY x.id";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+        return -2;
+    }
+    sqlite3_bind_int64(st, 1, machine_id);
+    int n = 0, cap = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            *out = realloc(*out, sizeof **out * (size_t)cap);
+        }
+        mp_rep_e2e *x = &(*out)[n++];
+        memset(x, 0, sizeof *x);
+        copy_col(st, 0, x->model, sizeof x->model);
+        copy_col(st, 1, x->variant, sizeof x->variant);
+        copy_col(st, 2, x->method, sizeof x->method);
+        copy_col(st, 3, x->test, sizeof x->test);
+        copy_col(st, 4, x->status, sizeof x->status);
+        copy_col(st, 5, x->reason, sizeof x->reason);
+        x->layers = sqlite3_column_int(st, 6);
+        x->model_layers = sqlite3_column_int(st, 7);
+        x->n_prompt = sqlite3_column_int(st, 8);
+        x->n_gen = sqlite3_column_int(st, 9);
+        x->batch = sqlite3_column_int(st, 10);
+        x->threads = sqlite3_column_int(st, 11);
+        x->prompts = sqlite3_column_int(st, 12);
+        x->tokens = sqlite3_column_int(st, 13);
+        x->matched = sqlite3_column_int(st, 14);
+        x->tps = sqlite3_column_double(st, 15);
+        x->bpw = sqlite3_column_double(st, 16);
+        x->share = sqlite3_column_double(st, 17);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+double mp_store_rep_run_bw(mp_store *s, int64_t run, int threads)
+{
+    sqlite3_stmt *st = prepare(s, "SELECT value FROM probe WHERE run_id=? AND kind='read_DRAM' "
+                                  "AND threads=? ORDER BY id DESC LIMIT 1");
+    double v = 0;
+    if (!st)
+        return 0;
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int(st, 2, threads);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+int64_t mp_store_rep_ratio_run(mp_store *s, int64_t machine_id, const char *method, int n,
+                               const char *cache)
+{
+    sqlite3_stmt *st = prepare(s, "SELECT max(x.run_id) FROM results x JOIN runs u ON "
+                                  "x.run_id=u.id WHERE u.machine_id=? AND x.method=? AND x.n=? "
+                                  "AND ifnull(u.kind,'') != 'tune' AND x.cache_mode=? AND "
+                                  "x.status IN ('ok','unstable')");
+    int64_t run = 0;
+    if (!st)
+        return 0;
+    sqlite3_bind_int64(st, 1, machine_id);
+    sqlite3_bind_text(st, 2, method, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 3, n);
+    sqlite3_bind_text(st, 4, cache, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        run = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return run;
+}
+
+int mp_store_rep_run_rows(mp_store *s, int64_t run, int n, const char *cache, mp_rep_row **rows)
+{
+    sqlite3_stmt *st = prepare(s, "SELECT variant, ifnull(method,''), status, params, m, k, "
+                                  "threads, median_us FROM results WHERE run_id=? AND n=? AND "
+                                  "cache_mode=? ORDER BY id");
+    int nx = 0, cap = 0;
+    *rows = NULL;
+    if (!st)
+        return 0;
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int(st, 2, n);
+    sqlite3_bind_text(st, 3, cache, -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (nx == cap) {
+            cap = cap ? 2 * cap : 64;
+            *rows = realloc(*rows, sizeof **rows * (size_t)cap);
+        }
+        mp_rep_row *y = &(*rows)[nx++];
+        memset(y, 0, sizeof *y);
+        y->run_id = run;
+        y->n = n;
+        copy_col(st, 0, y->variant, sizeof y->variant);
+        copy_col(st, 1, y->method, sizeof y->method);
+        copy_col(st, 2, y->status, sizeof y->status);
+        copy_col(st, 3, y->params, sizeof y->params);
+        y->m = sqlite3_column_int(st, 4);
+        y->k = sqlite3_column_int(st, 5);
+        y->threads = sqlite3_column_int(st, 6);
+        y->median_us = sqlite3_column_double(st, 7);
+    }
+    sqlite3_finalize(st);
+    return nx;
+}
+
+int mp_store_rep_tuned(mp_store *s, int64_t machine_id,
+                       void (*fn)(const mp_rep_tuned *t, void *ctx), void *ctx)
+{
+    sqlite3_stmt *st;
+    int n = 0;
+    if (!mp_store_rep_has_table(s, "tuned") ||
+        !(st = prepare(s, "SELECT t.variant,t.m,t.k,t.n,t.threads,t.strategy,"
+                          "ifnull(t.chosen_params,''),ifnull(t.default_params,''),t.best_us,"
+                          "t.default_us,t.gain_pct,t.p_value,ifnull(t.decision,''),t.evaluations "
+                          "FROM tuned t WHERE t.id IN (SELECT max(y.id) FROM tuned y JOIN runs u "
+                          "ON y.run_id=u.id WHERE u.machine_id=? GROUP BY y.variant,y.m,y.k,y.n,"
+                          "y.threads) ORDER BY t.variant,t.m,t.k,t.n,t.threads")))
+        return 0;
+    sqlite3_bind_int64(st, 1, machine_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        mp_rep_tuned t = {
+            .variant = text_col(st, 0),
+            .m = sqlite3_column_int(st, 1),
+            .k = sqlite3_column_int(st, 2),
+            .n = sqlite3_column_int(st, 3),
+            .threads = sqlite3_column_int(st, 4),
+            .strategy = text_col(st, 5),
+            .chosen = text_col(st, 6),
+            .defaults = text_col(st, 7),
+            .best_us = sqlite3_column_double(st, 8),
+            .default_us = sqlite3_column_double(st, 9),
+            .gain_pct = sqlite3_column_double(st, 10),
+            .p_value = sqlite3_column_double(st, 11),
+            .decision = text_col(st, 12),
+            .evaluations = sqlite3_column_int(st, 13),
+        };
+        fn(&t, ctx);
+        n++;
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+int mp_store_rep_tune_group(mp_store *s, int64_t machine_id, const char *variant,
+                            mp_rep_tune_group *g, mp_err *e)
+{
+    sqlite3 *db = mp_store_db(s);
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT x.run_id, x.variant, x.m, x.k, x.n, x.threads, count(DISTINCT x.params) c FROM "
+        "results x JOIN runs u ON x.run_id=u.id WHERE u.machine_id=? AND u.kind='tune' AND "
+        "x.status IN ('ok','unstable') AND (?2 IS NULL OR x.variant=?2) GROUP BY x.run_id, "
+        "x.variant, x.m, x.k, x.n, x.threads ORDER BY c DESC, x.run_id DESC LIMIT 1";
+    memset(g, 0, sizeof *g);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        mp_fail(e, MP_ERUN, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, machine_id);
+    if (variant)
+        sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 2);
+    int found = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        found = 1;
+        g->run = sqlite3_column_int64(st, 0);
+        copy_col(st, 1, g->variant, sizeof g->variant);
+        g->m = sqlite3_column_int(st, 2), g->k = sqlite3_column_int(st, 3);
+        g->n = sqlite3_column_int(st, 4), g->threads = sqlite3_column_int(st, 5);
+        g->settings = sqlite3_column_int(st, 6);
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+int mp_store_rep_tune_evals(mp_store *s, const mp_rep_tune_group *g,
+                            int (*fn)(const char *params, double median_us, void *ctx),
+                            void *ctx)
+{
+    sqlite3_stmt *st = prepare(s, "SELECT params, median_us FROM results WHERE run_id=? AND "
+                                  "variant=? AND m=? AND k=? AND n=? AND threads=? AND status IN "
+                                  "('ok','unstable') ORDER BY id");
+    int n = 0;
+    if (!st)
+        return 0;
+    sqlite3_bind_int64(st, 1, g->run);
+    sqlite3_bind_text(st, 2, g->variant, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 3, g->m);
+    sqlite3_bind_int(st, 4, g->k);
+    sqlite3_bind_int(st, 5, g->n);
+    sqlite3_bind_int(st, 6, g->threads);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        n++;
+        if (fn(text_col(st, 0), sqlite3_column_double(st, 1), ctx))
+            break;
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+int mp_store_rep_tune_decision(mp_store *s, const mp_rep_tune_group *g, char *buf, size_t len)
+{
+    sqlite3_stmt *st;
+    int found = 0;
+    if (!mp_store_rep_has_table(s, "tuned") ||
+        !(st = prepare(s, "SELECT decision FROM tuned WHERE run_id=? AND variant=? AND m=? AND "
+                          "k=? AND n=? AND threads=? ORDER BY id DESC LIMIT 1")))
+        return 0;
+    sqlite3_bind_int64(st, 1, g->run);
+    sqlite3_bind_text(st, 2, g->variant, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 3, g->m);
+    sqlite3_bind_int(st, 4, g->k);
+    sqlite3_bind_int(st, 5, g->n);
+    sqlite3_bind_int(st, 6, g->threads);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+        found = 1;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
