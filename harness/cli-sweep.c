@@ -45,6 +45,8 @@ static void sweep_usage(FILE *f)
           "  --quick: the most specialized available path of every method on the\n"
           "  bitnet-b1.58-2b-4t shapes, n=1,32, threads=1,2, short timing.\n"
           "  Re-running the same command measures only what is missing.\n"
+          "  --dry-run lists the results of the shard (--shard I/N) and the totals, and\n"
+          "  measures and stores nothing: to size a job array.\n"
           "  --probe-bw stores this run's DRAM read bandwidth per thread count (used by\n"
           "  'mpbench compare' to cancel machine-speed drift).\n",
           f);
@@ -351,7 +353,11 @@ int mp_cmd_sweep(int argc, char **argv)
     if (tlist && (rc = mp_parse_int_list(tlist, "--threads", 1, 1024, tv, MAX_LIST, &nt, &e)))
         return mp_die(rc, "%s", e.msg);
 
-    /* the sweep key: everything that defines the set of results and how they are measured */
+    /* the sweep key: everything that defines the set of results and how they are
+     * measured, and the machine's fingerprint, so that machines of different kinds
+     * sweeping the same plan keep their results apart in a merged database (issue 21) */
+    mp_machine mach;
+    mp_machine_probe_info(&mach);
     char cfg[8192];
     size_t used = (size_t)snprintf(cfg, sizeof cfg, "sweep1|warm=%d|reps=%d|min=%.4f|seed=%d|params=%s|v=",
                                    bo.warm, bo.min_reps, bo.min_time, seed, params);
@@ -361,6 +367,8 @@ int mp_cmd_sweep(int argc, char **argv)
         used += (size_t)snprintf(cfg + used, sizeof cfg - used, "|%dx%d", shapes[i][0], shapes[i][1]);
     used += (size_t)snprintf(cfg + used, sizeof cfg - used, "|n=%s|t=%s|c=%s", nlist ? nlist : "1",
                              tlist ? tlist : "1", counters ? counters : "");
+    if (used < sizeof cfg)
+        snprintf(cfg + used, sizeof cfg - used, "|fp=%s", mach.fingerprint);
     char sweep_key[32];
     snprintf(sweep_key, sizeof sweep_key, "%016llx", (unsigned long long)fnv(cfg));
 
@@ -369,9 +377,20 @@ int mp_cmd_sweep(int argc, char **argv)
     for (int p = 0; p < npoints; p++)
         mine += p % shard_n == shard_i - 1;
     if (dry) {
-        printf("sweep key %s: %d variants/parameter sets x %d shapes x %d n x %d threads = %d "
-               "points (%d in shard %d/%d)\n",
-               sweep_key, ncase, ns, nn, nt, npoints, mine, shard_i, shard_n);
+        /* the plan, nothing measured or stored: this shard's results, then the totals */
+        printf("# variant\tparams\tm\tk\tn\tthreads\n");
+        for (int p = 0; p < npoints; p++)
+            for (int q = 0; p % shard_n == shard_i - 1 && q < ncase; q++) {
+                char ps[128];
+                mp_params_str(cases[q].v, cases[q].param, ps, sizeof ps);
+                printf("%s\t%s\t%d\t%d\t%d\t%d\n", cases[q].v->name, ps,
+                       shapes[p / (nn * nt)][0], shapes[p / (nn * nt)][1], nv[(p / nt) % nn],
+                       tv[p % nt]);
+            }
+        printf("# sweep key %s: %d variants/parameter sets x %d shapes x %d n x %d threads = %d "
+               "points, %ld results; shard %d/%d: %d points, %ld results\n",
+               sweep_key, ncase, ns, nn, nt, npoints, (long)npoints * ncase, shard_i, shard_n,
+               mine, (long)mine * ncase);
         return 0;
     }
 
@@ -382,8 +401,6 @@ int mp_cmd_sweep(int argc, char **argv)
             return mp_die(rc, "%s", e.msg);
         mp_counters_close(probe);
     }
-    mp_machine mach;
-    mp_machine_probe_info(&mach);
     bo.llc_bytes = mp_machine_llc_bytes(&mach);
     mp_machine_warn(&mach);
     mp_store *store;
