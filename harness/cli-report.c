@@ -188,6 +188,27 @@ static void sec_header(FILE *f, mp_rep *r, const char *db)
             m->hypervisor);
     if (m->isa_flags[0])
         fprintf(f, "ISA flags: %s.\n\n", m->isa_flags);
+    /* a merged database (e.g. a Slurm sweep over several node kinds, issue 21):
+     * this report is about one machine only; say which others there are */
+    sqlite3_stmt *om;
+    if (sqlite3_prepare_v2(r->db, "SELECT fingerprint, ifnull(cpu_model,'') FROM machines WHERE "
+                                  "id != ? AND id IN (SELECT machine_id FROM runs) ORDER BY "
+                                  "fingerprint", -1, &om, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(om, 1, m->id);
+        int n = 0;
+        while (sqlite3_step(om) == SQLITE_ROW) {
+            fprintf(f, "%s`%s` (%s)", n++ ? ", " : "**Other machines in this database** (not in "
+                    "any table below; `mpbench report --machine FINGERPRINT` for theirs): ",
+                    (const char *)sqlite3_column_text(om, 0),
+                    (const char *)sqlite3_column_text(om, 1));
+            fprintf(stderr, "mpbench: report: %s also holds machine %s: not in this report "
+                            "(--machine %s)\n", db, (const char *)sqlite3_column_text(om, 0),
+                    (const char *)sqlite3_column_text(om, 0));
+        }
+        if (n)
+            fputs(".\n\n", f);
+        sqlite3_finalize(om);
+    }
     fputs("**Caveats.**\n\n", f);
     fprintf(f, "- %d cores%s: the papers measured 8- to 24-core CPUs (seed 001 used 2–8 cores "
                "of its devices, seed 004 also 2 threads); multi-thread figures here stop at %d "

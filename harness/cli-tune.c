@@ -208,31 +208,44 @@ static int report(const char *db, mp_format fmt)
         "SELECT t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.best_params, t.best_us,"
         " t.default_us, t.gain_pct, t.p_value, t.decision, t.evaluations, t.seconds,"
         " (SELECT x.best_us FROM tuned x WHERE x.variant=t.variant AND x.m=t.m AND x.k=t.k"
-        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' ORDER BY x.id DESC"
-        "  LIMIT 1),"
+        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' AND x.run_id IN"
+        "  (SELECT id FROM runs WHERE machine_id=u.machine_id) ORDER BY x.id DESC LIMIT 1),"
         " (SELECT x.best_params FROM tuned x WHERE x.variant=t.variant AND x.m=t.m AND x.k=t.k"
-        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' ORDER BY x.id DESC"
-        "  LIMIT 1)"
-        " FROM tuned t ORDER BY t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.id";
+        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' AND x.run_id IN"
+        "  (SELECT id FROM runs WHERE machine_id=u.machine_id) ORDER BY x.id DESC LIMIT 1),"
+        " mm.fingerprint, ifnull(mm.cpu_model,'')"
+        " FROM tuned t JOIN runs u ON t.run_id=u.id JOIN machines mm ON u.machine_id=mm.id"
+        " ORDER BY mm.fingerprint, t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.id";
     if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK) {
         mp_store_close(s);
         return mp_die(1, "tune --report: %s", sqlite3_errmsg(h));
     }
     int md = fmt == MP_FMT_MD, csv = fmt == MP_FMT_CSV;
     if (csv)
-        puts("variant,m,k,n,threads,strategy,best_params,best_us,default_us,gain_pct,p_value,"
-             "exhaustive_params,exhaustive_us,gap_pct,evaluations,seconds,decision");
-    else if (md)
-        puts("| variant | shape | n | thr | strategy | best found | best µs | default µs | gain | "
-             "exhaustive best | gap | evals | s | decision |\n"
-             "|---|---|--:|--:|---|---|--:|--:|--:|---|--:|--:|--:|---|");
-    else
-        printf("%-22s %-11s %4s %3s %-10s %-24s %9s %9s %6s %-24s %6s %5s %6s  %s\n", "variant",
-               "shape", "n", "thr", "strategy", "best found", "best_us", "dflt_us", "gain",
-               "exhaustive best", "gap", "evals", "secs", "decision");
+        puts("machine,variant,m,k,n,threads,strategy,best_params,best_us,default_us,gain_pct,"
+             "p_value,exhaustive_params,exhaustive_us,gap_pct,evaluations,seconds,decision");
     int rows = 0;
+    char group[64] = "";
     while (sqlite3_step(q) == SQLITE_ROW) {
         rows++;
+        /* one table per machine: a merged database holds several (issue 21) */
+        const char *fp = (const char *)sqlite3_column_text(q, 16);
+        if (strcmp(group, fp)) {
+            snprintf(group, sizeof group, "%s", fp);
+            const char *cpu = (const char *)sqlite3_column_text(q, 17);
+            if (md)
+                printf("%s**machine `%s`** (%s)\n\n"
+                       "| variant | shape | n | thr | strategy | best found | best µs | default µs "
+                       "| gain | exhaustive best | gap | evals | s | decision |\n"
+                       "|---|---|--:|--:|---|---|--:|--:|--:|---|--:|--:|--:|---|\n",
+                       rows > 1 ? "\n" : "", fp, cpu);
+            else if (!csv)
+                printf("%smachine %s (%s)\n"
+                       "%-22s %-11s %4s %3s %-10s %-24s %9s %9s %6s %-24s %6s %5s %6s  %s\n",
+                       rows > 1 ? "\n" : "", fp, cpu, "variant", "shape", "n", "thr", "strategy",
+                       "best found", "best_us", "dflt_us", "gain", "exhaustive best", "gap",
+                       "evals", "secs", "decision");
+        }
         const char *v = (const char *)sqlite3_column_text(q, 0);
         int m = sqlite3_column_int(q, 1), k = sqlite3_column_int(q, 2), n = sqlite3_column_int(q, 3),
             t = sqlite3_column_int(q, 4);
@@ -253,8 +266,8 @@ static int report(const char *db, mp_format fmt)
         }
         snprintf(shape, sizeof shape, "%dx%d", m, k);
         if (csv)
-            printf("%s,%d,%d,%d,%d,%s,\"%s\",%.3f,%.3f,%.2f,%.3g,\"%s\",%s,%s,%d,%.1f,\"%s\"\n", v, m,
-                   k, n, t, st, bp, bu, du, g, p, have_ex ? exp : "",
+            printf("%s,%s,%d,%d,%d,%d,%s,\"%s\",%.3f,%.3f,%.2f,%.3g,\"%s\",%s,%s,%d,%.1f,\"%s\"\n",
+                   fp, v, m, k, n, t, st, bp, bu, du, g, p, have_ex ? exp : "",
                    have_ex ? exs : "", gap, ev, secs, dec);
         else if (md)
             printf("| %s | %s | %d | %d | %s | %s | %.1f | %.1f | %.1f%% | %s | %s | %d | %.0f | %s |\n",

@@ -37,8 +37,8 @@ static int load_machine(mp_rep *r, const char *want, mp_err *e)
     sqlite3_stmt *st;
     const char *sql =
         want ? "SELECT id,fingerprint,cpu_model,isa_flags,caches_note,hypervisor,cores,pus,"
-               "mem_gib,l1d_kib,l2_kib,l3_kib FROM machines WHERE fingerprint LIKE ?||'%' "
-               "ORDER BY id"
+               "mem_gib,l1d_kib,l2_kib,l3_kib FROM machines WHERE fingerprint LIKE ?1||'%' "
+               "ORDER BY fingerprint=?1 DESC, id"
              : "SELECT m.id,m.fingerprint,m.cpu_model,m.isa_flags,m.caches_note,m.hypervisor,"
                "m.cores,m.pus,m.mem_gib,m.l1d_kib,m.l2_kib,m.l3_kib FROM machines m "
                "LEFT JOIN runs u ON u.machine_id=m.id ORDER BY u.id IS NULL, u.id DESC, m.id "
@@ -48,10 +48,13 @@ static int load_machine(mp_rep *r, const char *want, mp_err *e)
                        sqlite3_errmsg(r->db));
     if (want)
         sqlite3_bind_text(st, 1, want, -1, SQLITE_TRANSIENT);
-    int n = 0;
+    int n = 0, exact = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n++)
             break;
+        /* a whole fingerprint is never ambiguous, even when it prefixes another
+         * (a tagged machine: MPBENCH_MACHINE_TAG) */
+        exact = want && !strcmp((const char *)sqlite3_column_text(st, 1), want);
         mp_rep_machine *m = &r->mach;
         m->id = sqlite3_column_int64(st, 0);
         copy_col(st, 1, m->fingerprint, sizeof m->fingerprint);
@@ -72,7 +75,7 @@ static int load_machine(mp_rep *r, const char *want, mp_err *e)
                               want, r->db_path)
                     : mp_fail(e, MP_EUSAGE, "--db %s: no machine recorded yet (run 'mpbench "
                                             "probe' or 'mpbench run' first)", r->db_path);
-    if (want && n > 1)
+    if (want && n > 1 && !exact)
         return mp_fail(e, MP_EUSAGE, "--machine %s: more than one machine in %s matches; give "
                                      "more of the fingerprint", want, r->db_path);
     return MP_OK;
