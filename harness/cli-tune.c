@@ -290,6 +290,10 @@ static void tune_usage(FILE *f)
           "                    [--budget N] [--margin PCT] [--alpha P] [--reps R] [--warm]\n"
           "                    [--seed S] [--db PATH] [--out FILE] [--force]\n"
           "       mpbench tune --report [--db PATH] [--format table|csv|md]\n"
+          "       mpbench tune --from-sweep [--db PATH] [--out DIR] [--margin PCT] [--alpha P]\n"
+          "  --from-sweep: DIR/FINGERPRINT.conf (default results/tuned) for every machine in\n"
+          "  the database, from the parameter grids its sweeps stored (--params all): the\n"
+          "  same test on the stored repetitions, without the A-B-A round.\n"
           "  A winner replaces the default only if it is faster by --margin percent\n"
           "  (default 3) with a one-sided Mann-Whitney U test p < --alpha (default 0.01)\n"
           "  over >= 9 interleaved repetitions each, confirmed by an A-B-A round.\n",
@@ -308,10 +312,10 @@ int mp_cmd_tune(int argc, char **argv)
         {"db", required_argument, 0, 'd'},       {"out", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'F'},          {"report", no_argument, 0, 'R'},
         {"format", required_argument, 0, 'f'},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"from-sweep", no_argument, 0, 'W'},     {0, 0, 0, 0}};
     const char *globs = NULL, *model = NULL, *shape = NULL, *nlist = NULL, *tlist = NULL,
                *strategy = NULL, *db = "results/mpbench.db", *outp = NULL;
-    int budget = 0, reps = 9, seed = 1, force = 0, want_report = 0, c, rc;
+    int budget = 0, reps = 9, seed = 1, force = 0, want_report = 0, from_sweep = 0, c, rc;
     double margin = 3.0, alpha = 0.01;
     mp_format fmt = MP_FMT_TABLE;
     mp_bench_opts bo;
@@ -357,6 +361,7 @@ int mp_cmd_tune(int argc, char **argv)
         case 'o': outp = optarg; break;
         case 'F': force = 1; break;
         case 'R': want_report = 1; break;
+        case 'W': from_sweep = 1; break;
         case 'f':
             if (mp_format_parse(optarg, &fmt) || fmt == MP_FMT_JSON)
                 return mp_die(2, "--format: '%s' is not one of table, csv, md", optarg);
@@ -371,6 +376,8 @@ int mp_cmd_tune(int argc, char **argv)
         return mp_die(2, "tune: unexpected argument '%s'", argv[optind]);
     if (want_report)
         return report(db, fmt);
+    if (from_sweep)
+        return mp_tune_from_sweep(db, outp ? outp : "results/tuned", margin, alpha);
     mp_strategy st;
     if (!strategy || mp_strategy_parse(strategy, &st))
         return mp_die(2, "--strategy: '%s' is not exhaustive, random, halving or model",

@@ -199,3 +199,49 @@ Test(hetero, a_bad_machine_tag_is_refused_before_anything_is_written)
     snprintf(p, sizeof p, "%s/t.db", dir);
     cr_assert(access(p, F_OK) != 0, "a database was written");
 }
+
+#define GRID "sweep --variant i2_s.scalar --shape 256x512 --n 1 --threads 1 --params all --warm " \
+             "--reps 9 --min-time 0.001 --counters none"
+
+/* One parameter-grid sweep per machine kind, merged: tune --from-sweep writes one
+ * config per fingerprint, each from its own machine's repetitions.  On kind B the
+ * setting pf=0 is made clearly faster (synthetic repetitions): B's config takes
+ * it, A's keeps the default. */
+Test(hetero, tuned_configs_per_fingerprint_from_a_merged_sweep, .timeout = 300)
+{
+    char dir[] = "/tmp/mphetero-XXXXXX", fa[64], fb[64], path[256], want[256];
+    cr_assert(mkdtemp(dir));
+    fingerprint(dir, NULL, fa);
+    fingerprint(dir, "kindb", fb);
+    cr_assert_eq(run_in(dir, NULL, GRID " --db a.db"), 0, "%s", out);
+    cr_assert_eq(run_in(dir, "kindb", GRID " --db b.db"), 0, "%s", out);
+    snprintf(path, sizeof path, "%s/a.db", dir);
+    /* A: every setting alike, so no winner can be significant */
+    sql(path, "UPDATE results SET median_us=50, times_us='50,50,50,50,50,50,50,50,50'");
+    snprintf(path, sizeof path, "%s/b.db", dir);
+    sql(path, "UPDATE results SET median_us=50, times_us='50,51,49,50,52,48,50,51,49';"
+              "UPDATE results SET median_us=20, times_us='20,21,19,20,22,18,20,21,19' "
+              "WHERE params='pf=0'");
+    cr_assert_eq(run_in(dir, NULL, "merge all.db a.db b.db"), 0, "%s", out);
+    cr_assert_eq(run_in(dir, NULL, "tune --from-sweep --db all.db"), 0, "%s", out);
+    cr_assert(strstr(out, "1 winners, 1 keys keep their default, 2 machines"), "%s", out);
+
+    snprintf(path, sizeof path, "%s/results/tuned/%s.conf", dir, fa);
+    char *text = slurp(path);
+    snprintf(want, sizeof want, "fingerprint %s\ni2_s.scalar 256x512 n=1 threads=1 pf=8192\n", fa);
+    cr_assert(strstr(text, want), "%s:\n%s", path, text);
+    snprintf(path, sizeof path, "%s/results/tuned/%s.conf", dir, fb);
+    text = slurp(path);
+    snprintf(want, sizeof want, "fingerprint %s\ni2_s.scalar 256x512 n=1 threads=1 pf=0\n", fb);
+    cr_assert(strstr(text, want), "%s:\n%s", path, text);
+
+    /* a config of another machine under this fingerprint's name is refused */
+    snprintf(path, sizeof path, "%s/results/tuned/%s.conf", dir, fa);
+    FILE *f = fopen(path, "w");
+    fputs("fingerprint someone-else\n", f);
+    fclose(f);
+    cr_assert_eq(run_in(dir, NULL, "tune --from-sweep --db all.db"), 2, "%s", out);
+    cr_assert(strstr(out, "fingerprint mismatch"), "%s", out);
+    cr_assert_eq(run_in(dir, NULL, "tune --from-sweep --db nosuch.db"), 2, "%s", out);
+    cr_assert(strstr(out, "nosuch.db"), "%s", out);
+}

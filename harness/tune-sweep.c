@@ -1,0 +1,222 @@
+/* tune-sweep.c - `mpbench tune --from-sweep`: tuned configs per machine from the
+ * parameter grids a sweep stored (`sweep --params all`), so one sweep over a
+ * heterogeneous Slurm partition, merged, yields results/tuned/FINGERPRINT.conf
+ * for every CPU kind in it (issue 21).
+ *
+ * For every machine and every (variant, M, K, N, threads) swept with more than
+ * one parameter setting, the fastest setting (median) replaces the default only
+ * if a one-sided Mann-Whitney U test over the stored repetitions gives p < alpha
+ * and its median gain reaches the margin: the decision `mpbench tune` takes,
+ * without its A-B-A round, which needs the machine itself (a sweep interleaves
+ * the repetitions of all settings of a point, so they shared the machine's
+ * state).  Cold-cache results win over warm ones for the same key.  An existing
+ * config of the same fingerprint keeps its other entries; one of another
+ * machine under that name is an error. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mp_cli.h"
+#include "mp_harness.h"
+#include "../tuner/mp_stats.h"
+#include "../tuner/mp_tuned.h"
+#include "../variants/mp_registry.h"
+
+typedef struct setting {
+    char params[128];
+    double median;
+    double *t;
+    int nt;
+} setting;
+
+typedef struct group {
+    char fp[64], variant[64], cache[8];
+    int m, k, n, threads;
+    setting *s;
+    int ns, cap;
+} group;
+
+static void group_reset(group *g)
+{
+    for (int i = 0; i < g->ns; i++)
+        free(g->s[i].t);
+    free(g->s);
+    memset(g, 0, sizeof *g);
+}
+
+static int parse_times(const char *txt, double **out)
+{
+    int n = 0, cap = 16;
+    double *t = malloc(sizeof *t * (size_t)cap);
+    for (const char *p = txt; p && *p;) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p)
+            break;
+        if (n == cap)
+            t = realloc(t, sizeof *t * (size_t)(cap *= 2));
+        t[n++] = v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    *out = t;
+    return n;
+}
+
+typedef struct conf_set {
+    mp_tuned *t; /* one per fingerprint */
+    int n;
+    int winners, kept;
+} conf_set;
+
+static mp_tuned *conf_for(conf_set *cs, const char *dir, const char *fp, mp_err *e, int *rc)
+{
+    for (int i = 0; i < cs->n; i++)
+        if (!strcmp(cs->t[i].fingerprint, fp))
+            return &cs->t[i];
+    cs->t = realloc(cs->t, sizeof *cs->t * (size_t)(cs->n + 1));
+    mp_tuned *t = &cs->t[cs->n];
+    memset(t, 0, sizeof *t);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.conf", dir, fp);
+    if (access(path, F_OK) == 0 && (*rc = mp_tuned_load(path, fp, 0, t, e)))
+        return NULL;
+    snprintf(t->fingerprint, sizeof t->fingerprint, "%s", fp);
+    cs->n++;
+    return t;
+}
+
+/* decides one group and upserts the choice into its machine's config */
+static int decide(conf_set *cs, const char *dir, group *g, double margin, double alpha,
+                  mp_err *e)
+{
+    const mp_variant *v = mp_registry_find(g->variant);
+    if (!v || !v->n_params || g->ns < 2)
+        return MP_OK; /* built elsewhere, nothing to tune, or no grid swept */
+    int def[MP_MAX_PARAMS], chosen[MP_MAX_PARAMS];
+    char defs[128], why[256];
+    mp_variant_defaults(v, def);
+    mp_params_str(v, def, defs, sizeof defs);
+    const setting *d = NULL, *best = NULL;
+    for (int i = 0; i < g->ns; i++) {
+        if (!strcmp(g->s[i].params, defs))
+            d = &g->s[i];
+        if (!best || g->s[i].median < best->median)
+            best = &g->s[i];
+    }
+    if (!d)
+        return MP_OK; /* the default was not swept: nothing to compare with */
+    double gain = 100.0 * (1.0 - best->median / d->median);
+    double p = best == d ? 1.0 : mp_mann_whitney_p(best->t, best->nt, d->t, d->nt);
+    int win = best != d && best->nt >= 3 && d->nt >= 3 && p < alpha && gain >= margin;
+    memcpy(chosen, def, sizeof chosen);
+    if (win && mp_params_parse(v, best->params, chosen, why, sizeof why))
+        return MP_OK; /* a setting this build does not know */
+    int rc = MP_OK;
+    mp_tuned *t = conf_for(cs, dir, g->fp, e, &rc);
+    if (!t)
+        return rc;
+    int slot = -1;
+    for (int i = 0; i < t->count; i++)
+        if (t->e[i].v == v && t->e[i].m == g->m && t->e[i].k == g->k && t->e[i].n == g->n &&
+            t->e[i].threads == g->threads)
+            slot = i;
+    if (slot < 0) {
+        t->e = realloc(t->e, sizeof *t->e * (size_t)(t->count + 1));
+        slot = t->count++;
+    }
+    t->e[slot] = (mp_tuned_entry){v, g->m, g->k, g->n, g->threads, {0}};
+    memcpy(t->e[slot].param, chosen, sizeof t->e[slot].param);
+    if (win)
+        cs->winners++;
+    else
+        cs->kept++;
+    printf("%s %s %dx%d n=%d threads=%d %s: %s %s (%.1f%% vs default %s, p=%.2g)\n", g->fp,
+           g->variant, g->m, g->k, g->n, g->threads, g->cache, win ? "winner" : "keep default",
+           win ? best->params : defs, gain, defs, p);
+    return MP_OK;
+}
+
+int mp_tune_from_sweep(const char *db, const char *dir, double margin, double alpha)
+{
+    struct stat sb;
+    if (stat(db, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
+        return mp_die(2, "tune --from-sweep: --db %s: no such database", db);
+    mp_store *s;
+    mp_err e;
+    int rc = mp_store_open(db, &s, &e);
+    if (rc)
+        return mp_die(rc, "%s", e.msg);
+    sqlite3 *h = mp_store_db(s);
+    sqlite3_stmt *q;
+    /* newest row per key and machine; cold after warm so that cold decides last */
+    const char *sql =
+        "SELECT m.fingerprint, x.variant, x.m, x.k, x.n, x.threads, ifnull(x.cache_mode,'cold'),"
+        " x.params, x.median_us, ifnull(x.times_us,'') FROM results x JOIN runs u ON"
+        " x.run_id=u.id JOIN machines m ON u.machine_id=m.id WHERE x.id IN (SELECT max(y.id)"
+        " FROM results y JOIN runs w ON y.run_id=w.id WHERE y.sweep_key IS NOT NULL AND"
+        " y.status IN ('ok','unstable') GROUP BY w.machine_id, y.variant, y.params, y.m, y.k,"
+        " y.n, y.threads, y.cache_mode)"
+        " ORDER BY m.fingerprint, x.variant, x.m, x.k, x.n, x.threads,"
+        " ifnull(x.cache_mode,'cold')='cold', x.params";
+    if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK) {
+        rc = mp_die(2, "tune --from-sweep: --db %s: %s", db, sqlite3_errmsg(h));
+        mp_store_close(s);
+        return rc;
+    }
+    mkdir("results", 0755);
+    mkdir(dir, 0755);
+    conf_set cs = {0};
+    group g;
+    memset(&g, 0, sizeof g);
+    while (!rc && sqlite3_step(q) == SQLITE_ROW) {
+        const char *fp = (const char *)sqlite3_column_text(q, 0),
+                   *var = (const char *)sqlite3_column_text(q, 1),
+                   *cache = (const char *)sqlite3_column_text(q, 6);
+        int m = sqlite3_column_int(q, 2), k = sqlite3_column_int(q, 3),
+            n = sqlite3_column_int(q, 4), t = sqlite3_column_int(q, 5);
+        if (g.ns && (strcmp(g.fp, fp) || strcmp(g.variant, var) || strcmp(g.cache, cache) ||
+                     g.m != m || g.k != k || g.n != n || g.threads != t)) {
+            rc = decide(&cs, dir, &g, margin, alpha, &e);
+            group_reset(&g);
+        }
+        if (!g.ns) {
+            snprintf(g.fp, sizeof g.fp, "%s", fp);
+            snprintf(g.variant, sizeof g.variant, "%s", var);
+            snprintf(g.cache, sizeof g.cache, "%s", cache);
+            g.m = m, g.k = k, g.n = n, g.threads = t;
+        }
+        if (g.ns == g.cap)
+            g.s = realloc(g.s, sizeof *g.s * (size_t)(g.cap = g.cap ? 2 * g.cap : 8));
+        setting *x = &g.s[g.ns++];
+        snprintf(x->params, sizeof x->params, "%s", (const char *)sqlite3_column_text(q, 7));
+        x->median = sqlite3_column_double(q, 8);
+        x->nt = parse_times((const char *)sqlite3_column_text(q, 9), &x->t);
+    }
+    if (!rc && g.ns)
+        rc = decide(&cs, dir, &g, margin, alpha, &e);
+    group_reset(&g);
+    sqlite3_finalize(q);
+    mp_store_close(s);
+    for (int i = 0; i < cs.n && !rc; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.conf", dir, cs.t[i].fingerprint);
+        if (!(rc = mp_tuned_save(path, &cs.t[i], &e)))
+            fprintf(stderr, "mpbench: tuned parameters of machine %s written to %s\n",
+                    cs.t[i].fingerprint, path);
+    }
+    for (int i = 0; i < cs.n; i++)
+        mp_tuned_free(&cs.t[i]);
+    free(cs.t);
+    if (rc)
+        return mp_die(rc, "%s", e.msg);
+    if (!cs.n)
+        fprintf(stderr, "mpbench: tune --from-sweep: no parameter grid in %s's sweeps (sweep "
+                        "with --params all)\n", db);
+    else
+        fprintf(stderr, "mpbench: %d winners, %d keys keep their default, %d machines\n",
+                cs.winners, cs.kept, cs.n);
+    return 0;
+}
