@@ -14,7 +14,9 @@
 #
 # Lands in OUTDIR (default results/slurm/sweep-UTCDATE): part-I.db per array
 # task I (shard I+1/N), merged.db, logs/part-I.log and logs/merge.log, and jobs
-# (the two job ids).  Exit 2 on bad input, 1 if sbatch fails.
+# (the two job ids); a sweep with --params all also gives results/tuned/
+# FINGERPRINT.conf per CPU kind (MPBENCH_SLURM_TUNED=DIR elsewhere).  Exit 2 on
+# bad input, 1 if sbatch fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -65,7 +67,8 @@ printf 'array=%s merge=%s shards=%s\n' "$array" "$merge" "$shards" > "$outdir/jo
 
 cat <<MSG
 submitted: array job $array ($shards tasks: task I runs shard I+1/$shards into $outdir/part-I.db)
-           merge job $merge (after every task ends: $outdir/merged.db)
+           merge job $merge (after every task ends: $outdir/merged.db, and with --params all
+           ${MPBENCH_SLURM_TUNED:-results/tuned}/FINGERPRINT.conf per CPU kind)
 follow:    squeue -j $array,$merge
            tail -f $outdir/logs/*.log
            scontrol show job $array        (per task: state, node, restarts)

@@ -183,8 +183,9 @@ check_merged() {
 
 # --- round 1: a 4-shard array and its merge ---------------------------------
 PLAN1=(--variant 'i2_s.scalar,tq2_0.scalar' --shape 64x256,128x256 --n 1,2 --threads 1,2
-       --warm --reps 3 --min-time 0.001 --counters none)
-log "round 1: 4-shard array sweep + merge job"
+       --params all --warm --reps 3 --min-time 0.001 --counters none)
+log "round 1: 4-shard array sweep (with a parameter grid) + merge job"
+export MPBENCH_SLURM_TUNED="$T/tuned" # the merge job's tuned configs, not the repository's
 submit "$T/r1" "${PLAN1[@]}"
 wait_for 180 "array job $array and merge job $merge to end" all_done "$array,$merge"
 for i in 0 1 2 3; do
@@ -192,6 +193,13 @@ for i in 0 1 2 3; do
     [ "$s" = COMPLETED ] || fail "array task ${array}_$i ended $s"
 done
 check_merged "$T/r1" "${PLAN1[@]}"
+fp=$("$bin" list machine | sed -n 's/^fingerprint *//p')
+conf="$T/tuned/$fp.conf"
+[ -f "$conf" ] || fail "the merge job wrote no tuned config $conf"
+grep -qx "fingerprint $fp" "$conf" || fail "$conf does not name machine $fp"
+nconf=$(grep -c '^i2_s.scalar ' "$conf" || true)
+[ "$nconf" = 8 ] || fail "$conf has $nconf i2_s.scalar entries, expected one per point (8)"
+log "  merge job wrote $conf (8 tuned keys of i2_s.scalar)"
 log "round 1 ok"
 
 # --- round 2: one task cancelled midway, requeued, resumed --------------------
