@@ -203,9 +203,11 @@ log "  merge job wrote $conf (8 tuned keys of i2_s.scalar)"
 log "round 1 ok"
 
 # --- round 2: one task cancelled midway, requeued, resumed --------------------
-# 12 points of >= 0.5 s each, 3 per shard: time to cancel task 1 between points
-PLAN2=(--variant 'i2_s.scalar,tq2_0.scalar' --shape 64x256,128x256,192x256,256x256,64x512,128x512
-       --n 1,2 --threads 1 --warm --reps 3 --min-time 0.5 --counters none)
+# 16 points of >= 0.7 s each, 4 per shard: after task 1 stored its first point,
+# the cancel has two more points' time to arrive before the shard could be done
+PLAN2=(--variant 'i2_s.scalar,tq2_0.scalar'
+       --shape 64x256,128x256,192x256,256x256,64x512,128x512,192x512,256x512
+       --n 1,2 --threads 1 --warm --reps 3 --min-time 0.7 --counters none)
 log "round 2: 4-shard array, task 1 cancelled midway and requeued"
 submit "$T/r2" "${PLAN2[@]}"
 part=$T/r2/part-1.db
