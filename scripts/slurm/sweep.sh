@@ -47,13 +47,17 @@ points=$(printf '%s\n' "$summary" | sed -n 's/.* = \([0-9]*\) points.*/\1/p')
 echo "plan: ${summary#\# }"
 
 outdir=${OUTDIR:-$root/results/slurm/sweep-$(date -u +%Y%m%d-%H%M%S)}
+created=0
+[ -d "$outdir" ] || created=1
 mkdir -p "$outdir/logs" || die "OUTDIR='$outdir': cannot create it"
 outdir=$(cd "$outdir" && pwd)
+# nothing submitted: leave no empty OUTDIR behind
+undo() { [ $created = 1 ] && rmdir "$outdir/logs" "$outdir" 2>/dev/null; return 0; }
 
 export MPBENCH_BIN="$bin" MPBENCH_SLURM_DIR="$outdir" MPBENCH_SLURM_SHARDS="$shards"
 array=$(sbatch --parsable --array="0-$((shards - 1))" --chdir="$root" --export=ALL \
             --output="$outdir/logs/part-%a.log" "$here/array.sbatch" "$@") ||
-    { echo "sweep.sh: sbatch of the array failed" >&2; exit 1; }
+    { undo; echo "sweep.sh: sbatch of the array failed" >&2; exit 1; }
 array=${array%%;*}
 if ! merge=$(sbatch --parsable --dependency="afterany:$array" --kill-on-invalid-dep=no \
                  --chdir="$root" --export=ALL --output="$outdir/logs/merge.log" \
