@@ -166,8 +166,15 @@ int mp_tune_from_sweep(const char *db, const char *dir, double margin, double al
         mp_store_close(s);
         return rc;
     }
-    mkdir("results", 0755);
-    mkdir(dir, 0755);
+    char mk[4096];
+    snprintf(mk, sizeof mk, "%s", dir);
+    for (char *p = mk + 1; *p; p++) /* mkdir -p */
+        if (*p == '/') {
+            *p = 0;
+            mkdir(mk, 0755);
+            *p = '/';
+        }
+    mkdir(mk, 0755);
     conf_set cs = {0};
     group g;
     memset(&g, 0, sizeof g);
