@@ -33,7 +33,8 @@ BIN     ?= mpbench
 
 isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),))))
 
-.PHONY: all deps test check-asan bench clean plots report table7 regress regress-baseline regress-selftest
+.PHONY: all deps test check-asan bench clean plots report table7 regress regress-baseline regress-selftest \
+        test-slurm slurm-deps
 
 all: $(BIN)
 
@@ -107,6 +108,20 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    build-essential pkg-config git libcriterion-dev libsqlite3-dev sqlite3 \
 	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox
+
+# The Slurm scripts (scripts/slurm/) on a real one-node Slurm cluster started
+# on 127.0.0.1 from a temporary directory and stopped again (scripts/slurm/test-slurm.sh,
+# about a minute; at most 10).  Installs slurm-wlm and munge first if missing.
+test-slurm: $(BIN)
+	@command -v slurmctld >/dev/null && command -v slurmd >/dev/null && \
+	    command -v munged >/dev/null || $(MAKE) slurm-deps
+	timeout 600 scripts/slurm/test-slurm.sh
+
+slurm-deps:
+	@if [ "$$(id -u)" != 0 ]; then echo "make slurm-deps: run as root (it calls apt-get)"; exit 1; fi
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    slurm-wlm munge sqlite3
 
 clean:
 	rm -rf build build-asan $(BIN)

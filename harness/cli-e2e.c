@@ -396,6 +396,9 @@ int mp_cmd_e2e(int argc, char **argv)
         used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "%d,", o.batch[i]);
     for (int i = 0; i < ncfg && used > 0 && (size_t)used < sizeof cfgtext; i++)
         used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|%s", cfg[i].label);
+    /* the machine too: machines of different kinds keep their rows apart when merged */
+    if (used > 0 && (size_t)used < sizeof cfgtext)
+        snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|fp=%s", mach.fingerprint);
     mp_plan keyed = {0};
     mp_plan_set_key(&keyed, cfgtext);
 

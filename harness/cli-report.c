@@ -181,6 +181,21 @@ static void unavail_counter(const char *event, const char *reason, void *ctx)
             event, reason);
 }
 
+struct other_ctx {
+    FILE *f;
+    const char *db;
+    int n;
+};
+
+static void other_machine(void *ctx, const char *fp, const char *cpu)
+{
+    struct other_ctx *o = ctx;
+    fprintf(o->f, "%s`%s` (%s)", o->n++ ? ", " : "**Other machines in this database** (not in "
+            "any table below; `mpbench report --machine FINGERPRINT` for theirs): ", fp, cpu);
+    fprintf(stderr, "mpbench: report: %s also holds machine %s: not in this report (--machine "
+                    "%s)\n", o->db, fp, fp);
+}
+
 static void sec_header(FILE *f, mp_rep *r, const char *db)
 {
     char now[64];
@@ -202,6 +217,12 @@ static void sec_header(FILE *f, mp_rep *r, const char *db)
             m->hypervisor);
     if (m->isa_flags[0])
         fprintf(f, "ISA flags: %s.\n\n", m->isa_flags);
+    /* a merged database (e.g. a Slurm sweep over several node kinds, issue 21):
+     * this report is about one machine only; say which others there are */
+    struct other_ctx oc = {f, db, 0};
+    mp_store_rep_other_machines(r->store, m->id, other_machine, &oc);
+    if (oc.n)
+        fputs(".\n\n", f);
     fputs("**Caveats.**\n\n", f);
     fprintf(f, "- %d cores%s: the papers measured 8- to 24-core CPUs (seed 001 used 2–8 cores "
                "of its devices, seed 004 also 2 threads); multi-thread figures here stop at %d "

@@ -37,8 +37,9 @@ static void sweep_usage(FILE *f)
           "  Re-running the same command measures only what is missing.  At the end it\n"
           "  prints the best variant of each method per problem with GB/s (N = 1) or\n"
           "  GOPS and its speed against TQ2_0 measured in the same run; --rows prints\n"
-          "  every stored result of the sweep instead.  --dry-run lists the shard's\n"
-          "  points without measuring.\n"
+          "  every stored result of the sweep instead.\n"
+          "  --dry-run lists the results of the shard (--shard I/N) and the totals, and\n"
+          "  measures and stores nothing: to size a job array.\n"
           "  --probe-bw stores this run's DRAM read bandwidth per thread count (used by\n"
           "  'mpbench compare' to cancel machine-speed drift).\n",
           f);
@@ -253,7 +254,11 @@ int mp_cmd_sweep(int argc, char **argv)
     if (tlist && (rc = mp_parse_int_list(tlist, "--threads", 1, 1024, tv, MAX_LIST, &nt, &e)))
         return mp_die(rc, "%s", e.msg);
 
-    /* the sweep key: everything that defines the set of results and how they are measured */
+    /* the sweep key: everything that defines the set of results and how they are
+     * measured, and the machine's fingerprint, so that machines of different kinds
+     * sweeping the same plan keep their results apart in a merged database (issue 21) */
+    mp_machine mach;
+    mp_machine_probe_info(&mach);
     char cfg[8192];
     size_t used = (size_t)snprintf(cfg, sizeof cfg, "sweep1|warm=%d|reps=%d|min=%.4f|seed=%d|params=%s|v=",
                                    bo.warm, bo.min_reps, bo.min_time, seed, params);
@@ -262,24 +267,29 @@ int mp_cmd_sweep(int argc, char **argv)
     for (int i = 0; i < ns && used < sizeof cfg; i++)
         used += (size_t)snprintf(cfg + used, sizeof cfg - used, "|%dx%d", shapes[i][0], shapes[i][1]);
     if (used < sizeof cfg)
-        snprintf(cfg + used, sizeof cfg - used, "|n=%s|t=%s|c=%s", nlist ? nlist : "1",
-                 tlist ? tlist : "1", counters ? counters : "");
+        used += (size_t)snprintf(cfg + used, sizeof cfg - used, "|n=%s|t=%s|c=%s",
+                                 nlist ? nlist : "1", tlist ? tlist : "1", counters ? counters : "");
+    if (used < sizeof cfg)
+        snprintf(cfg + used, sizeof cfg - used, "|fp=%s", mach.fingerprint);
     mp_plan plan;
     if ((rc = mp_plan_kernels(&plan, cases, ncase, (const int(*)[2])shapes, ns, nv, nn, tv, nt,
                               shard_i, shard_n, bo.warm, &e)))
         return mp_die(rc, "%s", e.msg);
     mp_plan_set_key(&plan, cfg);
     if (dry) {
-        printf("sweep key %s: %d variants/parameter sets x %d shapes x %d n x %d threads = %d "
-               "points (%d in shard %d/%d)\n",
-               plan.key, ncase, ns, nn, nt, plan.all_probs, plan.nprob, shard_i, shard_n);
+        /* the plan, nothing measured or stored: this shard's results, then the totals */
+        printf("# variant\tparams\tm\tk\tn\tthreads\n");
         for (int p = 0; p < plan.nprob; p++)
             for (int q = 0; q < ncase; q++) {
                 char ps[128];
                 mp_params_str(cases[q].v, cases[q].param, ps, sizeof ps);
-                printf("%s %s %dx%d n=%d threads=%d\n", cases[q].v->name, ps[0] ? ps : "-",
-                       plan.probs[p].m, plan.probs[p].k, plan.probs[p].n, plan.probs[p].threads);
+                printf("%s\t%s\t%d\t%d\t%d\t%d\n", cases[q].v->name, ps, plan.probs[p].m,
+                       plan.probs[p].k, plan.probs[p].n, plan.probs[p].threads);
             }
+        printf("# sweep key %s: %d variants/parameter sets x %d shapes x %d n x %d threads = %d "
+               "points, %ld results; shard %d/%d: %d points, %ld results\n",
+               plan.key, ncase, ns, nn, nt, plan.all_probs, (long)plan.all_probs * ncase,
+               shard_i, shard_n, plan.nprob, (long)plan.nprob * ncase);
         mp_plan_free(&plan);
         return 0;
     }
@@ -293,8 +303,6 @@ int mp_cmd_sweep(int argc, char **argv)
         }
         mp_counters_close(probe);
     }
-    mp_machine mach;
-    mp_machine_probe_info(&mach);
     mp_machine_warn(&mach);
     mp_store *store;
     if ((rc = mp_store_open(db, &store, &e))) {

@@ -22,6 +22,7 @@
 #include "mp_cli.h"
 #include "mp_harness.h"
 #include "mp_store_tune.h"
+#include "mp_tune_sweep.h"
 #include "engine/mp_engine.h"
 #include "../tuner/mp_search.h"
 #include "../tuner/mp_stats.h"
@@ -30,7 +31,8 @@
 
 enum { MAX_SEL = 256, MAX_LIST = 16 };
 
-/* The report table: every decision in the store (plan_key NULL) or a plan's. */
+/* The report table: every decision in the store (plan_key NULL) or a plan's,
+ * one table per machine (a merged database holds several; issue 21). */
 static int print_report(mp_store *s, const char *plan_key, mp_format fmt, const char *db)
 {
     mp_tuned_row *rows;
@@ -41,18 +43,26 @@ static int print_report(mp_store *s, const char *plan_key, mp_format fmt, const 
         return mp_die(rc, "tune --report: %s", e.msg);
     int md = fmt == MP_FMT_MD, csv = fmt == MP_FMT_CSV;
     if (csv)
-        puts("variant,m,k,n,threads,strategy,best_params,best_us,default_us,gain_pct,p_value,"
-             "exhaustive_params,exhaustive_us,gap_pct,evaluations,seconds,decision");
-    else if (md)
-        puts("| variant | shape | n | thr | strategy | best found | best µs | default µs | gain | "
-             "exhaustive best | gap | evals | s | decision |\n"
-             "|---|---|--:|--:|---|---|--:|--:|--:|---|--:|--:|--:|---|");
-    else
-        printf("%-22s %-11s %4s %3s %-10s %-24s %9s %9s %6s %-24s %6s %5s %6s  %s\n", "variant",
-               "shape", "n", "thr", "strategy", "best found", "best_us", "dflt_us", "gain",
-               "exhaustive best", "gap", "evals", "secs", "decision");
+        puts("machine,variant,m,k,n,threads,strategy,best_params,best_us,default_us,gain_pct,"
+             "p_value,exhaustive_params,exhaustive_us,gap_pct,evaluations,seconds,decision");
+    const char *group = NULL;
     for (int i = 0; i < nrows; i++) {
         const mp_tuned_row *r = &rows[i];
+        if (!group || strcmp(group, r->machine)) {
+            group = r->machine;
+            if (md)
+                printf("%s**machine `%s`** (%s)\n\n"
+                       "| variant | shape | n | thr | strategy | best found | best µs | default µs "
+                       "| gain | exhaustive best | gap | evals | s | decision |\n"
+                       "|---|---|--:|--:|---|---|--:|--:|--:|---|--:|--:|--:|---|\n",
+                       i ? "\n" : "", r->machine, r->cpu_model);
+            else if (!csv)
+                printf("%smachine %s (%s)\n"
+                       "%-22s %-11s %4s %3s %-10s %-24s %9s %9s %6s %-24s %6s %5s %6s  %s\n",
+                       i ? "\n" : "", r->machine, r->cpu_model, "variant", "shape", "n", "thr",
+                       "strategy", "best found", "best_us", "dflt_us", "gain", "exhaustive best",
+                       "gap", "evals", "secs", "decision");
+        }
         char gap[32] = "-", exs[160] = "-", shape[32];
         int have_ex = r->have_exhaustive;
         if (have_ex && r->exhaustive_us > 0) {
@@ -62,9 +72,9 @@ static int print_report(mp_store *s, const char *plan_key, mp_format fmt, const 
         }
         snprintf(shape, sizeof shape, "%dx%d", r->m, r->k);
         if (csv)
-            printf("%s,%d,%d,%d,%d,%s,\"%s\",%.3f,%.3f,%.2f,%.3g,\"%s\",%s,%s,%d,%.1f,\"%s\"\n",
-                   r->variant, r->m, r->k, r->n, r->threads, r->strategy, r->best_params,
-                   r->best_us, r->default_us, r->gain_pct, r->p_value,
+            printf("%s,%s,%d,%d,%d,%d,%s,\"%s\",%.3f,%.3f,%.2f,%.3g,\"%s\",%s,%s,%d,%.1f,\"%s\"\n",
+                   r->machine, r->variant, r->m, r->k, r->n, r->threads, r->strategy,
+                   r->best_params, r->best_us, r->default_us, r->gain_pct, r->p_value,
                    have_ex ? r->exhaustive_params : "", have_ex ? exs : "", gap, r->evaluations,
                    r->seconds, r->decision);
         else if (md)
@@ -102,6 +112,10 @@ static void tune_usage(FILE *f)
           "                    [--seed S] [--db PATH] [--out FILE] [--force] [--quiet]\n"
           "                    [--format table|csv|md]\n"
           "       mpbench tune --report [--db PATH] [--format table|csv|md]\n"
+          "       mpbench tune --from-sweep [--db PATH] [--out DIR] [--margin PCT] [--alpha P]\n"
+          "  --from-sweep: DIR/FINGERPRINT.conf (default results/tuned) for every machine in\n"
+          "  the database, from the parameter grids its sweeps stored (--params all): the\n"
+          "  same test on the stored repetitions, without the A-B-A round.\n"
           "  A winner replaces the default only if it is faster by --margin percent\n"
           "  (default 3) with a one-sided Mann-Whitney U test p < --alpha (default 0.01)\n"
           "  over >= 9 interleaved repetitions each, confirmed by an A-B-A round.\n"
@@ -122,10 +136,12 @@ int mp_cmd_tune(int argc, char **argv)
         {"db", required_argument, 0, 'd'},       {"out", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'F'},          {"report", no_argument, 0, 'R'},
         {"format", required_argument, 0, 'f'},   {"quiet", no_argument, 0, 'Q'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+        {"from-sweep", no_argument, 0, 'W'},     {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *globs = NULL, *model = NULL, *shape = NULL, *nlist = NULL, *tlist = NULL,
                *strategy = NULL, *db = "results/mpbench.db", *outp = NULL;
-    int budget = 0, reps = 9, seed = 1, force = 0, want_report = 0, quiet = 0, c, rc;
+    int budget = 0, reps = 9, seed = 1, force = 0, want_report = 0, quiet = 0, from_sweep = 0;
+    int c, rc;
     double margin = 3.0, alpha = 0.01;
     mp_format fmt = MP_FMT_TABLE;
     mp_bench_opts bo;
@@ -171,6 +187,7 @@ int mp_cmd_tune(int argc, char **argv)
         case 'o': outp = optarg; break;
         case 'F': force = 1; break;
         case 'R': want_report = 1; break;
+        case 'W': from_sweep = 1; break;
         case 'f':
             if (mp_format_parse(optarg, &fmt) || fmt == MP_FMT_JSON)
                 return mp_die(2, "--format: '%s' is not one of table, csv, md", optarg);
@@ -186,6 +203,8 @@ int mp_cmd_tune(int argc, char **argv)
         return mp_die(2, "tune: unexpected argument '%s'", argv[optind]);
     if (want_report)
         return report(db, fmt);
+    if (from_sweep)
+        return mp_tune_from_sweep(db, outp ? outp : "results/tuned", margin, alpha);
     mp_strategy st;
     if (!strategy || mp_strategy_parse(strategy, &st))
         return mp_die(2, "--strategy: '%s' is not exhaustive, random, halving or model",
@@ -243,6 +262,9 @@ int mp_cmd_tune(int argc, char **argv)
                         tlist ? tlist : "1", nlist ? nlist : "-");
     for (int i = 0; i < ns && used > 0 && (size_t)used < sizeof cfg; i++)
         used += snprintf(cfg + used, sizeof cfg - (size_t)used, "|%dx%d", shapes[i][0], shapes[i][1]);
+    /* the machine too: machines of different kinds keep their rows apart when merged */
+    if (used > 0 && (size_t)used < sizeof cfg)
+        snprintf(cfg + used, sizeof cfg - (size_t)used, "|fp=%s", mach.fingerprint);
     mp_plan keyed = {0};
     mp_plan_set_key(&keyed, cfg);
     const char *plan_key = keyed.key;

@@ -122,4 +122,10 @@ int mp_store_rep_tune_evals(mp_store *s, const mp_rep_tune_group *g,
 /* The tuner's stored decision for the group's point into buf; 1 if there is one. */
 int mp_store_rep_tune_decision(mp_store *s, const mp_rep_tune_group *g, char *buf, size_t len);
 
+/* Calls fn for every other machine that has runs in the database (a merged
+ * database of several node kinds); returns their count, -1 on error. */
+int mp_store_rep_other_machines(mp_store *s, int64_t machine_id,
+                                void (*fn)(void *ctx, const char *fingerprint, const char *cpu),
+                                void *ctx);
+
 #endif

@@ -51,8 +51,8 @@ int mp_store_rep_machine(mp_store *s, const char *db_path, const char *want, mp_
     sqlite3_stmt *st;
     const char *sql =
         want ? "SELECT id,fingerprint,cpu_model,isa_flags,caches_note,hypervisor,cores,pus,"
-               "mem_gib,l1d_kib,l2_kib,l3_kib FROM machines WHERE fingerprint LIKE ?||'%' "
-               "ORDER BY id"
+               "mem_gib,l1d_kib,l2_kib,l3_kib FROM machines WHERE fingerprint LIKE ?1||'%' "
+               "ORDER BY fingerprint=?1 DESC, id"
              : "SELECT m.id,m.fingerprint,m.cpu_model,m.isa_flags,m.caches_note,m.hypervisor,"
                "m.cores,m.pus,m.mem_gib,m.l1d_kib,m.l2_kib,m.l3_kib FROM machines m "
                "LEFT JOIN runs u ON u.machine_id=m.id ORDER BY u.id IS NULL, u.id DESC, m.id "
@@ -62,10 +62,14 @@ int mp_store_rep_machine(mp_store *s, const char *db_path, const char *want, mp_
                        sqlite3_errmsg(db));
     if (want)
         sqlite3_bind_text(st, 1, want, -1, SQLITE_TRANSIENT);
-    int n = 0;
+    int n = 0, exact = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n++)
             break;
+        /* a whole fingerprint is never ambiguous, even when it prefixes another
+         * (a tagged machine: MPBENCH_MACHINE_TAG) */
+        const unsigned char *fp = sqlite3_column_text(st, 1);
+        exact = want && fp && !strcmp((const char *)fp, want);
         m->id = sqlite3_column_int64(st, 0);
         copy_col(st, 1, m->fingerprint, sizeof m->fingerprint);
         copy_col(st, 2, m->cpu_model, sizeof m->cpu_model);
@@ -85,7 +89,7 @@ int mp_store_rep_machine(mp_store *s, const char *db_path, const char *want, mp_
                               want, db_path)
                     : mp_fail(e, MP_EUSAGE, "--db %s: no machine recorded yet (run 'mpbench "
                                             "probe' or 'mpbench run' first)", db_path);
-    if (want && n > 1)
+    if (want && n > 1 && !exact)
         return mp_fail(e, MP_EUSAGE, "--machine %s: more than one machine in %s matches; give "
                                      "more of the fingerprint", want, db_path);
     return MP_OK;
@@ -445,4 +449,25 @@ int mp_store_rep_tune_decision(mp_store *s, const mp_rep_tune_group *g, char *bu
     }
     sqlite3_finalize(st);
     return found;
+}
+
+int mp_store_rep_other_machines(mp_store *s, int64_t machine_id,
+                                void (*fn)(void *ctx, const char *fingerprint, const char *cpu),
+                                void *ctx)
+{
+    sqlite3_stmt *om;
+    if (sqlite3_prepare_v2(mp_store_db(s),
+                           "SELECT fingerprint, ifnull(cpu_model,'') FROM machines WHERE id != ? "
+                           "AND id IN (SELECT machine_id FROM runs) ORDER BY fingerprint",
+                           -1, &om, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(om, 1, machine_id);
+    int n = 0;
+    while (sqlite3_step(om) == SQLITE_ROW) {
+        const unsigned char *fp = sqlite3_column_text(om, 0), *cpu = sqlite3_column_text(om, 1);
+        fn(ctx, fp ? (const char *)fp : "", cpu ? (const char *)cpu : "");
+        n++;
+    }
+    sqlite3_finalize(om);
+    return n;
 }

@@ -117,13 +117,15 @@ int mp_store_tuned_list(mp_store *s, const char *plan_key, mp_tuned_row **rows, 
     static const char *const sql =
         "SELECT " TUNED_COLS ","
         " (SELECT x.best_us FROM tuned x WHERE x.variant=t.variant AND x.m=t.m AND x.k=t.k"
-        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' ORDER BY x.id DESC"
-        "  LIMIT 1),"
+        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' AND x.run_id IN"
+        "  (SELECT id FROM runs WHERE machine_id=u.machine_id) ORDER BY x.id DESC LIMIT 1),"
         " (SELECT x.best_params FROM tuned x WHERE x.variant=t.variant AND x.m=t.m AND x.k=t.k"
-        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' ORDER BY x.id DESC"
-        "  LIMIT 1)"
-        " FROM tuned t WHERE (?1 IS NULL OR t.plan_key=?1)"
-        " ORDER BY t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.id";
+        "  AND x.n=t.n AND x.threads=t.threads AND x.strategy='exhaustive' AND x.run_id IN"
+        "  (SELECT id FROM runs WHERE machine_id=u.machine_id) ORDER BY x.id DESC LIMIT 1),"
+        " ifnull(mm.fingerprint,''), ifnull(mm.cpu_model,'')"
+        " FROM tuned t JOIN runs u ON t.run_id=u.id JOIN machines mm ON u.machine_id=mm.id"
+        " WHERE (?1 IS NULL OR t.plan_key=?1)"
+        " ORDER BY mm.fingerprint, t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.id";
     sqlite3_stmt *q;
     *rows = NULL;
     *n = 0;
@@ -144,6 +146,8 @@ int mp_store_tuned_list(mp_store *s, const char *plan_key, mp_tuned_row **rows, 
         r->have_exhaustive = sqlite3_column_type(q, 17) != SQLITE_NULL;
         r->exhaustive_us = sqlite3_column_double(q, 17);
         copy_text(q, 18, r->exhaustive_params, sizeof r->exhaustive_params);
+        copy_text(q, 19, r->machine, sizeof r->machine);
+        copy_text(q, 20, r->cpu_model, sizeof r->cpu_model);
     }
     sqlite3_finalize(q);
     if (step != SQLITE_DONE) {
@@ -153,4 +157,39 @@ int mp_store_tuned_list(mp_store *s, const char *plan_key, mp_tuned_row **rows, 
         return db_error(s, e);
     }
     return MP_OK;
+}
+
+int mp_store_sweep_grid(mp_store *s, void (*fn)(void *ctx, const mp_sweep_grid_row *r),
+                        void *ctx, mp_err *e)
+{
+    /* newest row per key and machine; cold after warm so that cold decides last */
+    static const char *const sql =
+        "SELECT m.fingerprint, x.variant, x.m, x.k, x.n, x.threads, ifnull(x.cache_mode,'cold'),"
+        " x.params, x.median_us, ifnull(x.times_us,'') FROM results x JOIN runs u ON"
+        " x.run_id=u.id JOIN machines m ON u.machine_id=m.id WHERE x.id IN (SELECT max(y.id)"
+        " FROM results y JOIN runs w ON y.run_id=w.id WHERE w.kind='sweep' AND"
+        " y.sweep_key IS NOT NULL AND"
+        " y.status IN ('ok','unstable') GROUP BY w.machine_id, y.variant, y.params, y.m, y.k,"
+        " y.n, y.threads, y.cache_mode)"
+        " ORDER BY m.fingerprint, x.variant, x.m, x.k, x.n, x.threads,"
+        " ifnull(x.cache_mode,'cold')='cold', x.params";
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(mp_store_db(s), sql, -1, &q, NULL) != SQLITE_OK)
+        return db_error(s, e);
+    int step;
+    while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *txt[5];
+        static const int col[5] = {0, 1, 6, 7, 9};
+        for (int i = 0; i < 5; i++) {
+            const unsigned char *t = sqlite3_column_text(q, col[i]);
+            txt[i] = t ? (const char *)t : "";
+        }
+        mp_sweep_grid_row r = {txt[0], txt[1], txt[2], txt[3], txt[4],
+                               sqlite3_column_int(q, 2), sqlite3_column_int(q, 3),
+                               sqlite3_column_int(q, 4), sqlite3_column_int(q, 5),
+                               sqlite3_column_double(q, 8)};
+        fn(ctx, &r);
+    }
+    sqlite3_finalize(q);
+    return step == SQLITE_DONE ? MP_OK : db_error(s, e);
 }

@@ -155,6 +155,23 @@ void mp_machine_probe_info(mp_machine *m)
     prefix[j] = 0;
     snprintf(m->fingerprint, sizeof m->fingerprint, "%s-%dc-%08llx", prefix, m->cores,
              (unsigned long long)(fnv1a(id) & 0xffffffffull));
+    /* MPBENCH_MACHINE_TAG: machines the probe cannot tell apart (same CPU, other
+     * BIOS, SMT or turbo settings) kept apart by the user; ignored unless it is a
+     * short [a-z0-9_.] word, so a fingerprint stays a file name.  Every command
+     * probes the machine before it opens the store: a bad tag exits 2 with nothing
+     * written. */
+    const char *tag = getenv("MPBENCH_MACHINE_TAG");
+    if (tag && *tag) {
+        size_t tl = strlen(tag);
+        if (tl <= 16 && strspn(tag, "abcdefghijklmnopqrstuvwxyz0123456789_.") == tl)
+            snprintf(m->fingerprint + strlen(m->fingerprint),
+                     sizeof m->fingerprint - strlen(m->fingerprint), "-%s", tag);
+        else {
+            fprintf(stderr, "mpbench: MPBENCH_MACHINE_TAG '%s': not a word of at most 16 "
+                            "characters in [a-z0-9_.]\n", tag);
+            exit(2);
+        }
+    }
 }
 
 size_t mp_machine_llc_bytes(const mp_machine *m)

@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# test-slurm.sh - `make test-slurm`: the Slurm scripts against a real, local,
+# one-node Slurm cluster.
+#
+# Writes a configuration bound to 127.0.0.1 into a temporary directory (its own
+# munge key and socket, state, spool and logs there, ports picked free), starts
+# munged, slurmctld and slurmd from it (directly, in the foreground, as this
+# machine may have no systemd), then through the real scripts/slurm/sweep.sh:
+#   round 1: a 4-shard array sweep of a small plan and its merge job;
+#   round 2: the same with a longer plan, one array task cancelled midway
+#            (scancel), requeued (scontrol requeue), and resumed;
+# and checks each merged database: its result keys are exactly the unsharded
+# plan's (`mpbench sweep --dry-run`), none twice, PRAGMA integrity_check ok.
+# Every daemon it started is stopped by its pid on exit, whatever happens; every
+# wait is bounded.  Needs root, slurm-wlm, munge and sqlite3 (make test-slurm
+# installs them).  KEEP=1 keeps the temporary directory for a post-mortem.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bin=${MPBENCH:-$root/mpbench}
+[ "$(id -u)" = 0 ] || { echo "test-slurm: run as root (slurmd must start jobs as any user)" >&2; exit 2; }
+for c in munged slurmctld slurmd sbatch scontrol squeue scancel sqlite3; do
+    command -v "$c" >/dev/null || { echo "test-slurm: $c not found (make test-slurm installs slurm-wlm, munge)" >&2; exit 2; }
+done
+[ -x "$bin" ] || { echo "test-slurm: $bin not built (make)" >&2; exit 2; }
+
+T=$(mktemp -d /tmp/mpbench-slurm-XXXXXX)
+chmod 755 "$T"
+pids=() # daemons we started, in start order
+jobs_submitted=()
+
+log() { echo "test-slurm: $*"; }
+fail() {
+    echo "test-slurm: FAIL: $*" >&2
+    for f in "$T"/log/*.log "$T"/r*/logs/*.log; do
+        [ -f "$f" ] && { echo "--- $f (last 15 lines)" >&2; tail -n 15 "$f" >&2; }
+    done
+    exit 1
+}
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    if [ ${#jobs_submitted[@]} -gt 0 ] && [ -n "${SLURM_CONF:-}" ]; then
+        scancel "${jobs_submitted[@]}" 2>/dev/null || true
+        for _ in $(seq 50); do # let the job steps end before their slurmd does
+            [ -z "$(squeue -h -j "$(IFS=,; echo "${jobs_submitted[*]}")" 2>/dev/null)" ] && break
+            sleep 0.2
+        done
+    fi
+    local i p
+    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+        p=${pids[i]}
+        kill -TERM "$p" 2>/dev/null || continue
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+        kill -KILL "$p" 2>/dev/null || true
+        wait "$p" 2>/dev/null || true
+    done
+    if [ "${KEEP:-0}" = 1 ]; then echo "test-slurm: kept $T" >&2; else rm -rf "$T"; fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# wait_for SECONDS WHAT COMMAND...: poll COMMAND every 0.2 s until it succeeds
+wait_for() {
+    local secs=$1 what=$2
+    shift 2
+    local end=$((SECONDS + secs))
+    until "$@" >/dev/null 2>&1; do
+        [ $SECONDS -lt $end ] || fail "timed out after ${secs}s waiting for $what"
+        sleep 0.2
+    done
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pick_port() {
+    local p
+    for _ in $(seq 50); do
+        p=$((20000 + RANDOM % 20000))
+        port_free "$p" && port_free $((p + 1)) && { echo "$p"; return; }
+    done
+    fail "no free port pair found"
+}
+
+# --- the cluster ------------------------------------------------------------
+mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/log"
+chmod 755 "$T/munge" # munged wants its socket directory reachable
+dd if=/dev/urandom of="$T/munge/munge.key" bs=1024 count=1 status=none
+chmod 400 "$T/munge/munge.key"
+sock="$T/munge/munge.sock"
+munged -F -f -S "$sock" --key-file="$T/munge/munge.key" --pid-file="$T/munge/munged.pid" \
+    --seed-file="$T/munge/munged.seed" --log-file="$T/log/munged.log" >>"$T/log/munged.log" 2>&1 &
+pids+=($!)
+wait_for 20 "munged" sh -c "munge -S '$sock' -n | unmunge -S '$sock'"
+
+port=$(pick_port)
+node=$(slurmd -C | head -n 1 | sed 's/^NodeName=[^ ]*//')
+cat >"$T/slurm.conf" <<EOF
+# written by scripts/slurm/test-slurm.sh: a one-node test cluster on 127.0.0.1
+ClusterName=mpbtest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$sock
+CredType=cred/munge
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd.pid
+SlurmctldLogFile=$T/log/slurmctld.log
+SlurmdLogFile=$T/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+SwitchType=switch/none
+ReturnToService=2
+JobRequeue=1
+MinJobAge=600
+NodeName=localhost NodeAddr=127.0.0.1$node State=UNKNOWN
+PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF="$T/slurm.conf"
+# the user's own Slurm choices must not leak into the test cluster
+unset SBATCH_PARTITION SBATCH_CONSTRAINT SBATCH_ACCOUNT SBATCH_QOS SBATCH_TIMELIMIT SBATCH_RESERVATION
+
+slurmctld -D -i -f "$SLURM_CONF" >>"$T/log/slurmctld.out" 2>&1 &
+pids+=($!)
+wait_for 30 "slurmctld to answer" scontrol ping
+slurmd -D -N localhost -f "$SLURM_CONF" >>"$T/log/slurmd.out" 2>&1 &
+pids+=($!)
+wait_for 30 "node localhost to be idle" sh -c '[ "$(sinfo -h -n localhost -o %T)" = idle ]'
+log "cluster up in $T (slurmctld :$port, slurmd :$((port + 1)), munged $sock; pids ${pids[*]})"
+
+# --- helpers on jobs and databases ------------------------------------------
+jstate() { scontrol show job "$1" -o 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2; }
+all_done() { [ -z "$(squeue -h -j "$1" 2>/dev/null)" ]; }
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+KEYSQL="SELECT variant||char(9)||params||char(9)||m||char(9)||k||char(9)||n||char(9)||threads FROM results"
+
+# submit OUTDIR SWEEP-ARGS...: through the real driver; sets $array and $merge
+submit() {
+    local out=$1
+    shift
+    mkdir -p "$out"
+    OUTDIR=$out SHARDS=4 MPBENCH=$bin "$root/scripts/slurm/sweep.sh" "$@" >"$out/submit.log" 2>&1 ||
+        fail "sweep.sh failed: $(cat "$out/submit.log")"
+    sed 's/^/  | /' "$out/submit.log"
+    # shellcheck disable=SC1090
+    eval "$(cat "$out/jobs" | tr ' ' '\n' | grep -E '^(array|merge)=[0-9]+$')"
+    jobs_submitted+=("$array" "$merge")
+}
+
+# check OUTDIR SWEEP-ARGS...: the merged database holds exactly the plan's keys
+check_merged() {
+    local out=$1
+    shift
+    local db=$out/merged.db
+    [ -s "$db" ] || fail "$db was not written"
+    [ "$(jstate "$merge")" = COMPLETED ] || fail "merge job $merge ended $(jstate "$merge")"
+    "$bin" sweep "$@" --dry-run | grep -v '^#' | sort >"$out/plan.keys"
+    q "$db" "$KEYSQL" | sort >"$out/merged.keys"
+    local np nm dups integ
+    np=$(wc -l <"$out/plan.keys")
+    nm=$(wc -l <"$out/merged.keys")
+    dups=$(uniq -d <"$out/merged.keys" | wc -l)
+    integ=$(q "$db" "PRAGMA integrity_check")
+    [ "$np" -gt 0 ] || fail "empty plan"
+    diff "$out/plan.keys" <(sort -u "$out/merged.keys") >"$out/keys.diff" ||
+        fail "merged keys differ from the unsharded plan's: $(head -n 5 "$out/keys.diff")"
+    [ "$dups" = 0 ] || fail "$dups keys stored twice in $db"
+    [ "$integ" = ok ] || fail "integrity_check of $db: $integ"
+    log "  merged $nm results = the unsharded plan's $np keys, 0 duplicates, integrity_check ok"
+}
+
+# --- round 1: a 4-shard array and its merge ---------------------------------
+PLAN1=(--variant 'i2_s.scalar,tq2_0.scalar' --shape 64x256,128x256 --n 1,2 --threads 1,2
+       --params all --warm --reps 3 --min-time 0.001 --counters none)
+log "round 1: 4-shard array sweep (with a parameter grid) + merge job"
+export MPBENCH_SLURM_TUNED="$T/tuned" # the merge job's tuned configs, not the repository's
+submit "$T/r1" "${PLAN1[@]}"
+wait_for 180 "array job $array and merge job $merge to end" all_done "$array,$merge"
+for i in 0 1 2 3; do
+    s=$(jstate "${array}_$i")
+    [ "$s" = COMPLETED ] || fail "array task ${array}_$i ended $s"
+done
+check_merged "$T/r1" "${PLAN1[@]}"
+fp=$("$bin" list machine | sed -n 's/^fingerprint *//p')
+conf="$T/tuned/$fp.conf"
+[ -f "$conf" ] || fail "the merge job wrote no tuned config $conf"
+grep -qx "fingerprint $fp" "$conf" || fail "$conf does not name machine $fp"
+nconf=$(grep -c '^i2_s.scalar ' "$conf" || true)
+[ "$nconf" = 8 ] || fail "$conf has $nconf i2_s.scalar entries, expected one per point (8)"
+log "  merge job wrote $conf (8 tuned keys of i2_s.scalar)"
+log "round 1 ok"
+
+# --- round 2: one task cancelled midway, requeued, resumed --------------------
+# 16 points of >= 0.7 s each, 4 per shard: after task 1 stored its first point,
+# the cancel has two more points' time to arrive before the shard could be done
+PLAN2=(--variant 'i2_s.scalar,tq2_0.scalar'
+       --shape 64x256,128x256,192x256,256x256,64x512,128x512,192x512,256x512
+       --n 1,2 --threads 1 --warm --reps 3 --min-time 0.7 --counters none)
+log "round 2: 4-shard array, task 1 cancelled midway and requeued"
+submit "$T/r2" "${PLAN2[@]}"
+part=$T/r2/part-1.db
+shard_total=$("$bin" sweep "${PLAN2[@]}" --dry-run --shard 2/4 | grep -vc '^#' || true)
+[ "$shard_total" -gt 1 ] || fail "shard 2/4 of round 2 has $shard_total results"
+partial() {
+    local n
+    n=$(q "$part" "SELECT count(*) FROM results" 2>/dev/null) || return 1
+    [ "$n" -gt 0 ] && [ "$n" -lt "$shard_total" ]
+}
+wait_for 120 "task ${array}_1 to store its first results" partial
+scancel "${array}_1"
+wait_for 30 "task ${array}_1 to be cancelled" sh -c "scontrol show job ${array}_1 -o | grep -q JobState=CANCELLED"
+before=$(q "$part" "SELECT count(*) FROM results")
+[ "$before" -gt 0 ] && [ "$before" -lt "$shard_total" ] ||
+    fail "task 1 was not cancelled midway ($before of $shard_total results stored)"
+log "  cancelled ${array}_1 with $before of $shard_total results of its shard stored"
+scontrol requeue "${array}_1"
+# Slurm holds a requeued job back for a while (BeginTime); let it start now
+scontrol update JobId="${array}_1" StartTime=now
+wait_for 240 "array job $array and merge job $merge to end" all_done "$array,$merge"
+for i in 0 1 2 3; do
+    s=$(jstate "${array}_$i")
+    [ "$s" = COMPLETED ] || fail "array task ${array}_$i ended $s"
+done
+grep -q "attempt 2" "$T/r2/logs/part-1.log" || fail "task 1 did not run a second time"
+grep -q "resuming, $before of $shard_total results already stored" "$T/r2/logs/part-1.log" ||
+    fail "task 1 did not resume from its $before stored results: $(tail -n 3 "$T/r2/logs/part-1.log")"
+runs=$(q "$part" "SELECT group_concat(status, ',') FROM (SELECT status FROM runs ORDER BY id)")
+[ "$runs" = "interrupted,ok" ] || fail "part-1.db runs: '$runs', expected 'interrupted,ok'"
+log "  ${array}_1 resumed: measured the $((shard_total - before)) missing results only (runs: $runs)"
+check_merged "$T/r2" "${PLAN2[@]}"
+log "round 2 ok"
+log "PASS"
