@@ -191,7 +191,7 @@ typedef enum mp_format { MP_FMT_TABLE, MP_FMT_CSV, MP_FMT_JSON, MP_FMT_MD } mp_f
 int mp_format_parse(const char *s, mp_format *f);
 void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n);
 /* The best variant per (problem, method) with GB/s or GOPS and its speed
- * against TQ2_0 (else I2_S) of the same problem (harness/output-summary.c). */
+ * against llama.cpp's TQ2_0 and ours on the same problem (output-summary.c). */
 void mp_results_summary(FILE *f, mp_format fmt, const mp_result *r, int n);
 
 /* ---- small parsers (harness/util.c) --------------------------------------------- */

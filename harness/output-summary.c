@@ -1,9 +1,10 @@
 /* output-summary.c - what a sweep ends with: per problem (M, K, N, threads) and
  * method, the fastest variant that computed correct results, with GB/s of
  * packed weights for decode (N = 1) or GOPS otherwise, and its speed against
- * the TQ2_0 of the same problem (llama.cpp's ternary format, the papers'
- * common baseline), or against I2_S when no TQ2_0 was measured.  Both come
- * from the same run, so the ratio is free of the machine's drift. */
+ * TQ2_0 (llama.cpp's ternary format, the papers' common baseline) of the same
+ * problem: llama.cpp's own (the llamacpp.tq2_0 peer) and our re-implementation
+ * beside it.  Both come from the same run, so the ratios are free of the
+ * machine's drift. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,9 @@ static const mp_result *fastest(const mp_result *rows, int n, const mp_result *r
 void mp_results_summary(FILE *f, mp_format fmt, const mp_result *rows, int n)
 {
     static const char *const cols[] = {"shape", "n", "threads", "method", "best variant",
-                                       "median us", "GB/s", "GOPS", "x baseline"};
-    enum { NC = 9 };
+                                       "median us", "GB/s", "GOPS", "x llama.cpp TQ2_0",
+                                       "x our TQ2_0"};
+    enum { NC = 10 };
     /* one line per (problem, method): its first usable row in stored order */
     const mp_result **line = malloc(sizeof *line * (size_t)(n ? n : 1));
     int nl = 0;
@@ -55,7 +57,7 @@ void mp_results_summary(FILE *f, mp_format fmt, const mp_result *rows, int n)
     for (int c = 0; c < NC; c++)
         w[c] = (int)strlen(cols[c]);
     if (fmt == MP_FMT_CSV)
-        fputs("m,k,n,threads,method,variant,median_us,gbps,gops,baseline,speedup\n", f);
+        fputs("m,k,n,threads,method,variant,median_us,gbps,gops,x_llamacpp_tq2_0,x_our_tq2_0\n", f);
     if (fmt == MP_FMT_JSON)
         fputs("[\n", f);
     for (int pass = 0; pass < 2; pass++) {
@@ -75,30 +77,36 @@ void mp_results_summary(FILE *f, mp_format fmt, const mp_result *rows, int n)
         }
         for (int l = 0; l < nl; l++) {
             const mp_result *r = line[l];
-            const mp_result *base = fastest(rows, n, r, "TQ2_0");
-            if (!base)
-                base = fastest(rows, n, r, "I2_S");
-            double x = base ? base->median_us / r->median_us : NAN;
+            const mp_result *peer = fastest(rows, n, r, "LLAMACPP_TQ2_0");
+            const mp_result *ours = fastest(rows, n, r, "TQ2_0");
+            double xp = peer ? peer->median_us / r->median_us : NAN;
+            double xo = ours ? ours->median_us / r->median_us : NAN;
             if (pass == 1 && fmt == MP_FMT_CSV) {
-                fprintf(f, "%d,%d,%d,%d,%s,%s,%.3f,%.3f,%.3f,%s,", r->m, r->k, r->n, r->threads,
-                        r->v->method, r->v->name, r->median_us, r->gbps, r->gops,
-                        base ? base->v->name : "");
-                if (isnan(x))
-                    fputs("\n", f);
-                else
-                    fprintf(f, "%.3f\n", x);
+                fprintf(f, "%d,%d,%d,%d,%s,%s,%.3f,%.3f,%.3f,", r->m, r->k, r->n, r->threads,
+                        r->v->method, r->v->name, r->median_us, r->gbps, r->gops);
+                if (!isnan(xp))
+                    fprintf(f, "%.3f", xp);
+                fputc(',', f);
+                if (!isnan(xo))
+                    fprintf(f, "%.3f", xo);
+                fputc('\n', f);
                 continue;
             }
             if (pass == 1 && fmt == MP_FMT_JSON) {
                 fprintf(f, "  {\"m\": %d, \"k\": %d, \"n\": %d, \"threads\": %d, \"method\": \"%s\", "
                            "\"variant\": \"%s\", \"median_us\": %.3f, \"gbps\": %.3f, "
-                           "\"gops\": %.3f, \"baseline\": \"%s\", \"speedup\": ",
+                           "\"gops\": %.3f, \"x_llamacpp_tq2_0\": ",
                         r->m, r->k, r->n, r->threads, r->v->method, r->v->name, r->median_us,
-                        r->gbps, r->gops, base ? base->v->name : "");
-                if (isnan(x))
+                        r->gbps, r->gops);
+                if (isnan(xp))
                     fputs("null", f);
                 else
-                    fprintf(f, "%.3f", x);
+                    fprintf(f, "%.3f", xp);
+                fputs(", \"x_our_tq2_0\": ", f);
+                if (isnan(xo))
+                    fputs("null", f);
+                else
+                    fprintf(f, "%.3f", xo);
                 fprintf(f, "}%s\n", l + 1 < nl ? "," : "");
                 continue;
             }
@@ -113,10 +121,14 @@ void mp_results_summary(FILE *f, mp_format fmt, const mp_result *rows, int n)
             snprintf(cell[5], sizeof cell[5], "%.1f", r->median_us);
             snprintf(cell[6], sizeof cell[6], r->n == 1 ? "%.1f" : "-", r->gbps);
             snprintf(cell[7], sizeof cell[7], r->n == 1 ? "-" : "%.0f", r->gops);
-            if (isnan(x))
+            if (isnan(xp))
                 snprintf(cell[8], sizeof cell[8], "-");
             else
-                snprintf(cell[8], sizeof cell[8], "%.2f (%s)", x, base->v->method);
+                snprintf(cell[8], sizeof cell[8], "%.2f", xp);
+            if (isnan(xo))
+                snprintf(cell[9], sizeof cell[9], "-");
+            else
+                snprintf(cell[9], sizeof cell[9], "%.2f", xo);
             for (int c = 0; c < NC; c++) {
                 int len = (int)strlen(cell[c]);
                 if (pass == 0) {
