@@ -967,9 +967,14 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
 {
     int64_t run = mp_store_rep_ratio_run(r->store, r->mach.id, base, n, r->cache);
     if (!run) {
+        const char *hint = !strcmp(base, "LLAMACPP_TQ2_0") ? "llamacpp.tq2_0"
+                           : !strcmp(base, "LLAMACPP_Q8_0") ? "llamacpp.q8_0"
+                           : base[0] == 'T'                  ? "tq2_0"
+                                                             : "i2_s";
         fprintf(f, "Against %s at N = %d: no run measured %s at N = %d on this machine (run "
-                   "`mpbench run --variant '%s*,...' --model bitnet-b1.58-2b-4t --n %d`).\n\n",
-                base, n, base, n, base[0] == 'T' ? "tq2_0" : "i2_s", n);
+                   "`mpbench run --variant '%s*,...' --model bitnet-b1.58-2b-4t --n %d`%s).\n\n",
+                base, n, base, n, hint, n,
+                strncmp(base, "LLAMACPP_", 9) ? "" : " after `make peers`");
         return;
     }
     /* rows of that run at n, cold: variant, method, m, k, threads, median, status, params */
@@ -1072,13 +1077,18 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
     free(x);
 }
 
-/* Section 8: ratio tables against TQ2_0 and I2_S at N = 1 and 128. */
+/* Section 8: ratio tables against llama.cpp's own TQ2_0 and Q8_0 (the peers,
+ * issue 15: our re-implementations are rows of the same tables), then against
+ * our TQ2_0 and I2_S, at N = 1 and 128. */
 static void sec_ratios(FILE *f, mp_rep *r)
 {
     fputs("## 8. Speed ratios within one run, N = 1 and N = 128\n\n", f);
-    static const char *const bases[] = {"TQ2_0", "I2_S"};
+    fputs("First against llama.cpp's own kernels (the `llamacpp.*` peers: ggml's CPU backend "
+          "loaded from the pinned npm build, `make peers`), with our re-implementation of the "
+          "same format as a row of the same table; then against our TQ2_0 and I2_S.\n\n", f);
+    static const char *const bases[] = {"LLAMACPP_TQ2_0", "LLAMACPP_Q8_0", "TQ2_0", "I2_S"};
     static const int ns[] = {1, 128};
-    for (int b = 0; b < 2; b++)
+    for (int b = 0; b < 4; b++)
         for (int i = 0; i < 2; i++)
             ratio_table(f, r, bases[b], ns[i]);
     fputs("Papers, for comparison: seed 001 §5.2 (Fig. 8) Vec-LUT I2 over TQ2_0 1.7–2.9× "
