@@ -11,7 +11,7 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 GIT_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DMP_GIT_COMMIT='"$(GIT_COMMIT)"'
-LDLIBS  := -lhwloc -lsqlite3 -lpfm -lpapi -lm -pthread
+LDLIBS  := -lhwloc -lsqlite3 -lpfm -lpapi -lm -ldl -pthread
 
 AVX2_FLAGS       := -mavx2 -mfma -mf16c
 AVX512_FLAGS     := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq

@@ -9,8 +9,12 @@
 int mp_registry_count(void);
 const mp_variant *mp_registry_get(int i);
 const mp_variant *mp_registry_find(const char *name);
-/* 1 when the CPU (after MPBENCH_MAX_ISA) has the variant's ISA. */
+/* 1 when the CPU (after MPBENCH_MAX_ISA) has the variant's ISA and, for a peer,
+ * its library loaded. */
 int mp_variant_available(const mp_variant *v);
+/* 0 when available (ISA bits and v->available), else -1 with the reason in why
+ * ("cpu lacks avx512", "llama.cpp peer: no libggml-base.so in DIR", ...). */
+int mp_variant_unavailable_reason(const mp_variant *v, char *why, size_t len);
 /* The ISA token of a name ("avx2" in "i2_s.avx2.bm32"), copied to buf. */
 const char *mp_variant_isa_token(const mp_variant *v, char *buf, size_t len);
 /* The scalar sibling of a SIMD variant (same name with ISA token "scalar"), or NULL. */
