@@ -28,7 +28,7 @@ BIN     ?= mpbench
 
 isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),))))
 
-.PHONY: all deps test check-asan bench clean plots report table7 regress regress-baseline regress-selftest
+.PHONY: all deps peers test check-asan bench clean plots report table7 regress regress-baseline regress-selftest
 
 all: $(BIN)
 
@@ -96,7 +96,22 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    build-essential pkg-config git libcriterion-dev libsqlite3-dev sqlite3 \
-	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox
+	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox nodejs npm
+	@$(MAKE) --no-print-directory peers || \
+	    echo "make deps: the llama.cpp peer could not be fetched; llamacpp.* variants stay unavailable"
+
+# The llama.cpp peer (issue 15): llama.cpp's prebuilt CPU libraries from one pinned
+# npm package, checksums as `npm view $(GGML_PKG) dist` gave them (shasum, and the
+# sha512 integrity in hex), unpacked into an ignored directory and loaded by
+# mpbench at run time.  Never a build dependency: without it the llamacpp.*
+# variants are listed unavailable with the reason and everything else runs.
+GGML_PKG    := @node-llama-cpp/linux-x64@3.22.1
+GGML_SHA1   := cf9934edd4cf034260358123d65f9f8c9fb6b5fd
+GGML_SHA512 := e6e0820cda9608d7da026f1a47f533c5ba381c1a4a80d17dd640873dea4a86032057638099ab6879f6ce94c8a1b2a0a21f639ddf913f7941d00856df44126e3a
+GGML_DIR    := third_party/ggml
+peers:
+	GGML_PKG='$(GGML_PKG)' GGML_SHA1=$(GGML_SHA1) GGML_SHA512=$(GGML_SHA512) \
+	    GGML_DIR=$(GGML_DIR) scripts/peers.sh
 
 clean:
 	rm -rf build build-asan $(BIN)
