@@ -12,8 +12,10 @@
  *     per mul_mat is far below one call here; not building it per call is the
  *     closer match;
  *   - the threadpool is created once per thread count and kept, as llama.cpp
- *     keeps its own; its threads are pinned to the same processing units as
- *     the harness's pool (core i, its first PU; then PUs round robin);
+ *     keeps its own; the calling thread (the harness's thread 0) computes as
+ *     ggml's worker 0 and keeps its pinning, ggml's other workers are pinned one
+ *     each to the PUs of the harness's threads 1..n-1 (core i, its first PU;
+ *     then PUs round robin, as harness/pool.c does);
  *   - poll = 0 (MPBENCH_GGML_POLL overrides, 0..100): idle ggml workers sleep
  *     instead of spinning, because the harness interleaves other variants'
  *     calls between two peer calls and a spinning ggml worker would take a core
@@ -33,6 +35,7 @@
 #include <hwloc.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,20 +380,30 @@ static void use_threads(int n)
             char pad[4 * sizeof(mp_ggml_threadpool_params)];
         } tpp;
         G.ggml_threadpool_params_init(&tpp.p, n);
+        /* ggml's strict placement gives workers 1..n-1 the set CPUs of the mask in
+         * ascending order and the calling thread (worker 0) the next one, wrapping
+         * around, and pins the calling thread there.  The caller is the harness's
+         * thread 0, already pinned to pu[0]: so the mask holds pu[1..n-1] only
+         * (one ggml worker on each of the harness's other PUs), and the caller's
+         * own affinity is put back afterwards. */
         int pu[MAX_THREADS], pinned = 1;
         pool_pus(n, pu);
-        for (int i = 0; i < n; i++)
+        for (int i = 1; i < n; i++)
             pinned &= pu[i] >= 0 && pu[i] < MP_GGML_MAX_N_THREADS && !tpp.p.cpumask[pu[i]];
-        if (pinned) {
-            for (int i = 0; i < n; i++)
+        if (pinned && n > 1) {
+            for (int i = 1; i < n; i++)
                 tpp.p.cpumask[pu[i]] = true;
-            tpp.p.strict_cpu = true; /* worker j on the j-th PU of the mask */
+            tpp.p.strict_cpu = true;
         }
         const char *poll = getenv("MPBENCH_GGML_POLL");
         tpp.p.poll = poll && atoi(poll) > 0 ? (uint32_t)atoi(poll) : 0;
         if (tpp.p.poll > 100)
             tpp.p.poll = 100;
+        cpu_set_t saved;
+        int have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
         G.tp[n] = G.ggml_threadpool_new(&tpp.p);
+        if (have_saved)
+            pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
         if (!G.tp[n]) {
             fprintf(stderr, "llama.cpp peer: ggml_threadpool_new(%d) failed\n", n);
             abort();
