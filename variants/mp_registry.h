@@ -15,7 +15,8 @@ int mp_variant_available(const mp_variant *v);
 /* 0 when available (ISA bits and v->available), else -1 with the reason in why
  * ("cpu lacks avx512", "llama.cpp peer: no libggml-base.so in DIR", ...). */
 int mp_variant_unavailable_reason(const mp_variant *v, char *why, size_t len);
-/* The ISA token of a name ("avx2" in "i2_s.avx2.bm32"), copied to buf. */
+/* The ISA token of a name ("avx2" in "i2_s.avx2.bm32"), copied to buf; "ggml"
+ * for a peer (its CPU build is chosen at load time, see mp_llamacpp_describe). */
 const char *mp_variant_isa_token(const mp_variant *v, char *buf, size_t len);
 /* The scalar sibling of a SIMD variant (same name with ISA token "scalar"), or NULL. */
 const mp_variant *mp_variant_scalar_sibling(const mp_variant *v);

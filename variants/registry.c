@@ -81,6 +81,10 @@ int mp_variant_unavailable_reason(const mp_variant *v, char *why, size_t len)
 
 const char *mp_variant_isa_token(const mp_variant *v, char *buf, size_t len)
 {
+    if (v->family == MP_FAMILY_PEER) { /* "llamacpp.tq2_0": ggml picks its own ISA */
+        snprintf(buf, len, "ggml");
+        return buf;
+    }
     const char *dot = strchr(v->name, '.');
     const char *start = dot ? dot + 1 : v->name;
     const char *end = strchr(start, '.');
