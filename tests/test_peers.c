@@ -402,3 +402,34 @@ Test(peers, absent_library_cli, .init = point_at_empty_dir, .fini = remove_empty
     cr_assert(i2s && !strncmp(strchr(i2s, '"') ? strchr(i2s, '"') : "", "\"ok\"", 4),
               "i2_s.scalar measured ok:\n%s", out);
 }
+
+/* A broken library (here: not an ELF file) is unavailable with the loader's
+ * reason, never a crash. */
+static void point_at_broken_dir(void)
+{
+    point_at_empty_dir();
+    char p[128];
+    snprintf(p, sizeof p, "%s/libggml-base.so", empty_dir);
+    FILE *f = fopen(p, "w");
+    cr_assert(f);
+    fputs("not a shared library\n", f);
+    fclose(f);
+}
+
+static void remove_broken_dir(void)
+{
+    char p[128];
+    snprintf(p, sizeof p, "%s/libggml-base.so", empty_dir);
+    unlink(p);
+    remove_empty_dir();
+}
+
+Test(peers, broken_library_makes_peers_unavailable, .init = point_at_broken_dir,
+     .fini = remove_broken_dir)
+{
+    const mp_variant *v = find("llamacpp.tq2_0");
+    char why[512] = "";
+    cr_assert(mp_variant_unavailable_reason(v, why, sizeof why), "available with a broken library");
+    cr_assert(strstr(why, "cannot load") && strstr(why, empty_dir), "reason: '%s'", why);
+    cr_assert(mp_variant_available(find("i2_s.scalar")));
+}
