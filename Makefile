@@ -11,7 +11,7 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 GIT_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -pthread -DMP_GIT_COMMIT='"$(GIT_COMMIT)"'
-LDLIBS  := -lhwloc -lsqlite3 -lpfm -lpapi -lm -pthread
+LDLIBS  := -lhwloc -lsqlite3 -lpfm -lpapi -lm -ldl -pthread
 
 AVX2_FLAGS       := -mavx2 -mfma -mf16c
 AVX512_FLAGS     := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq
@@ -33,8 +33,8 @@ BIN     ?= mpbench
 
 isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),))))
 
-.PHONY: all deps test check-asan bench clean plots report table7 regress regress-baseline regress-selftest \
-        test-slurm slurm-deps
+.PHONY: all deps peers test check-asan bench clean plots report table7 regress regress-baseline \
+        regress-selftest test-slurm slurm-deps
 
 all: $(BIN)
 
@@ -107,7 +107,22 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    build-essential pkg-config git libcriterion-dev libsqlite3-dev sqlite3 \
-	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox
+	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox nodejs npm
+	@$(MAKE) --no-print-directory peers || \
+	    echo "make deps: the llama.cpp peer could not be fetched; llamacpp.* variants stay unavailable"
+
+# The llama.cpp peer (issue 15): llama.cpp's prebuilt CPU libraries from one pinned
+# npm package, checksums as `npm view $(GGML_PKG) dist` gave them (shasum, and the
+# sha512 integrity in hex), unpacked into an ignored directory and loaded by
+# mpbench at run time.  Never a build dependency: without it the llamacpp.*
+# variants are listed unavailable with the reason and everything else runs.
+GGML_PKG    := @node-llama-cpp/linux-x64@3.22.1
+GGML_SHA1   := cf9934edd4cf034260358123d65f9f8c9fb6b5fd
+GGML_SHA512 := e6e0820cda9608d7da026f1a47f533c5ba381c1a4a80d17dd640873dea4a86032057638099ab6879f6ce94c8a1b2a0a21f639ddf913f7941d00856df44126e3a
+GGML_DIR    := third_party/ggml
+peers:
+	GGML_PKG='$(GGML_PKG)' GGML_SHA1=$(GGML_SHA1) GGML_SHA512=$(GGML_SHA512) \
+	    GGML_DIR=$(GGML_DIR) scripts/peers.sh
 
 # The Slurm scripts (scripts/slurm/) on a real one-node Slurm cluster started
 # on 127.0.0.1 from a temporary directory and stopped again (scripts/slurm/test-slurm.sh,

@@ -86,10 +86,15 @@ static int list_variants(void)
             used += (size_t)snprintf(ps + used, sizeof ps - used, "}");
         }
         static const char *const ex[] = {"lossless", "lossy", "float"};
-        printf("%-28s %-10s %-9s %-11s %-9s %6d  %s\n", v->name, v->method,
-               mp_family_name(v->family), ex[v->exactness],
-               mp_variant_available(v) ? "yes" : "no", v->k_multiple, ps);
+        char why[512];
+        int off = mp_variant_unavailable_reason(v, why, sizeof why);
+        printf("%-28s %-10s %-9s %-11s %-9s %6d  %s%s%s\n", v->name, v->method,
+               mp_family_name(v->family), ex[v->exactness], off ? "no" : "yes",
+               v->k_multiple, ps, off ? (ps[0] ? "  unavailable: " : "unavailable: ") : "",
+               off ? why : "");
     }
+    char peer[1024]; /* issue 15: which llama.cpp build the llamacpp.* peers run */
+    printf("\n%s\n", mp_registry_peers_describe(peer, sizeof peer));
     return 0;
 }
 

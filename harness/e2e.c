@@ -367,6 +367,9 @@ int mp_e2e_check(const mp_e2e_spec *s, mp_err *e)
         if (!v)
             continue;
         char why[256], isa[32];
+        if (v->available && v->available(why, sizeof why)) /* issue 15: a peer's library */
+            return mp_fail(e, MP_EUSAGE, "layer %s (%dx%d) of %s: variant %s is unavailable: %s",
+                           lin_name[l], m, k, md->name, v->name, why);
         if (!mp_variant_available(v))
             return mp_fail(e, MP_EUSAGE,
                            "layer %s (%dx%d) of %s: variant %s needs ISA %s, which this CPU "
@@ -734,13 +737,23 @@ static void lin_comp_task(void *arg, int tid, int nt)
 
 static void linear(mp_e2e *m, const float *x, int nops, const int *which, float *const *y)
 {
-    lin_job j = {.m = m, .nops = nops, .x = x};
+    lin_job j = {.m = m, .nops = 0, .x = x};
     for (int o = 0; o < nops; o++) {
-        j.op[o] = &m->lw[m->layer].op[which[o]];
-        j.act[o] = m->act[which[o]];
-        j.y[o] = y[o];
+        mp_op *op = &m->lw[m->layer].op[which[o]];
+        if (op->v->self_threaded) { /* issue 15: a peer library threads itself */
+            mp_pool_rest(m->pool);
+            op->threads = m->nt;
+            op->v->prepare(op, x, m->n, m->act[which[o]], 0, m->n);
+            op->v->compute(op, m->act[which[o]], m->n, y[o], 0, op->m, m->scratch[0]);
+            continue;
+        }
+        j.op[j.nops] = op;
+        j.act[j.nops] = m->act[which[o]];
+        j.y[j.nops++] = y[o];
     }
-    run(m, lin_prep_task, &j, m->n * nops);
+    if (!j.nops)
+        return;
+    run(m, lin_prep_task, &j, m->n * j.nops);
     run(m, lin_comp_task, &j, 2);
 }
 

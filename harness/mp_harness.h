@@ -68,6 +68,7 @@ typedef struct mp_machine {
     char kernel[192];
     char compiler[64];
     char git_commit[48];
+    char peers[512];       /* the llama.cpp build of the llamacpp.* peers, or why none */
 } mp_machine;
 
 void mp_machine_probe_info(mp_machine *m);
@@ -86,6 +87,9 @@ mp_pool *mp_pool_create(int n, char *binding, size_t len);
 /* Runs fn(arg, tid, n) on all threads and waits for all. */
 void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg);
 int mp_pool_size(const mp_pool *p);
+/* Idle workers yield instead of spinning until the next mp_pool_run (issue 15:
+ * a self-threaded peer's own threads need the cores). */
+void mp_pool_rest(mp_pool *p);
 void mp_pool_destroy(mp_pool *p);
 
 /* The pool threads' kernel thread ids (for per-thread counters). */

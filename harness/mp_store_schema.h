@@ -54,6 +54,8 @@ static const char *const mp_schema_migrations[] = {
     "ALTER TABLE e2e ADD COLUMN plan_key TEXT;"
     "CREATE UNIQUE INDEX e2e_plan ON e2e(plan_key, model, variant, test, threads)"
     " WHERE plan_key IS NOT NULL;",
+    /* 5: which llama.cpp build the llamacpp.* peers of a run were (issue 15) */
+    "ALTER TABLE runs ADD COLUMN peers TEXT;",
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };

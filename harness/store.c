@@ -249,7 +249,7 @@ int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
     sqlite3_stmt *st;
     const char *sql =
         "INSERT INTO runs(machine_id,kind,started,git_commit,compiler,kernel,command,load_avg,"
-        "governor,hypervisor,binding,status) VALUES(?,?,?,?,?,?,?,?,?,?,?,'running')";
+        "governor,hypervisor,binding,status,peers) VALUES(?,?,?,?,?,?,?,?,?,?,?,'running',?)";
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     sqlite3_bind_int64(st, 1, machine_id);
@@ -263,6 +263,7 @@ int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
     sqlite3_bind_text(st, 9, m->governor, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 10, m->hypervisor, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 11, binding, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 12, m->peers, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)

@@ -39,6 +39,7 @@ typedef enum mp_family {
     MP_FAMILY_ELUT,
     MP_FAMILY_VECLUT,
     MP_FAMILY_VNNI,
+    MP_FAMILY_PEER, /* another library's own kernels (llama.cpp's ggml), for comparison */
 } mp_family;
 
 typedef enum mp_domain {
@@ -70,6 +71,7 @@ typedef struct mp_op {
     float w_scale;
     const uint8_t *w;          /* packed bytes (v->packed_size long) */
     int param[MP_MAX_PARAMS];  /* values, indexed like v->params */
+    int threads;               /* self_threaded variants only: threads to use (0 = 1) */
 } mp_op;
 
 typedef struct mp_variant {
@@ -119,6 +121,20 @@ typedef struct mp_variant {
      * caches (e.g. seed 001 §4's K_tile/N_tile rule), the tuner's "model" start.
      * param holds the defaults on entry. */
     void (*suggest)(int m, int k, int n, long l1d_bytes, long l2_bytes, int *param);
+
+    /* Extension for peers, i.e. another library's kernels (issue 15: llama.cpp's
+     * ggml, which threads itself).  Zero/NULL for every mpbench kernel.
+     *
+     * self_threaded: the harness calls prepare once for all tokens and compute
+     * once for all rows [0, M) from its calling thread, with op->threads set to
+     * its thread count; the variant runs its own threads (pinned like the
+     * harness's).  compute must still give correct rows for any [m0, m1) it is
+     * called with (tests and the end-to-end runner split rows), and must be safe
+     * to call concurrently (it may serialize). */
+    int self_threaded;
+    /* Optional run-time availability beyond the ISA bits (a library that may be
+     * absent): 0 when usable, otherwise writes the reason to why. */
+    int (*available)(char *why, size_t len);
 } mp_variant;
 
 #endif

@@ -167,13 +167,17 @@ static void kv_case(const char *fixture, const mp_variant *v, mp_pool *pool)
         cr_assert_eq(mp_e2e_forward(m, tok + i, seq, 1, NULL, inc + (size_t)i * V), MP_OK);
     const char *name = v ? v->name : "reference";
     int exact = !v || v->exactness == MP_LOSSLESS;
+    /* A peer (llama.cpp's ggml) picks its kernel by the number of tokens (tinyBLAS
+     * sgemm for batches, vec_dot for one), so its float rounding depends on the
+     * batch: measured up to 1.8e-4 (llamacpp.f16, tiny fixtures); ours do not. */
+    const double tol = v && v->family == MP_FAMILY_PEER ? 1e-3 : 1e-4;
     double err = max_rel(inc, full, (size_t)L * V);
     if (exact)
         cr_assert(!memcmp(inc, full, sizeof(float) * L * V),
                   "%s on %s: cached decoding differs from recompute (max rel %.3g)", name,
                   fixture, err);
     else
-        cr_assert_leq(err, 1e-4, "%s on %s: cached vs recompute max rel %.3g", name, fixture, err);
+        cr_assert_leq(err, tol, "%s on %s: cached vs recompute max rel %.3g", name, fixture, err);
     /* three sequences decoding together (kernels see N = 3) equal each alone */
     int bseq[3] = {0, 1, 2}, btok[3];
     float *bat = mp_alloc(sizeof(float) * 3 * V);
@@ -195,7 +199,7 @@ static void kv_case(const char *fixture, const mp_variant *v, mp_pool *pool)
                       "%s on %s: sequence %d in a batch of 3 differs from alone (max rel %.3g)",
                       name, fixture, b, be);
         else
-            cr_assert_leq(be, 1e-4, "%s: batch vs alone max rel %.3g", name, be);
+            cr_assert_leq(be, tol, "%s: batch vs alone max rel %.3g", name, be);
     }
     /* refusals: over capacity, bad token */
     mp_e2e_reset(m);

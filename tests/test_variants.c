@@ -1,8 +1,9 @@
 /* test_variants.c - the grid every variant in the registry goes through: all
  * distinct ternary shapes of the nine real models and odd shapes, N in {1, 3, 32},
  * judged by mp_check_variant (lossless: bit for bit against the reference; SIMD:
- * against the scalar path).  A variant whose ISA this CPU lacks is skipped, never
- * passed.  Adding a variant to variants/ adds it here. */
+ * against the scalar path).  A variant whose ISA this CPU lacks (or a peer whose
+ * library is absent) is skipped with the reason, never passed.  Adding a variant
+ * to variants/ adds it here. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -15,8 +16,9 @@ static void run_grid(int idx, int real)
 {
     const mp_variant *v = mp_registry_get(idx);
     cr_assert(v, "registry index %d", idx);
-    if (!mp_variant_available(v))
-        cr_skip_test("%s: this CPU lacks its ISA", v->name);
+    char why_[512];
+    if (mp_variant_unavailable_reason(v, why_, sizeof why_))
+        cr_skip_test("%s: %s", v->name, why_);
     const int wrong = !strcmp(v->method, "WRONG_ON_PURPOSE");
     int shapes[64][2], ns = 0;
     if (real) {
@@ -101,8 +103,9 @@ ParameterizedTestParameters(variants, saturated_worst_case)
 ParameterizedTest(int *i, variants, saturated_worst_case)
 {
     const mp_variant *v = mp_registry_get(*i);
-    if (!mp_variant_available(v))
-        cr_skip_test("%s: this CPU lacks its ISA", v->name);
+    char why_[512];
+    if (mp_variant_unavailable_reason(v, why_, sizeof why_))
+        cr_skip_test("%s: %s", v->name, why_);
     if (v->exactness != MP_LOSSLESS)
         cr_skip_test("%s is not lossless; its error is measured elsewhere", v->name);
     const int k = 23040, m = 8, n = 2;

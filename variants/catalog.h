@@ -14,7 +14,8 @@
     X(bitlut)                  \
     X(elut)                    \
     X(veclut)                  \
-    X(vnni)
+    X(vnni)                    \
+    X(peer)
 
 #define MP_DECLARE_FAMILY(f) extern const mp_variant mp_catalog_##f[];
 MP_CATALOG_FAMILIES(MP_DECLARE_FAMILY)

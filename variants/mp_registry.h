@@ -12,9 +12,14 @@ int mp_registry_count(void);
 void mp_registry_add_testing(const mp_variant *table);
 const mp_variant *mp_registry_get(int i);
 const mp_variant *mp_registry_find(const char *name);
-/* 1 when the CPU (after MPBENCH_MAX_ISA) has the variant's ISA. */
+/* 1 when the CPU (after MPBENCH_MAX_ISA) has the variant's ISA and, for a peer,
+ * its library loaded. */
 int mp_variant_available(const mp_variant *v);
-/* The ISA token of a name ("avx2" in "i2_s.avx2.bm32"), copied to buf. */
+/* 0 when available (ISA bits and v->available), else -1 with the reason in why
+ * ("cpu lacks avx512", "llama.cpp peer: no libggml-base.so in DIR", ...). */
+int mp_variant_unavailable_reason(const mp_variant *v, char *why, size_t len);
+/* The ISA token of a name ("avx2" in "i2_s.avx2.bm32"), copied to buf; "ggml"
+ * for a peer (its CPU build is chosen at load time, see mp_llamacpp_describe). */
 const char *mp_variant_isa_token(const mp_variant *v, char *buf, size_t len);
 /* The scalar sibling of a SIMD variant (same name with ISA token "scalar"), or NULL. */
 const mp_variant *mp_variant_scalar_sibling(const mp_variant *v);
@@ -30,5 +35,9 @@ int mp_variant_param_index(const mp_variant *v, const char *name);
 const char *mp_params_str(const mp_variant *v, const int *param, char *buf, size_t len);
 /* Parses "name=value,..." over the defaults; 0 ok, else why is set. */
 int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, size_t len);
+
+/* Which llama.cpp build the llamacpp.* peers run (ggml version, commit, CPU
+ * build, package), or why they are unavailable (variants/peer.c). */
+const char *mp_registry_peers_describe(char *buf, size_t len);
 
 #endif

@@ -77,14 +77,31 @@ const mp_variant *mp_registry_find(const char *name)
 
 int mp_variant_available(const mp_variant *v)
 {
+    char why[256];
+    return mp_variant_unavailable_reason(v, why, sizeof why) == 0;
+}
+
+int mp_variant_unavailable_reason(const mp_variant *v, char *why, size_t len)
+{
     static int have = -1;
     if (have < 0)
         have = (int)mp_isa_detect();
-    return (v->isa & ~(unsigned)have) == 0;
+    if (v->isa & ~(unsigned)have) {
+        char isa[64];
+        snprintf(why, len, "cpu lacks %s", mp_variant_isa_token(v, isa, sizeof isa));
+        return -1;
+    }
+    if (v->available && v->available(why, len))
+        return -1;
+    return 0;
 }
 
 const char *mp_variant_isa_token(const mp_variant *v, char *buf, size_t len)
 {
+    if (v->family == MP_FAMILY_PEER) { /* "llamacpp.tq2_0": ggml picks its own ISA */
+        snprintf(buf, len, "ggml");
+        return buf;
+    }
     const char *dot = strchr(v->name, '.');
     const char *start = dot ? dot + 1 : v->name;
     const char *end = strchr(start, '.');
@@ -118,6 +135,7 @@ const char *mp_family_name(mp_family f)
     case MP_FAMILY_ELUT: return "elut";
     case MP_FAMILY_VECLUT: return "veclut";
     case MP_FAMILY_VNNI: return "vnni";
+    case MP_FAMILY_PEER: return "peer";
     }
     return "?";
 }

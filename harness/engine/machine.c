@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../mp_harness.h"
+#include "../../variants/mp_registry.h"
 
 #ifndef MP_GIT_COMMIT
 #define MP_GIT_COMMIT "unknown"
@@ -155,6 +156,7 @@ void mp_machine_probe_info(mp_machine *m)
     prefix[j] = 0;
     snprintf(m->fingerprint, sizeof m->fingerprint, "%s-%dc-%08llx", prefix, m->cores,
              (unsigned long long)(fnv1a(id) & 0xffffffffull));
+    mp_registry_peers_describe(m->peers, sizeof m->peers);
     /* MPBENCH_MACHINE_TAG: machines the probe cannot tell apart (same CPU, other
      * BIOS, SMT or turbo settings) kept apart by the user; ignored unless it is a
      * short [a-z0-9_.] word, so a fingerprint stays a file name.  Every command

@@ -100,6 +100,13 @@ static void comp_task(void *arg, int tid, int nt)
 static void call(mp_pool *pool, slot *s, const float *x, int n)
 {
     call_ctx c = {s, x, n};
+    if (s->op.v->self_threaded) { /* issue 15: a peer library threads itself */
+        mp_pool_rest(pool);
+        s->op.threads = mp_pool_size(pool);
+        s->op.v->prepare(&s->op, x, n, s->act, 0, n);
+        s->op.v->compute(&s->op, s->act, n, s->y, 0, s->op.m, s->scratch[0]);
+        return;
+    }
     if (n == 1 || mp_pool_size(pool) == 1)
         prep_task(&c, 0, 1);
     else
@@ -286,11 +293,9 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
         r->counters = o->counters;
         mp_params_str(v, cases[c].param, r->params, sizeof r->params);
         char why[200];
-        if (!mp_variant_available(v)) {
-            char isa[64];
+        if (mp_variant_unavailable_reason(v, why, sizeof why)) {
             r->status = MP_ST_SKIPPED;
-            snprintf(r->reason, sizeof r->reason, "cpu lacks %s",
-                     mp_variant_isa_token(v, isa, sizeof isa));
+            snprintf(r->reason, sizeof r->reason, "%s", why);
             continue;
         }
         if (mp_variant_check(v, m, k, cases[c].param, why, sizeof why)) {

@@ -26,6 +26,7 @@ struct mp_pool {
     void *arg;
     int *tids;
     _Atomic int started;
+    _Atomic int rest; /* mp_pool_rest: idle workers yield at once, no spinning */
 };
 
 typedef struct worker_arg {
@@ -55,7 +56,7 @@ static void *worker(void *a)
         while ((g = atomic_load_explicit(&p->gen, memory_order_acquire)) == seen) {
             if (atomic_load_explicit(&p->quit, memory_order_relaxed))
                 return NULL;
-            if (++spins > 200000)
+            if (++spins > 200000 || atomic_load_explicit(&p->rest, memory_order_relaxed))
                 sched_yield();
             else
                 __builtin_ia32_pause();
@@ -124,11 +125,19 @@ void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg)
     }
     p->fn = fn;
     p->arg = arg;
+    atomic_store_explicit(&p->rest, 0, memory_order_relaxed);
     atomic_store_explicit(&p->done, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
     fn(arg, 0, p->n);
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->n - 1)
         __builtin_ia32_pause();
+}
+
+/* Issue 15: while another library's threads (a self-threaded peer) use the
+ * cores, the idle workers must not spin on them; the next mp_pool_run ends it. */
+void mp_pool_rest(mp_pool *p)
+{
+    atomic_store_explicit(&p->rest, 1, memory_order_relaxed);
 }
 
 const int *mp_pool_tids(const mp_pool *p)
