@@ -24,6 +24,7 @@
 
 #include "mp_cli.h"
 #include "mp_e2e.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../tuner/mp_tuned.h"
@@ -39,7 +40,7 @@ typedef struct config {
 
 static void e2e_usage(FILE *f)
 {
-    fputs("usage: mpbench e2e --model NAME (--variant GLOB[,GLOB] | --tuned FILE [--force])\n"
+    fputs("usage: mpbench e2e (--model NAME | --gguf FILE) (--variant GLOB[,GLOB] | --tuned FILE [--force])\n"
           "                   [--variant-for qkv=V,o=V,ffn_up=V,ffn_down=V]\n"
           "                   [--pp N] [--tg N] [--batch B[,B...]] [--threads T] [--reps R]\n"
           "                   [--layers L] [--seed S] [--db PATH | --no-db]\n"
@@ -47,7 +48,8 @@ static void e2e_usage(FILE *f)
           "       mpbench e2e --lossless --model NAME --variant GLOB[,GLOB] [--prompts P]\n"
           "                   [--tokens T] [--layers L] [--threads T] [--seed S] [...]\n"
           "  A BitNet-style decoder with the model file's architecture and synthetic\n"
-          "  seeded weights; every ternary linear runs through the chosen variant.\n"
+          "  seeded weights (--gguf: a GGUF file's architecture and real weights, ternary\n"
+          "  tensors checked ternary); every ternary linear runs through the chosen variant.\n"
           "  Tests: ppN (prefill, default 64), tgN (decode, default 16), and for each\n"
           "  batch B > 1 'tgN bB' (B sequences decoding together).  One set of rows per\n"
           "  variant.  --variant-for overrides the variant per layer group (ffn_up = gate\n"
@@ -176,6 +178,8 @@ static int tuned_configs(const char *path, const mp_machine *mach, const mp_mode
 
 typedef struct opts {
     const char *model, *tuned, *vfor, *db;
+    const char *gguf;              /* --gguf FILE: the file's real weights (issue 19) */
+    const mp_e2e_source *src;      /* their source, NULL for synthetic weights */
     char globs[1024];
     int pp, tg, nbatch, batch[MAX_BATCH], threads, reps, layers, seed, no_db, lossless, force;
     int prompts, tokens, pp_set, tg_set, batch_set, prompts_set, tokens_set;
@@ -192,7 +196,7 @@ static int run_lossless(const opts *o, const mp_model *md, mp_pool *pool, config
     float *logits = mp_alloc(sizeof(float) * (size_t)vocab);
     int rc = MP_OK;
     mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
-                        .max_seqs = 1, .max_ctx = MP_E2E_PROMPT_MAX + gen,
+                        .src = o->src, .max_seqs = 1, .max_ctx = MP_E2E_PROMPT_MAX + gen,
                         .max_tokens = MP_E2E_PROMPT_MAX, .threads = o->threads};
     for (int c = 0; c < ncfg && !rc; c++) {
         mp_e2e_row *r = &rows[(*nrows)++];
@@ -286,7 +290,7 @@ static int run_perf(const opts *o, const mp_model *md, mp_pool *pool, config *cf
     float *logits = mp_alloc(sizeof(float) * (size_t)vocab * maxb);
     double *sec = malloc(sizeof(double) * (size_t)o->reps);
     mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
-                        .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
+                        .src = o->src, .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
                         .max_tokens = (o->pp < UBATCH ? o->pp : UBATCH) > maxb
                                           ? (o->pp < UBATCH ? o->pp : UBATCH)
                                           : maxb,
@@ -404,6 +408,7 @@ int mp_cmd_e2e(int argc, char **argv)
         {"no-db", no_argument, 0, 'D'},         {"format", required_argument, 0, 'f'},
         {"lossless", no_argument, 0, 'l'},      {"prompts", required_argument, 0, 'P'},
         {"tokens", required_argument, 0, 'T'},  {"force", no_argument, 0, 'X'},
+        {"gguf", required_argument, 0, 'G'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     opts o = {.db = "results/mpbench.db", .pp = 64, .tg = 16, .nbatch = 1, .batch = {1},
@@ -418,6 +423,7 @@ int mp_cmd_e2e(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
         switch (c) {
         case 'M': o.model = optarg; break;
+        case 'G': o.model = o.gguf = optarg; break;
         case 'v': {
             size_t l = strlen(o.globs);
             snprintf(o.globs + l, sizeof o.globs - l, "%s%s", l ? "," : "", optarg);
@@ -494,7 +500,7 @@ int mp_cmd_e2e(int argc, char **argv)
     if (optind < argc)
         return mp_die(2, "e2e: unexpected argument '%s'", argv[optind]);
     if (!o.model)
-        return mp_die(2, "e2e: --model is required (see 'mpbench list models')");
+        return mp_die(2, "e2e: --model is required (or --gguf FILE; see 'mpbench list models')");
     if (!o.globs[0] && !o.tuned && !o.vfor)
         return mp_die(2, "e2e: give --variant GLOB, --tuned FILE or --variant-for (see "
                          "'mpbench list variants')");
@@ -519,12 +525,24 @@ int mp_cmd_e2e(int argc, char **argv)
     }
 
     mp_model md;
-    if ((rc = mp_model_load(o.model, &md, &e)))
+    if ((rc = o.gguf ? mp_gguf_model_load(o.gguf, &md, &e) : mp_model_load(o.model, &md, &e)))
         return mp_die(rc, "%s", e.msg);
     if (!o.layers)
         o.layers = md.layers;
     if (o.layers > md.layers)
         return mp_die(2, "--layers %d: model %s has %d layers", o.layers, md.name, md.layers);
+    /* issue 19: the file's weights, checked ternary before any work */
+    mp_gguf *gg = NULL;
+    mp_e2e_source gsrc;
+    if (o.gguf) {
+        if ((rc = mp_gguf_open(o.gguf, &gg, &e)) ||
+            (rc = mp_gguf_check_ternary(gg, &md, o.layers, &e)) ||
+            (rc = mp_gguf_source(gg, &md, &gsrc, &e))) {
+            mp_gguf_close(gg);
+            return mp_die(rc, "%s", e.msg);
+        }
+        o.src = &gsrc; /* released at exit with the mapping */
+    }
     int ctx = o.lossless ? MP_E2E_PROMPT_MAX + o.tokens : (o.pp > o.tg ? o.pp : o.tg);
     if (ctx > md.max_pos)
         return mp_die(2, "e2e: %s needs %d positions but model %s has max_pos %d",
@@ -582,7 +600,7 @@ int mp_cmd_e2e(int argc, char **argv)
     /* every configuration must take every shape: one explicit choice that cannot
      * is bad input; within a multi-variant glob it is a skipped row */
     mp_e2e_spec spec = {.model = md, .layers = o.layers, .seed = (uint64_t)o.seed,
-                        .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1, .threads = o.threads};
+                        .src = o.src, .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1, .threads = o.threads};
     if (o.lossless)
         spec.max_tokens = MP_E2E_PROMPT_MAX;
     else {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "mp_cli.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "../variants/mp_registry.h"
 
@@ -46,7 +47,7 @@ int mp_cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"variant", required_argument, 0, 'v'}, {"shape", required_argument, 0, 's'},
-        {"model", required_argument, 0, 'M'},   {"n", required_argument, 0, 'n'},
+        {"model", required_argument, 0, 'M'},   {"gguf", required_argument, 0, 'G'},   {"n", required_argument, 0, 'n'},
         {"threads", required_argument, 0, 't'}, {"reps", required_argument, 0, 'r'},
         {"min-time", required_argument, 0, 'T'}, {"warm", no_argument, 0, 'w'},
         {"params", required_argument, 0, 'p'},  {"seed", required_argument, 0, 'S'},
@@ -73,6 +74,11 @@ int mp_cmd_run(int argc, char **argv)
         }
         case 's': shape = optarg; break;
         case 'M': model = optarg; break;
+        case 'G': /* --gguf FILE (issue 19): mp_model_load reads GGUF files */
+            if ((rc = mp_cli_gguf_arg(optarg)))
+                return rc;
+            model = optarg;
+            break;
         case 'n':
             if ((rc = mp_parse_int(optarg, "--n", 1, 65536, &n, &e)))
                 return mp_die(rc, "%s", e.msg);

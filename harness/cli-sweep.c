@@ -19,6 +19,7 @@
 
 #include "mp_cli.h"
 #include "mp_counters.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "mp_probe_store.h"
 #include "mp_sweep.h"
@@ -173,7 +174,7 @@ int mp_cmd_sweep(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"quick", no_argument, 0, 'q'},         {"variant", required_argument, 0, 'v'},
-        {"model", required_argument, 0, 'M'},   {"shape", required_argument, 0, 's'},
+        {"model", required_argument, 0, 'M'},   {"gguf", required_argument, 0, 'G'},   {"shape", required_argument, 0, 's'},
         {"n", required_argument, 0, 'n'},       {"threads", required_argument, 0, 't'},
         {"params", required_argument, 0, 'p'},  {"shard", required_argument, 0, 'x'},
         {"reps", required_argument, 0, 'r'},    {"min-time", required_argument, 0, 'T'},
@@ -203,6 +204,10 @@ int mp_cmd_sweep(int argc, char **argv)
             snprintf(globs + l, sizeof globs - l, "%s%s", l ? "," : "", optarg);
             break;
         }
+        case 'G': /* --gguf FILE (issue 19): mp_model_load reads GGUF files */
+            if ((rc = mp_cli_gguf_arg(optarg)))
+                return rc;
+            /* fall through */
         case 'M': {
             size_t l = strlen(models);
             snprintf(models + l, sizeof models - l, "%s%s", l ? "," : "", optarg);

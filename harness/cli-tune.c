@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "mp_cli.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "../tuner/mp_search.h"
 #include "../tuner/mp_stats.h"
@@ -286,7 +287,7 @@ static void tune_usage(FILE *f)
 int mp_cmd_tune(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"variant", required_argument, 0, 'v'},  {"model", required_argument, 0, 'M'},
+        {"variant", required_argument, 0, 'v'},  {"model", required_argument, 0, 'M'},   {"gguf", required_argument, 0, 'G'},
         {"shape", required_argument, 0, 's'},    {"n", required_argument, 0, 'n'},
         {"threads", required_argument, 0, 't'},  {"strategy", required_argument, 0, 'S'},
         {"budget", required_argument, 0, 'b'},   {"margin", required_argument, 0, 'g'},
@@ -313,6 +314,11 @@ int mp_cmd_tune(int argc, char **argv)
         switch (c) {
         case 'v': globs = optarg; break;
         case 'M': model = optarg; break;
+        case 'G': /* --gguf FILE (issue 19): mp_model_load reads GGUF files */
+            if ((rc = mp_cli_gguf_arg(optarg)))
+                return rc;
+            model = optarg;
+            break;
         case 's': shape = optarg; break;
         case 'n': nlist = optarg; break;
         case 't': tlist = optarg; break;
