@@ -206,6 +206,19 @@ int mp_gguf_w_write(mp_gguf_w *w, const char *path, uint32_t alignment, mp_err *
         alignment = MP_GGUF_DEFAULT_ALIGN;
     if (alignment & (alignment - 1))
         return mp_fail(e, MP_EUSAGE, "%s: alignment %u is not a power of two", path, alignment);
+    /* readers learn a non-default alignment from general.alignment (u32) */
+    int have = 0;
+    for (int i = 0; i < w->nkv; i++)
+        if (!strcmp(w->kv[i].key, "general.alignment")) {
+            uint32_t v;
+            memcpy(&v, w->kv[i].scalar, 4);
+            if (w->kv[i].type == MP_GGUF_U32 && v != alignment)
+                return mp_fail(e, MP_EUSAGE, "%s: general.alignment %u but writing with %u", path,
+                               v, alignment);
+            have = 1;
+        }
+    if (!have && alignment != MP_GGUF_DEFAULT_ALIGN)
+        mp_gguf_w_u32(w, "general.alignment", alignment);
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "wb");
