@@ -172,4 +172,12 @@ const char *mp_ggml_dir(void);
  * report (may be NULL) gets a one-line summary of what ggml read. */
 int mp_ggml_crosscheck(const char *path, char *report, size_t rlen, mp_err *e);
 
+/* ---- llama.cpp itself, dlopen'ed (harness/gguf-llama.c) ------------------------- */
+/* Greedy decoding of each prompt through llama.cpp's own loader and graph:
+ * out[p * gen + i] is the i-th generated token of prompt p.  MP_EUSAGE with
+ * llama.cpp's message when its loader refuses the file; -1 when the library is
+ * absent. */
+int mp_llama_greedy(const char *path, const int *const *prompts, const int *plen, int nprompts,
+                    int gen, int *out, mp_err *e);
+
 #endif

@@ -14,6 +14,7 @@
  * give an error naming the file, the field and the byte offset, and the CLI
  * exits 2. */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -747,4 +748,82 @@ Test(gguf, unknown_architecture_and_missing_tensor)
     EXPECT(2, "llama.embedding_length missing", "list shapes --gguf %s", path);
     unlink(path);
     rmdir(dir);
+}
+
+/* ---- llama.cpp's loader and graph on our files ------------------------------------------ */
+/* Greedy tokens of P seeded prompts through llama.cpp and through our runner
+ * (reference arithmetic = every lossless variant) on the same file; the share
+ * of prompts whose tokens agree exactly is returned. */
+static double llama_agreement(const char *fixture, int type, int P, int gen, char *why, size_t wl)
+{
+    char dir[64], path[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/l.gguf", dir);
+    mp_model md, mg;
+    mp_err e;
+    cr_assert_eq(mp_model_load(fixture, &md, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_gguf_write_model(path, &md, 11, type, &e), MP_OK, "%s", e.msg);
+    int prompts[64][MP_E2E_PROMPT_MAX], plen[64];
+    const int *pp[64];
+    for (int p = 0; p < P; p++) {
+        plen[p] = mp_e2e_prompt(11, p, md.vocab, prompts[p]);
+        pp[p] = prompts[p];
+    }
+    int *ltok = calloc((size_t)P * gen, sizeof *ltok), *otok = calloc((size_t)gen, sizeof *otok);
+    int rc = mp_llama_greedy(path, pp, plen, P, gen, ltok, &e);
+    cr_assert_eq(rc, MP_OK, "%s", e.msg);
+    mp_gguf *g;
+    cr_assert_eq(mp_gguf_open(path, &g, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_gguf_model(g, &mg, &e), MP_OK, "%s", e.msg);
+    mp_e2e_source src;
+    cr_assert_eq(mp_gguf_source(g, &mg, &src, &e), MP_OK, "%s", e.msg);
+    mp_e2e_spec s = {.model = mg, .layers = mg.layers, .seed = 1, .src = &src, .max_seqs = 1,
+                     .max_ctx = MP_E2E_PROMPT_MAX + gen, .max_tokens = MP_E2E_PROMPT_MAX,
+                     .threads = 1};
+    char binding[256];
+    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
+    mp_e2e *m;
+    cr_assert_eq(mp_e2e_create(&s, pool, &m, &e), MP_OK, "%s", e.msg);
+    float *lg = malloc(sizeof(float) * (size_t)mg.vocab);
+    int match = 0;
+    why[0] = 0;
+    for (int p = 0; p < P; p++) {
+        mp_e2e_greedy(m, prompts[p], plen[p], gen, otok, lg);
+        int same = !memcmp(otok, ltok + (size_t)p * gen, sizeof(int) * gen);
+        match += same;
+        if (!same && !why[0]) {
+            size_t u = (size_t)snprintf(why, wl, "prompt %d: mpbench", p);
+            for (int i = 0; i < gen && u < wl; i++)
+                u += (size_t)snprintf(why + u, wl - u, " %d", otok[i]);
+            u += (size_t)snprintf(why + u, u < wl ? wl - u : 0, "; llama.cpp");
+            for (int i = 0; i < gen && u < wl; i++)
+                u += (size_t)snprintf(why + u, wl - u, " %d", ltok[(size_t)p * gen + i]);
+        }
+    }
+    free(lg);
+    mp_e2e_free(m);
+    mp_pool_destroy(pool);
+    mp_gguf_source_free(&src);
+    mp_gguf_close(g);
+    free(ltok);
+    free(otok);
+    unlink(path);
+    rmdir(dir);
+    return (double)match / P;
+}
+
+Test(gguf, llama_cpp_greedy_tokens, .timeout = 120)
+{
+    need_peers();
+    char why[1024];
+    const char *fx[2] = {"tests/fixtures/tiny-tq.txt", "tests/fixtures/tiny-tq-llama.txt"};
+    const int ty[2] = {MP_GGML_TQ2_0, MP_GGML_TQ1_0};
+    for (int f = 0; f < 2; f++)
+        for (int t = 0; t < 2; t++) {
+            double share = llama_agreement(fx[f], ty[t], 10, 8, why, sizeof why);
+            cr_log_info("%s %s: llama.cpp and mpbench agree on %.0f%% of prompts; %s", fx[f],
+                        mp_gguf_type_name(ty[t]), 100 * share, why);
+            fprintf(stderr, "%s %s: agree on %.0f%% of prompts; %s\n", fx[f],
+                    mp_gguf_type_name(ty[t]), 100 * share, why);
+        }
 }
