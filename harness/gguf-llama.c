@@ -145,7 +145,7 @@ static int api_open(llama_api *a, mp_err *e)
 }
 
 int mp_llama_greedy(const char *path, const int *const *prompts, const int *plen, int nprompts,
-                    int gen, int *out, mp_err *e)
+                    int gen, int *out, float *first_logits, mp_err *e)
 {
     llama_api a;
     int rc = api_open(&a, e);
@@ -190,6 +190,8 @@ int mp_llama_greedy(const char *path, const int *const *prompts, const int *plen
                 break;
             }
             const float *lg = a.logits_ith(ctx, -1);
+            if (first_logits && g == 0)
+                memcpy(first_logits + (size_t)p * vocab, lg, sizeof(float) * (size_t)vocab);
             int best = 0;
             for (int v = 1; v < vocab; v++)
                 if (lg[v] > lg[best])

@@ -174,10 +174,11 @@ int mp_ggml_crosscheck(const char *path, char *report, size_t rlen, mp_err *e);
 
 /* ---- llama.cpp itself, dlopen'ed (harness/gguf-llama.c) ------------------------- */
 /* Greedy decoding of each prompt through llama.cpp's own loader and graph:
- * out[p * gen + i] is the i-th generated token of prompt p.  MP_EUSAGE with
+ * out[p * gen + i] is the i-th generated token of prompt p; first_logits (may
+ * be NULL) gets the vocab logits after each prompt (p * vocab).  MP_EUSAGE with
  * llama.cpp's message when its loader refuses the file; -1 when the library is
  * absent. */
 int mp_llama_greedy(const char *path, const int *const *prompts, const int *plen, int nprompts,
-                    int gen, int *out, mp_err *e);
+                    int gen, int *out, float *first_logits, mp_err *e);
 
 #endif

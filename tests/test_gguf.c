@@ -752,9 +752,12 @@ Test(gguf, unknown_architecture_and_missing_tensor)
 
 /* ---- llama.cpp's loader and graph on our files ------------------------------------------ */
 /* Greedy tokens of P seeded prompts through llama.cpp and through our runner
- * (reference arithmetic = every lossless variant) on the same file; the share
- * of prompts whose tokens agree exactly is returned. */
-static double llama_agreement(const char *fixture, int type, int P, int gen, char *why, size_t wl)
+ * (with i2_s.scalar, a lossless variant: the reference's tokens) on the same
+ * file.  Returns the share of prompts whose tokens all agree; *first gets the
+ * share whose first token agrees, *rel the largest logit difference after the
+ * prompt relative to the largest logit. */
+static double llama_agreement(const char *fixture, int type, int P, int gen, double *first,
+                              double *rel, char *why, size_t wl)
 {
     char dir[64], path[128];
     tmpdir(dir, sizeof dir);
@@ -770,7 +773,8 @@ static double llama_agreement(const char *fixture, int type, int P, int gen, cha
         pp[p] = prompts[p];
     }
     int *ltok = calloc((size_t)P * gen, sizeof *ltok), *otok = calloc((size_t)gen, sizeof *otok);
-    int rc = mp_llama_greedy(path, pp, plen, P, gen, ltok, &e);
+    float *llg = malloc(sizeof(float) * (size_t)P * md.vocab);
+    int rc = mp_llama_greedy(path, pp, plen, P, gen, ltok, llg, &e);
     cr_assert_eq(rc, MP_OK, "%s", e.msg);
     mp_gguf *g;
     cr_assert_eq(mp_gguf_open(path, &g, &e), MP_OK, "%s", e.msg);
@@ -780,17 +784,35 @@ static double llama_agreement(const char *fixture, int type, int P, int gen, cha
     mp_e2e_spec s = {.model = mg, .layers = mg.layers, .seed = 1, .src = &src, .max_seqs = 1,
                      .max_ctx = MP_E2E_PROMPT_MAX + gen, .max_tokens = MP_E2E_PROMPT_MAX,
                      .threads = 1};
+    const mp_variant *v = mp_registry_find("i2_s.scalar");
+    cr_assert(v && v->exactness == MP_LOSSLESS);
+    for (int l = 0; l < MP_E2E_NLIN; l++) {
+        s.lin[l].v = v;
+        mp_variant_defaults(v, s.lin[l].param);
+    }
     char binding[256];
     mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
     mp_e2e *m;
     cr_assert_eq(mp_e2e_create(&s, pool, &m, &e), MP_OK, "%s", e.msg);
     float *lg = malloc(sizeof(float) * (size_t)mg.vocab);
-    int match = 0;
+    int match = 0, firsts = 0;
+    double maxd = 0, maxl = 0;
     why[0] = 0;
     for (int p = 0; p < P; p++) {
+        unsigned char want[MP_E2E_PROMPT_MAX] = {0};
+        int seq[MP_E2E_PROMPT_MAX] = {0};
+        want[plen[p] - 1] = 1;
+        mp_e2e_reset(m);
+        cr_assert_eq(mp_e2e_forward(m, prompts[p], seq, plen[p], want, lg), MP_OK);
+        for (int i = 0; i < mg.vocab; i++) {
+            double d = fabs((double)lg[i] - llg[(size_t)p * mg.vocab + i]);
+            maxd = d > maxd ? d : maxd;
+            maxl = fabs(lg[i]) > maxl ? fabs(lg[i]) : maxl;
+        }
         mp_e2e_greedy(m, prompts[p], plen[p], gen, otok, lg);
         int same = !memcmp(otok, ltok + (size_t)p * gen, sizeof(int) * gen);
         match += same;
+        firsts += otok[0] == ltok[(size_t)p * gen];
         if (!same && !why[0]) {
             size_t u = (size_t)snprintf(why, wl, "prompt %d: mpbench", p);
             for (int i = 0; i < gen && u < wl; i++)
@@ -800,7 +822,10 @@ static double llama_agreement(const char *fixture, int type, int P, int gen, cha
                 u += (size_t)snprintf(why + u, wl - u, " %d", ltok[(size_t)p * gen + i]);
         }
     }
+    *first = (double)firsts / P;
+    *rel = maxl > 0 ? maxd / maxl : 0;
     free(lg);
+    free(llg);
     mp_e2e_free(m);
     mp_pool_destroy(pool);
     mp_gguf_source_free(&src);
@@ -812,7 +837,15 @@ static double llama_agreement(const char *fixture, int type, int P, int gen, cha
     return (double)match / P;
 }
 
-Test(gguf, llama_cpp_greedy_tokens, .timeout = 120)
+/* The same architecture, not the same arithmetic: llama.cpp multiplies TQ
+ * weights with Q8_K activations (per 256-block scales, float accumulation per
+ * block) and keeps the KV cache in f16; ours is the per-token int8 reference.
+ * So logits agree to about 1% of the largest and greedy tokens agree until two
+ * candidates come within that margin.  Asserted: logits within 5%, every
+ * prompt's first token equal, and all tokens equal for the bitnet files (whose
+ * tied head gives wide margins; measured 100%).  The llama files' agreement is
+ * printed (measured 80% of 10 prompts x 8 tokens). */
+Test(gguf, llama_cpp_greedy_tokens, .timeout = 300)
 {
     need_peers();
     char why[1024];
@@ -820,10 +853,16 @@ Test(gguf, llama_cpp_greedy_tokens, .timeout = 120)
     const int ty[2] = {MP_GGML_TQ2_0, MP_GGML_TQ1_0};
     for (int f = 0; f < 2; f++)
         for (int t = 0; t < 2; t++) {
-            double share = llama_agreement(fx[f], ty[t], 10, 8, why, sizeof why);
-            cr_log_info("%s %s: llama.cpp and mpbench agree on %.0f%% of prompts; %s", fx[f],
-                        mp_gguf_type_name(ty[t]), 100 * share, why);
-            fprintf(stderr, "%s %s: agree on %.0f%% of prompts; %s\n", fx[f],
-                    mp_gguf_type_name(ty[t]), 100 * share, why);
+            double first, rel;
+            double share = llama_agreement(fx[f], ty[t], 10, 8, &first, &rel, why, sizeof why);
+            fprintf(stderr, "llama.cpp vs mpbench, %s %s: all tokens agree on %.0f%% of prompts, "
+                    "first token on %.0f%%, logits within %.2g of the largest; %s\n", fx[f],
+                    mp_gguf_type_name(ty[t]), 100 * share, 100 * first, rel, why);
+            cr_assert(rel < 0.05, "%s %s: logits differ by %.3g of the largest", fx[f],
+                      mp_gguf_type_name(ty[t]), rel);
+            cr_assert_eq(first, 1.0, "%s %s: first tokens differ on %.0f%% of prompts", fx[f],
+                         mp_gguf_type_name(ty[t]), 100 * (1 - first));
+            if (f == 0)
+                cr_assert_eq(share, 1.0, "%s %s: %s", fx[f], mp_gguf_type_name(ty[t]), why);
         }
 }
