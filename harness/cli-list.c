@@ -50,7 +50,7 @@ static int list_shapes(int argc, char **argv)
             model = argv[i];
         } else
             return mp_die(2, "list shapes: unexpected argument '%s' (usage: mpbench list "
-                             "shapes --model NAME)", argv[i]);
+                             "shapes --model NAME | --gguf FILE)", argv[i]);
     }
     if (!model)
         return mp_die(2, "list shapes: --model NAME is required");
@@ -152,7 +152,7 @@ static int list_machine(int argc, char **argv)
 int mp_cmd_list(int argc, char **argv)
 {
     if (argc < 2)
-        return mp_die(2, "usage: mpbench list models|shapes --model NAME|variants|machine");
+        return mp_die(2, "usage: mpbench list models|shapes --model NAME|gguf FILE|variants|machine");
     if (!strcmp(argv[1], "gguf"))
         return mp_cmd_list_gguf(argc - 1, argv + 1);
     if (!strcmp(argv[1], "models"))

@@ -34,7 +34,7 @@ void mp_join_argv(int argc, char **argv, char *buf, size_t len)
 
 static void run_usage(FILE *f)
 {
-    fputs("usage: mpbench run --variant GLOB[,GLOB...] (--shape MxK[xN] | --model NAME)\n"
+    fputs("usage: mpbench run --variant GLOB[,GLOB...] (--shape MxK[xN] | --model NAME | --gguf FILE)\n"
           "                   [--n N] [--threads T] [--reps R] [--min-time SEC] [--warm]\n"
           "                   [--params name=value,...] [--seed S] [--db PATH | --no-db]\n"
           "                   [--format table|csv|json|md]\n"

@@ -37,7 +37,7 @@ static void on_sigint(int sig)
 
 static void sweep_usage(FILE *f)
 {
-    fputs("usage: mpbench sweep [--quick] [--variant GLOB[,GLOB]] [--model NAME|all]...\n"
+    fputs("usage: mpbench sweep [--quick] [--variant GLOB[,GLOB]] [--model NAME|all] [--gguf FILE]...\n"
           "                     [--shape MxK]... [--n LIST] [--threads LIST]\n"
           "                     [--params default|all] [--shard I/N] [--reps R]\n"
           "                     [--min-time SEC] [--warm] [--counters LIST|none]\n"

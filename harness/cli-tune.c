@@ -273,7 +273,7 @@ static int report(const char *db, mp_format fmt)
 
 static void tune_usage(FILE *f)
 {
-    fputs("usage: mpbench tune --variant GLOB (--model NAME | --shape MxK[xN]) [--n LIST]\n"
+    fputs("usage: mpbench tune --variant GLOB (--model NAME | --gguf FILE | --shape MxK[xN]) [--n LIST]\n"
           "                    [--threads LIST] --strategy exhaustive|random|halving|model\n"
           "                    [--budget N] [--margin PCT] [--alpha P] [--reps R] [--warm]\n"
           "                    [--seed S] [--db PATH] [--out FILE] [--force]\n"
