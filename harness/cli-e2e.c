@@ -532,17 +532,8 @@ int mp_cmd_e2e(int argc, char **argv)
     if (o.layers > md.layers)
         return mp_die(2, "--layers %d: model %s has %d layers", o.layers, md.name, md.layers);
     /* issue 19: the file's weights, checked ternary before any work */
-    mp_gguf *gg = NULL;
-    mp_e2e_source gsrc;
-    if (o.gguf) {
-        if ((rc = mp_gguf_open(o.gguf, &gg, &e)) ||
-            (rc = mp_gguf_check_ternary(gg, &md, o.layers, &e)) ||
-            (rc = mp_gguf_source(gg, &md, &gsrc, &e))) {
-            mp_gguf_close(gg);
-            return mp_die(rc, "%s", e.msg);
-        }
-        o.src = &gsrc; /* released at exit with the mapping */
-    }
+    if (o.gguf && (rc = mp_cli_gguf_source(o.gguf, &md, o.layers, &o.src)))
+        return rc;
     int ctx = o.lossless ? MP_E2E_PROMPT_MAX + o.tokens : (o.pp > o.tg ? o.pp : o.tg);
     if (ctx > md.max_pos)
         return mp_die(2, "e2e: %s needs %d positions but model %s has max_pos %d",

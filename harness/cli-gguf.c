@@ -27,6 +27,35 @@ int mp_cli_gguf_arg(const char *path)
     return rc ? mp_die(rc, "--gguf %s", e.msg) : 0;
 }
 
+/* The weight source of e2e --gguf: one per process, released at exit. */
+static mp_gguf *src_file;
+static mp_e2e_source src_keep;
+
+static void src_release(void)
+{
+    mp_gguf_source_free(&src_keep);
+    mp_gguf_close(src_file);
+    src_file = NULL;
+}
+
+int mp_cli_gguf_source(const char *path, const mp_model *m, int layers, const mp_e2e_source **src)
+{
+    mp_err e;
+    int rc;
+    if (src_file)
+        return mp_die(1, "internal: a second GGUF weight source");
+    if ((rc = mp_gguf_open(path, &src_file, &e)) ||
+        (rc = mp_gguf_check_ternary(src_file, m, layers, &e)) ||
+        (rc = mp_gguf_source(src_file, m, &src_keep, &e))) {
+        mp_gguf_close(src_file);
+        src_file = NULL;
+        return mp_die(rc, "%s", e.msg);
+    }
+    atexit(src_release);
+    *src = &src_keep;
+    return 0;
+}
+
 static int type_of(const char *v)
 {
     size_t n = strcspn(v, ".");
@@ -95,6 +124,9 @@ int mp_cmd_pack_gguf(int argc, char **argv)
 static int llama_compare(const char *path, const mp_model *m, int P, int G, const char *vname)
 {
     mp_err e;
+    const mp_variant *v = mp_registry_find(vname);
+    if (!v || !mp_variant_available(v))
+        return mp_die(2, "--llama-variant %s: unknown or not runnable here", vname);
     enum { MAXP = 1000 };
     static int prompts[MAXP][MP_E2E_PROMPT_MAX];
     int plen[MAXP];
@@ -111,18 +143,18 @@ static int llama_compare(const char *path, const mp_model *m, int P, int G, cons
         free(llg);
         free(lt);
         free(ot);
-        return rc < 0 ? 0 : 0;
+        return 0; /* llama.cpp refusing the file is a finding, not an error */
     }
     mp_gguf *g;
     mp_e2e_source src;
+    g = NULL;
     if ((rc = mp_gguf_open(path, &g, &e)) || (rc = mp_gguf_source(g, m, &src, &e))) {
+        mp_gguf_close(g);
+        free(llg);
         free(lt);
         free(ot);
         return mp_die(rc, "%s", e.msg);
     }
-    const mp_variant *v = mp_registry_find(vname);
-    if (!v || !mp_variant_available(v))
-        return mp_die(2, "--llama-variant %s: unknown or not runnable here", vname);
     mp_e2e_spec s = {.model = *m, .layers = m->layers, .seed = 1, .src = &src, .max_seqs = 1,
                      .max_ctx = MP_E2E_PROMPT_MAX + G, .max_tokens = MP_E2E_PROMPT_MAX,
                      .threads = 1};
@@ -135,6 +167,11 @@ static int llama_compare(const char *path, const mp_model *m, int P, int G, cons
     mp_e2e *r;
     if ((rc = mp_e2e_create(&s, pool, &r, &e))) {
         mp_pool_destroy(pool);
+        mp_gguf_source_free(&src);
+        mp_gguf_close(g);
+        free(llg);
+        free(lt);
+        free(ot);
         return mp_die(rc, "%s", e.msg);
     }
     float *lg = mp_alloc(sizeof(float) * (size_t)m->vocab);

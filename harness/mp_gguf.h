@@ -160,6 +160,12 @@ int mp_cmd_list_gguf(int argc, char **argv);
 /* Validates a --gguf FILE argument (a runnable GGUF model); 0 or the exit code
  * after printing the error. */
 int mp_cli_gguf_arg(const char *path);
+/* e2e --gguf: opens path, checks the first `layers` layers' linears ternary and
+ * makes the weight source (*src, valid until exit); 0 or the exit code after
+ * printing the error. */
+struct mp_e2e_source;
+int mp_cli_gguf_source(const char *path, const mp_model *m, int layers,
+                       const struct mp_e2e_source **src);
 
 /* ---- ggml's own reader, dlopen'ed (harness/gguf-ggml.c) ------------------------- */
 /* Directory of the peer libraries: $MPBENCH_GGML_DIR, else third_party/ggml's
