@@ -9,7 +9,8 @@
  * struct and passed back untouched (x86-64 SysV passes and returns such
  * structs in memory, so the callee only reads its own size).  llama_batch is
  * declared exactly: it has not changed since llama_batch_get_one took two
- * arguments. */
+ * arguments.  llama.cpp's log is kept quiet (errors are collected for the
+ * message); MP_LLAMA_LOG=1 prints all of it to stderr. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
