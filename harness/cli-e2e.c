@@ -26,6 +26,7 @@
 
 #include "mp_cli.h"
 #include "mp_e2e.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "mp_store_e2e.h"
 #include "engine/mp_engine.h"
@@ -39,7 +40,7 @@ typedef mp_e2e_config config;
 
 static void e2e_usage(FILE *f)
 {
-    fputs("usage: mpbench e2e --model NAME (--variant GLOB[,GLOB] | --tuned FILE [--force])\n"
+    fputs("usage: mpbench e2e (--model NAME | --gguf FILE) (--variant GLOB[,GLOB] | --tuned FILE [--force])\n"
           "                   [--variant-for qkv=V,o=V,ffn_up=V,ffn_down=V]\n"
           "                   [--pp N] [--tg N] [--batch B[,B...]] [--threads T] [--reps R]\n"
           "                   [--layers L] [--seed S] [--db PATH | --no-db]\n"
@@ -47,7 +48,8 @@ static void e2e_usage(FILE *f)
           "       mpbench e2e --lossless --model NAME --variant GLOB[,GLOB] [--prompts P]\n"
           "                   [--tokens T] [--layers L] [--threads T] [--seed S] [...]\n"
           "  A BitNet-style decoder with the model file's architecture and synthetic\n"
-          "  seeded weights; every ternary linear runs through the chosen variant.\n"
+          "  seeded weights (--gguf: a GGUF file's architecture and real weights, ternary\n"
+          "  tensors checked ternary); every ternary linear runs through the chosen variant.\n"
           "  Tests: ppN (prefill, default 64), tgN (decode, default 16), and for each\n"
           "  batch B > 1 'tgN bB' (B sequences decoding together).  One set of rows per\n"
           "  variant.  --variant-for overrides the variant per layer group (ffn_up = gate\n"
@@ -143,6 +145,8 @@ static int tuned_configs(const char *path, const mp_machine *mach, const mp_mode
 
 typedef struct opts {
     const char *model, *tuned, *vfor, *db;
+    const char *gguf;              /* --gguf FILE: the file's real weights (issue 19) */
+    const mp_e2e_source *src;      /* their source, NULL for synthetic weights */
     char globs[1024];
     int pp, tg, nbatch, batch[MAX_BATCH], threads, reps, layers, seed, no_db, lossless, force;
     int prompts, tokens, pp_set, tg_set, batch_set, prompts_set, tokens_set, quiet;
@@ -161,7 +165,8 @@ int mp_cmd_e2e(int argc, char **argv)
         {"no-db", no_argument, 0, 'D'},         {"format", required_argument, 0, 'f'},
         {"lossless", no_argument, 0, 'l'},      {"prompts", required_argument, 0, 'P'},
         {"tokens", required_argument, 0, 'T'},  {"force", no_argument, 0, 'X'},
-        {"quiet", no_argument, 0, 'Q'},         {"help", no_argument, 0, 'h'},
+        {"quiet", no_argument, 0, 'Q'},         {"gguf", required_argument, 0, 'G'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     opts o = {.db = "results/mpbench.db", .pp = 64, .tg = 16, .nbatch = 1, .batch = {1},
               .threads = 1, .reps = 3, .seed = 1, .prompts = 50, .tokens = 32,
@@ -176,6 +181,7 @@ int mp_cmd_e2e(int argc, char **argv)
         switch (c) {
         case 'M': o.model = optarg; break;
         case 'Q': o.quiet = 1; break;
+        case 'G': o.model = o.gguf = optarg; break;
         case 'v': {
             size_t l = strlen(o.globs);
             snprintf(o.globs + l, sizeof o.globs - l, "%s%s", l ? "," : "", optarg);
@@ -252,7 +258,7 @@ int mp_cmd_e2e(int argc, char **argv)
     if (optind < argc)
         return mp_die(2, "e2e: unexpected argument '%s'", argv[optind]);
     if (!o.model)
-        return mp_die(2, "e2e: --model is required (see 'mpbench list models')");
+        return mp_die(2, "e2e: --model is required (or --gguf FILE; see 'mpbench list models')");
     if (!o.globs[0] && !o.tuned && !o.vfor)
         return mp_die(2, "e2e: give --variant GLOB, --tuned FILE or --variant-for (see "
                          "'mpbench list variants')");
@@ -277,12 +283,15 @@ int mp_cmd_e2e(int argc, char **argv)
     }
 
     mp_model md;
-    if ((rc = mp_model_load(o.model, &md, &e)))
+    if ((rc = o.gguf ? mp_gguf_model_load(o.gguf, &md, &e) : mp_model_load(o.model, &md, &e)))
         return mp_die(rc, "%s", e.msg);
     if (!o.layers)
         o.layers = md.layers;
     if (o.layers > md.layers)
         return mp_die(2, "--layers %d: model %s has %d layers", o.layers, md.name, md.layers);
+    /* issue 19: the file's weights, checked ternary before any work */
+    if (o.gguf && (rc = mp_gguf_e2e_source(o.gguf, &md, o.layers, &o.src)))
+        return rc;
     int ctx = o.lossless ? MP_E2E_PROMPT_MAX + o.tokens : (o.pp > o.tg ? o.pp : o.tg);
     if (ctx > md.max_pos)
         return mp_die(2, "e2e: %s needs %d positions but model %s has max_pos %d",
@@ -340,7 +349,7 @@ int mp_cmd_e2e(int argc, char **argv)
     /* every configuration must take every shape: one explicit choice that cannot
      * is bad input; within a multi-variant glob it is a skipped row */
     mp_e2e_spec spec = {.model = md, .layers = o.layers, .seed = (uint64_t)o.seed,
-                        .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1, .threads = o.threads};
+                        .src = o.src, .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1, .threads = o.threads};
     if (o.lossless)
         spec.max_tokens = MP_E2E_PROMPT_MAX;
     else {
@@ -424,7 +433,7 @@ int mp_cmd_e2e(int argc, char **argv)
     mp_e2e_job job = {.layers = o.layers, .threads = o.threads, .reps = o.reps, .seed = o.seed,
                       .pp = o.pp, .tg = o.tg, .nbatch = o.nbatch, .prompts = o.prompts,
                       .tokens = o.tokens, .store = store, .run_id = run_id, .key = keyed.key,
-                      .quiet = o.quiet};
+                      .quiet = o.quiet, .src = o.src};
     memcpy(job.batch, o.batch, sizeof job.batch);
     int maxrows = ncfg * (2 + MAX_BATCH);
     mp_e2e_row *rows = calloc((size_t)maxrows, sizeof *rows);

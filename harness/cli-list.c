@@ -5,6 +5,7 @@
 
 #include "mp_cli.h"
 #include "mp_counters.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "mp_probe_store.h"
 #include "../kernels/common/mp_isa.h"
@@ -39,18 +40,23 @@ static int list_models(void)
 static int list_shapes(int argc, char **argv)
 {
     const char *model = NULL;
+    int rc;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--model") && i + 1 < argc)
             model = argv[++i];
-        else
+        else if (!strcmp(argv[i], "--gguf") && i + 1 < argc) { /* issue 19 */
+            if ((rc = mp_gguf_arg(argv[++i])))
+                return rc;
+            model = argv[i];
+        } else
             return mp_die(2, "list shapes: unexpected argument '%s' (usage: mpbench list "
-                             "shapes --model NAME)", argv[i]);
+                             "shapes --model NAME | --gguf FILE)", argv[i]);
     }
     if (!model)
         return mp_die(2, "list shapes: --model NAME is required");
     mp_model m;
     mp_err e;
-    int rc = mp_model_load(model, &m, &e);
+    rc = mp_model_load(model, &m, &e);
     if (rc)
         return mp_die(rc, "%s", e.msg);
     mp_linear l[8];
@@ -151,7 +157,9 @@ static int list_machine(int argc, char **argv)
 int mp_cmd_list(int argc, char **argv)
 {
     if (argc < 2)
-        return mp_die(2, "usage: mpbench list models|shapes --model NAME|variants|machine");
+        return mp_die(2, "usage: mpbench list models|shapes --model NAME|gguf FILE|variants|machine");
+    if (!strcmp(argv[1], "gguf"))
+        return mp_cmd_list_gguf(argc - 1, argv + 1);
     if (!strcmp(argv[1], "models"))
         return argc == 2 ? list_models() : mp_die(2, "list models takes no arguments");
     if (!strcmp(argv[1], "shapes"))

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "mp_cli.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
@@ -20,6 +21,7 @@ static void pack_usage(FILE *f)
 {
     fputs("usage: mpbench pack --variant NAME --shape MxK (--weights FILE | --seed S)\n"
           "                    --out FILE [--scale X] [--params name=value,...]\n"
+          "       mpbench pack --gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] [--seed S]\n"
           "  Writes the variant's packed bytes (scales included) for M x K ternary\n"
           "  weights given as raw int8, row-major.\n",
           f);
@@ -33,6 +35,9 @@ int mp_cmd_pack(int argc, char **argv)
         {"out", required_argument, 0, 'o'},     {"scale", required_argument, 0, 'c'},
         {"params", required_argument, 0, 'p'},  {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
+    for (int i = 1; i < argc; i++) /* issue 19: a whole model as a GGUF file */
+        if (!strncmp(argv[i], "--gguf-out", 10))
+            return mp_cmd_pack_gguf(argc, argv);
     const char *vname = NULL, *shape = NULL, *wpath = NULL, *out = NULL, *params = NULL;
     int seed = -1, c, rc;
     float scale = 1.0f;

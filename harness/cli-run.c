@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mp_cli.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "engine/mp_engine.h"
 #include "../variants/mp_registry.h"
@@ -17,7 +18,7 @@ enum { MAX_SEL = 512, MAX_SHAPES = 16 };
 
 static void run_usage(FILE *f)
 {
-    fputs("usage: mpbench run --variant GLOB[,GLOB...] (--shape MxK[xN] | --model NAME)\n"
+    fputs("usage: mpbench run --variant GLOB[,GLOB...] (--shape MxK[xN] | --model NAME | --gguf FILE)\n"
           "                   [--n N] [--threads T] [--reps R] [--min-time SEC] [--warm]\n"
           "                   [--params name=value,...] [--seed S] [--db PATH | --no-db]\n"
           "                   [--format table|csv|json|md] [--quiet]\n"
@@ -30,7 +31,7 @@ int mp_cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"variant", required_argument, 0, 'v'}, {"shape", required_argument, 0, 's'},
-        {"model", required_argument, 0, 'M'},   {"n", required_argument, 0, 'n'},
+        {"model", required_argument, 0, 'M'},   {"gguf", required_argument, 0, 'G'},   {"n", required_argument, 0, 'n'},
         {"threads", required_argument, 0, 't'}, {"reps", required_argument, 0, 'r'},
         {"min-time", required_argument, 0, 'T'}, {"warm", no_argument, 0, 'w'},
         {"params", required_argument, 0, 'p'},  {"seed", required_argument, 0, 'S'},
@@ -57,6 +58,11 @@ int mp_cmd_run(int argc, char **argv)
         }
         case 's': shape = optarg; break;
         case 'M': model = optarg; break;
+        case 'G': /* --gguf FILE (issue 19): mp_model_load reads GGUF files */
+            if ((rc = mp_gguf_arg(optarg)))
+                return rc;
+            model = optarg;
+            break;
         case 'n':
             if ((rc = mp_parse_int(optarg, "--n", 1, 65536, &n, &e)))
                 return mp_die(rc, "%s", e.msg);

@@ -17,6 +17,7 @@
 
 #include "mp_cli.h"
 #include "mp_counters.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "engine/mp_engine.h"
 #include "../variants/mp_registry.h"
@@ -25,7 +26,7 @@ enum { MAX_SEL = 512, MAX_SHAPES = 256, MAX_LIST = 32, MAX_CASES = 4096 };
 
 static void sweep_usage(FILE *f)
 {
-    fputs("usage: mpbench sweep [--quick] [--variant GLOB[,GLOB]] [--model NAME|all]...\n"
+    fputs("usage: mpbench sweep [--quick] [--variant GLOB[,GLOB]] [--model NAME|all] [--gguf FILE]...\n"
           "                     [--shape MxK]... [--n LIST] [--threads LIST]\n"
           "                     [--params default|all] [--shard I/N] [--reps R]\n"
           "                     [--min-time SEC] [--warm] [--counters LIST|none]\n"
@@ -73,7 +74,7 @@ int mp_cmd_sweep(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"quick", no_argument, 0, 'q'},         {"variant", required_argument, 0, 'v'},
-        {"model", required_argument, 0, 'M'},   {"shape", required_argument, 0, 's'},
+        {"model", required_argument, 0, 'M'},   {"gguf", required_argument, 0, 'G'},   {"shape", required_argument, 0, 's'},
         {"n", required_argument, 0, 'n'},       {"threads", required_argument, 0, 't'},
         {"params", required_argument, 0, 'p'},  {"shard", required_argument, 0, 'x'},
         {"reps", required_argument, 0, 'r'},    {"min-time", required_argument, 0, 'T'},
@@ -105,6 +106,10 @@ int mp_cmd_sweep(int argc, char **argv)
             snprintf(globs + l, sizeof globs - l, "%s%s", l ? "," : "", optarg);
             break;
         }
+        case 'G': /* --gguf FILE (issue 19): mp_model_load reads GGUF files */
+            if ((rc = mp_gguf_arg(optarg)))
+                return rc;
+            /* fall through */
         case 'M': {
             size_t l = strlen(models);
             snprintf(models + l, sizeof models - l, "%s%s", l ? "," : "", optarg);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "mp_cli.h"
+#include "mp_gguf.h"
 #include "mp_harness.h"
 #include "mp_store_tune.h"
 #include "mp_tune_sweep.h"
@@ -106,7 +107,7 @@ static int report(const char *db, mp_format fmt)
 
 static void tune_usage(FILE *f)
 {
-    fputs("usage: mpbench tune --variant GLOB (--model NAME | --shape MxK[xN]) [--n LIST]\n"
+    fputs("usage: mpbench tune --variant GLOB (--model NAME | --gguf FILE | --shape MxK[xN]) [--n LIST]\n"
           "                    [--threads LIST] --strategy exhaustive|random|halving|model\n"
           "                    [--budget N] [--margin PCT] [--alpha P] [--reps R] [--warm]\n"
           "                    [--seed S] [--db PATH] [--out FILE] [--force] [--quiet]\n"
@@ -127,7 +128,7 @@ static void tune_usage(FILE *f)
 int mp_cmd_tune(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"variant", required_argument, 0, 'v'},  {"model", required_argument, 0, 'M'},
+        {"variant", required_argument, 0, 'v'},  {"model", required_argument, 0, 'M'},   {"gguf", required_argument, 0, 'G'},
         {"shape", required_argument, 0, 's'},    {"n", required_argument, 0, 'n'},
         {"threads", required_argument, 0, 't'},  {"strategy", required_argument, 0, 'S'},
         {"budget", required_argument, 0, 'b'},   {"margin", required_argument, 0, 'g'},
@@ -156,6 +157,11 @@ int mp_cmd_tune(int argc, char **argv)
         switch (c) {
         case 'v': globs = optarg; break;
         case 'M': model = optarg; break;
+        case 'G': /* --gguf FILE (issue 19): mp_model_load reads GGUF files */
+            if ((rc = mp_gguf_arg(optarg)))
+                return rc;
+            model = optarg;
+            break;
         case 's': shape = optarg; break;
         case 'n': nlist = optarg; break;
         case 't': tlist = optarg; break;

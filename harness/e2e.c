@@ -366,6 +366,10 @@ int mp_e2e_check(const mp_e2e_spec *s, mp_err *e)
         lin_shape(s, l, &m, &k);
         if (!v)
             continue;
+        if (s->src && s->src->ternary_only && v->domain == MP_DOMAIN_BINARY)
+            return mp_fail(e, MP_EUSAGE, "layer %s (%dx%d) of %s: variant %s takes only +-1 "
+                           "weights, but the weights of %s are ternary", lin_name[l], m, k,
+                           md->name, v->name, s->src->name ? s->src->name : "the source");
         char why[256], isa[32];
         if (v->available && v->available(why, sizeof why)) /* issue 15: a peer's library */
             return mp_fail(e, MP_EUSAGE, "layer %s (%dx%d) of %s: variant %s is unavailable: %s",
@@ -397,15 +401,52 @@ static float *gen_norm(uint64_t seed, int n)
     return w;
 }
 
-static uint16_t *gen_bf16_matrix(uint64_t seed, int rows, int cols, float *rowbuf)
+/* ---- the synthetic weight source (the default; mp_e2e_source) -------------------
+ * Seeds: embedding mix(seed, 1001), head 1002, final norm 1003; layer l derives
+ * ls = mix(seed, 2000 + l), its norms mix(ls, 1..4), linear i mix(ls, 10 + i). */
+static int syn_matrix(const mp_e2e_source *src, int which, uint16_t *out, int rows, int cols,
+                      mp_err *e)
 {
-    uint16_t *m = mp_alloc(sizeof(uint16_t) * (size_t)rows * cols);
+    (void)e;
+    float *rowbuf = mp_alloc(sizeof(float) * (size_t)cols);
+    uint64_t seed = mix(src->seed, which ? 1002 : 1001);
     for (int r = 0; r < rows; r++) {
         mp_gen_acts(mix(seed, (uint64_t)r), rowbuf, (size_t)cols);
         for (int c = 0; c < cols; c++)
-            m[(size_t)r * cols + c] = f32_to_bf16(rowbuf[c]);
+            out[(size_t)r * cols + c] = f32_to_bf16(rowbuf[c]);
     }
-    return m;
+    mp_free(rowbuf);
+    return MP_OK;
+}
+
+static int syn_norm(const mp_e2e_source *src, int which, int layer, float *out, int n, mp_err *e)
+{
+    (void)e;
+    uint64_t seed = which == 4 ? mix(src->seed, 1003)
+                               : mix(mix(src->seed, 2000 + (uint64_t)layer), 1 + (uint64_t)which);
+    float *w = gen_norm(seed, n);
+    memcpy(out, w, sizeof(float) * (size_t)n);
+    mp_free(w);
+    return MP_OK;
+}
+
+static int syn_ternary(const mp_e2e_source *src, int layer, int lin, int binary, int8_t *w,
+                       int m, int k, float *scale, mp_err *e)
+{
+    (void)e;
+    uint64_t ls = mix(src->seed, 2000 + (uint64_t)layer);
+    *scale = 1.0f / sqrtf((binary ? 1.0f : 2.0f / 3.0f) * (float)k);
+    mp_gen_weights(mix(ls, 10 + (uint64_t)lin), w, (size_t)m * k, binary);
+    return MP_OK;
+}
+
+void mp_e2e_synthetic(uint64_t seed, mp_e2e_source *src)
+{
+    memset(src, 0, sizeof *src);
+    src->seed = seed;
+    src->matrix = syn_matrix;
+    src->norm = syn_norm;
+    src->ternary = syn_ternary;
 }
 
 int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
@@ -432,21 +473,39 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
     mp_e2e_estimate(s, &m->mem);
 
     size_t T = (size_t)s->max_tokens;
-    float *rowbuf = mp_alloc(sizeof(float) * (size_t)m->hidden);
-    m->emb = gen_bf16_matrix(mix(s->seed, 1001), m->vocab, m->hidden, rowbuf);
-    m->head = md->tied ? m->emb : gen_bf16_matrix(mix(s->seed, 1002), m->vocab, m->hidden, rowbuf);
-    mp_free(rowbuf);
-    m->final_norm = gen_norm(mix(s->seed, 1003), m->hidden);
+    mp_e2e_source syn;
+    const mp_e2e_source *src = s->src;
+    if (!src) {
+        mp_e2e_synthetic(s->seed, &syn);
+        src = &syn;
+    }
+    size_t emb_bytes = sizeof(uint16_t) * (size_t)m->vocab * m->hidden;
+    m->emb = mp_alloc(emb_bytes);
+    if ((rc = src->matrix(src, 0, m->emb, m->vocab, m->hidden, e)))
+        goto fail;
+    m->head = m->emb;
+    if (!md->tied) {
+        m->head = mp_alloc(emb_bytes);
+        if ((rc = src->matrix(src, 1, m->head, m->vocab, m->hidden, e)))
+            goto fail;
+    }
+    m->final_norm = mp_alloc(sizeof(float) * (size_t)m->hidden);
+    if ((rc = src->norm(src, 4, 0, m->final_norm, m->hidden, e)))
+        goto fail;
 
     int8_t *staging = mp_alloc(m->mem.staging);
     m->lw = calloc((size_t)m->nl, sizeof *m->lw);
-    for (int l = 0; l < m->nl; l++) {
+    for (int l = 0; l < m->nl && !rc; l++) {
         layer_w *w = &m->lw[l];
-        uint64_t ls = mix(s->seed, 2000 + (uint64_t)l);
-        w->attn_norm = gen_norm(mix(ls, 1), m->hidden);
-        w->ffn_norm = gen_norm(mix(ls, 2), m->hidden);
-        w->attn_sub = gen_norm(mix(ls, 3), m->qd);
-        w->ffn_sub = gen_norm(mix(ls, 4), m->inter);
+        w->attn_norm = mp_alloc(sizeof(float) * (size_t)m->hidden);
+        w->ffn_norm = mp_alloc(sizeof(float) * (size_t)m->hidden);
+        w->attn_sub = mp_alloc(sizeof(float) * (size_t)m->qd);
+        w->ffn_sub = mp_alloc(sizeof(float) * (size_t)m->inter);
+        if ((rc = src->norm(src, 0, l, w->attn_norm, m->hidden, e)) ||
+            (rc = src->norm(src, 1, l, w->ffn_norm, m->hidden, e)) ||
+            (rc = src->norm(src, 2, l, w->attn_sub, m->qd, e)) ||
+            (rc = src->norm(src, 3, l, w->ffn_sub, m->inter, e)))
+            break;
         for (int i = 0; i < MP_E2E_NLIN; i++) {
             const mp_e2e_choice *c = &s->lin[i];
             const mp_variant *v = choice_variant(c);
@@ -455,14 +514,16 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
             op->v = v;
             lin_shape(s, i, &op->m, &op->k);
             memcpy(op->param, c->param, sizeof op->param);
-            op->w_scale = 1.0f / sqrtf((binary ? 1.0f : 2.0f / 3.0f) * (float)op->k);
-            mp_gen_weights(mix(ls, 10 + (uint64_t)i), staging, (size_t)op->m * op->k, binary);
+            if ((rc = src->ternary(src, l, i, binary, staging, op->m, op->k, &op->w_scale, e)))
+                break;
             uint8_t *p = mp_alloc(v->packed_size(op->m, op->k, op->param));
             v->pack(staging, op->w_scale, op->m, op->k, op->param, p);
             op->w = p;
         }
     }
     mp_free(staging);
+    if (rc)
+        goto fail;
 
     m->kv = mp_alloc(m->mem.kv);
     m->seq_len = calloc((size_t)s->max_seqs, sizeof *m->seq_len);
@@ -503,6 +564,9 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
     m->wanted = calloc(T, sizeof *m->wanted);
     *out = m;
     return MP_OK;
+fail:
+    mp_e2e_free(m);
+    return rc;
 }
 
 void mp_e2e_free(mp_e2e *m)

@@ -27,8 +27,34 @@ typedef struct mp_e2e_choice {
     int binary;
 } mp_e2e_choice;
 
+/* Where the runner's weights come from (issue 19).  NULL in the spec means the
+ * synthetic seeded weights (mp_e2e_synthetic); harness/gguf-model.c gives a
+ * GGUF file's real weights.  Each callback fills its output completely and
+ * returns MP_OK, or an error naming the input.  norm's which: 0 attn_norm,
+ * 1 ffn_norm, 2 attn_sub_norm (qd floats), 3 ffn_sub_norm (intermediate
+ * floats), 4 the final norm (layer ignored).  matrix's which: 0 the
+ * embedding, 1 the untied head (rows x cols bf16).  ternary: the weights of
+ * linear lin of layer (M x K, row-major, {-1,0,1}, or ±1 when binary) and
+ * their one scale. */
+typedef struct mp_e2e_source {
+    void *ctx;
+    uint64_t seed;
+    const char *name;   /* for messages: the file, or NULL for the synthetic weights */
+    int ternary_only;   /* cannot give ±1 weights: int1-domain variants are refused */
+    int (*matrix)(const struct mp_e2e_source *s, int which, uint16_t *out, int rows, int cols,
+                  mp_err *e);
+    int (*norm)(const struct mp_e2e_source *s, int which, int layer, float *out, int n,
+                mp_err *e);
+    int (*ternary)(const struct mp_e2e_source *s, int layer, int lin, int binary, int8_t *w,
+                   int m, int k, float *scale, mp_err *e);
+} mp_e2e_source;
+
+/* The synthetic seeded weights every e2e run used before GGUF files. */
+void mp_e2e_synthetic(uint64_t seed, mp_e2e_source *src);
+
 typedef struct mp_e2e_spec {
     mp_model model;     /* architecture (model.layers is the file's count) */
+    const mp_e2e_source *src; /* NULL: synthetic weights from seed */
     int layers;         /* decoder layers actually built: 1..model.layers */
     uint64_t seed;      /* all synthetic weights derive from it */
     mp_e2e_choice lin[MP_E2E_NLIN];

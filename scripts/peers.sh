@@ -47,7 +47,7 @@ fi
 new="$GGML_DIR.new.$$"
 rm -rf "$new"
 mkdir -p "$new"
-cp "$bins"/libggml-base.so "$bins"/libggml-cpu-*.so "$bins"/_nlcBuildMetadata.json "$new"/
+cp "$bins"/*.so "$bins"/_nlcBuildMetadata.json "$new"/  # ggml, its CPU builds, libllama (GGUF tests)
 cp "$tmp/x/package/package.json" "$tmp/x/package/LICENSE" "$new"/
 echo "$GGML_SHA512" >"$new/.sha512"
 rm -rf "$GGML_DIR"

@@ -89,7 +89,7 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     float *logits = mp_alloc(sizeof(float) * (size_t)vocab);
     int rc = MP_OK;
     mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
-                        .max_seqs = 1, .max_ctx = MP_E2E_PROMPT_MAX + gen,
+                        .src = o->src, .max_seqs = 1, .max_ctx = MP_E2E_PROMPT_MAX + gen,
                         .max_tokens = MP_E2E_PROMPT_MAX, .threads = o->threads};
     for (int c = 0; c < ncfg && !rc && !mp_engine_interrupted(); c++, mp_progress_step(&pg, 1)) {
         mp_e2e_row *r = &rows[(*nrows)++];
@@ -191,7 +191,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     float *logits = mp_alloc(sizeof(float) * (size_t)vocab * maxb);
     double *sec = malloc(sizeof(double) * (size_t)o->reps);
     mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
-                        .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
+                        .src = o->src, .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
                         .max_tokens = (o->pp < UBATCH ? o->pp : UBATCH) > maxb
                                           ? (o->pp < UBATCH ? o->pp : UBATCH)
                                           : maxb,

@@ -166,6 +166,7 @@ typedef struct mp_e2e_job {
     int64_t run_id;
     const char *key;    /* the e2e plan's key: its stored rows are not measured again */
     int quiet;
+    const struct mp_e2e_source *src; /* real weights (a GGUF file), NULL: synthetic */
 } mp_e2e_job;
 
 /* pp / tg / batch rows of every configuration into rows (ncfg x tests). */
