@@ -28,14 +28,17 @@ static void q8_prepare(const mp_op *op, const float *x, int n, void *act, int t0
 
 const mp_variant mp_catalog_baseline[] = {
     F32_ROW("scalar", MP_ISA_SCALAR, mp_f32_gemm__scalar),
+#if MP_CATALOG_X86
     F32_ROW("avx2", MP_ISA_AVX2, mp_f32_gemm__avx2),
     F32_ROW("avx512", MP_ISA_AVX512, mp_f32_gemm__avx512),
+#endif
     {.name = "naive2.scalar", .method = "NAIVE2", .family = MP_FAMILY_BASELINE,
      .isa = MP_ISA_SCALAR, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,
      .k_multiple = 1, .m_align = 1, .source = "seed 002 (pure-C kernel)",
      .packed_size = mp_naive2_packed_size, .pack = mp_naive2_pack,
      .unpack = mp_naive2_unpack, .act_size = q8_act_size, .prepare = q8_prepare,
      .compute = mp_naive2_gemm__scalar},
+#if MP_CATALOG_X86
     /* test-only: I2_S AVX2 doing $MPBENCH_TEST_SLOWDOWN % extra work (regression gate) */
     {.name = "regress_i2s.avx2", .method = "REGRESS_I2S", .family = MP_FAMILY_BASELINE,
      .isa = MP_ISA_AVX2, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,
@@ -43,5 +46,6 @@ const mp_variant mp_catalog_baseline[] = {
      .n_params = 1, .params = {{"pf", 8192, 1, {8192}, "prefetch distance, bytes"}},
      .packed_size = mp_i2s_packed_size, .pack = mp_i2s_pack, .unpack = mp_i2s_unpack,
      .act_size = mp_i2s_act_size, .prepare = mp_i2s_prepare, .compute = mp_regress_gemm__avx2},
+#endif
     {0},
 };

@@ -32,19 +32,26 @@
      .prepare = mp_##NAME##_prepare##PREP, .compute = mp_##NAME##_gemm_bm##BM##__##ISA,         \
      __VA_ARGS__}
 
+#if MP_CATALOG_X86
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)                                   \
+    TL_ROW(KIND, NAME, METHOD, LL, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),             \
+    TL_ROW(KIND, NAME, METHOD, LL, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS),
+#else
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)
+#endif
+
 #define TL_ROWS(KIND, NAME, METHOD, LL, BM)                                        \
     TL_ROW(KIND, NAME, METHOD, LL, BM, scalar, MP_ISA_SCALAR, , .n_params = 0),          \
-    TL_ROW(KIND, NAME, METHOD, LL, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),             \
-    TL_ROW(KIND, NAME, METHOD, LL, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS)
+    TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)
 
 const mp_variant mp_catalog_elut[] = {
-    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 16),
-    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 32),
-    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 16),
-    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 32),
-    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 16),
-    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 32),
-    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 16),
-    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 32),
+    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 16)
+    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 32)
+    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 16)
+    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 32)
+    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 16)
+    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 32)
+    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 16)
+    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 32)
     {0},
 };

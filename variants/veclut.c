@@ -74,10 +74,14 @@ static void suggest_i1(int m, int k, int n, long l1d, long l2, int *param)
 
 const mp_variant mp_catalog_veclut[] = {
     I2_ROW("scalar", MP_ISA_SCALAR, mp_vlut_gemm__scalar, mp_vlut_prepare, 4),
+#if MP_CATALOG_X86
     I2_ROW("avx2", MP_ISA_AVX2, mp_vlut_gemm__avx2, mp_vlut_prepare__avx2, 3),
     I2_ROW("avx512", MP_ISA_AVX512, mp_vlut_gemm__avx512, mp_vlut_prepare__avx512, 4),
+#endif
     I1_ROW("scalar", MP_ISA_SCALAR, mp_vlut_gemm__scalar, mp_vlut_prepare, 6),
+#if MP_CATALOG_X86
     I1_ROW("avx2", MP_ISA_AVX2, mp_vlut_gemm__avx2, mp_vlut_prepare__avx2, 3),
     I1_ROW("avx512", MP_ISA_AVX512, mp_vlut_gemm__avx512, mp_vlut_prepare__avx512, 6),
+#endif
     {0},
 };

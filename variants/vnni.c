@@ -47,14 +47,18 @@
 
 const mp_variant mp_catalog_vnni[] = {
     VNNI_ROW(int2, "VNNI_INT2", T, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+#if MP_CATALOG_X86
     VNNI_ROW(int2, "VNNI_INT2", T, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
     VNNI_ROW(int2, "VNNI_INT2", T, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
     VNNI_ROW(int2, "VNNI_INT2", T, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 4,
              ZMM_PARAMS),
+#endif
     VNNI_ROW(int1, "VNNI_INT1", B, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+#if MP_CATALOG_X86
     VNNI_ROW(int1, "VNNI_INT1", B, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
     VNNI_ROW(int1, "VNNI_INT1", B, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
     VNNI_ROW(int1, "VNNI_INT1", B, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 5,
              ZMM_PARAMS, VNNI_SEQ(1)),
+#endif
     {0},
 };
