@@ -73,6 +73,10 @@ const mp_variant mp_catalog_mad[] = {
     I2S_ROW("avx2", MP_ISA_AVX2, mp_i2s_gemm__avx2),
     I2S_ROW("avx512", MP_ISA_AVX512, mp_i2s_gemm__avx512),
 #endif
+#if MP_CATALOG_ARM
+    I2S_ROW("neon", MP_ISA_NEON, mp_i2s_gemm__neon),
+    I2S_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_i2s_gemm__dotprod),
+#endif
     F16_ROW("scalar", MP_ISA_SCALAR, mp_f16_gemm__scalar),
 #if MP_CATALOG_X86
     F16_ROW("avx2", MP_ISA_AVX2, mp_f16_gemm__avx2),
