@@ -102,5 +102,9 @@ const mp_variant mp_catalog_mad[] = {
     TQ2_ROW("avx2", MP_ISA_AVX2, mp_tq2_0_gemm__avx2),
     TQ2_ROW("avx512", MP_ISA_AVX512, mp_tq2_0_gemm__avx512),
 #endif
+#if MP_CATALOG_ARM
+    TQ2_ROW("neon", MP_ISA_NEON, mp_tq2_0_gemm__neon),
+    TQ2_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_tq2_0_gemm__dotprod),
+#endif
     {0},
 };
