@@ -26,5 +26,8 @@ const mp_variant mp_catalog_bitlut[] = {
     TMAC_ROW("avx512", MP_ISA_AVX512 | MP_ISA_AVX2, mp_tmac_gemm__avx512, mp_tmac_prepare__avx2,
              PF_PARAM),
 #endif
+#if MP_CATALOG_ARM /* tbl lookups (tmac-neon.c), the scalar prepare's tables */
+    TMAC_ROW("neon", MP_ISA_NEON, mp_tmac_gemm__neon, mp_tmac_prepare, .n_params = 0),
+#endif
     {0},
 };
