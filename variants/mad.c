@@ -87,6 +87,10 @@ const mp_variant mp_catalog_mad[] = {
     Q8_0_ROW("avx2", MP_ISA_AVX2, mp_q8_0_gemm__avx2),
     Q8_0_ROW("avx512", MP_ISA_AVX512, mp_q8_0_gemm__avx512),
 #endif
+#if MP_CATALOG_ARM
+    Q8_0_ROW("neon", MP_ISA_NEON, mp_q8_0_gemm__neon),
+    Q8_0_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_q8_0_gemm__dotprod),
+#endif
     Q4_0_ROW("scalar", MP_ISA_SCALAR, mp_q4_0_gemm__scalar),
 #if MP_CATALOG_X86
     Q4_0_ROW("avx2", MP_ISA_AVX2, mp_q4_0_gemm__avx2),
