@@ -101,6 +101,10 @@ const mp_variant mp_catalog_mad[] = {
     TQ1_ROW("avx2", MP_ISA_AVX2, mp_tq1_0_gemm__avx2),
     TQ1_ROW("avx512", MP_ISA_AVX512, mp_tq1_0_gemm__avx512),
 #endif
+#if MP_CATALOG_ARM
+    TQ1_ROW("neon", MP_ISA_NEON, mp_tq1_0_gemm__neon),
+    TQ1_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_tq1_0_gemm__dotprod),
+#endif
     TQ2_ROW("scalar", MP_ISA_SCALAR, mp_tq2_0_gemm__scalar),
 #if MP_CATALOG_X86
     TQ2_ROW("avx2", MP_ISA_AVX2, mp_tq2_0_gemm__avx2),
