@@ -13,6 +13,15 @@
 
 #include "mp_harness.h"
 
+/* spin-wait hint (issue 22: the pool also builds on AArch64) */
+#if defined(__x86_64__) || defined(__i386__)
+#define MP_CPU_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define MP_CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define MP_CPU_RELAX() ((void)0)
+#endif
+
 struct mp_pool {
     int n;
     pthread_t *tid;
@@ -58,7 +67,7 @@ static void *worker(void *a)
             if (++spins > 200000)
                 sched_yield();
             else
-                __builtin_ia32_pause();
+                MP_CPU_RELAX();
         }
         seen = g;
         p->fn(p->arg, id, p->n);
@@ -128,7 +137,7 @@ void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg)
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
     fn(arg, 0, p->n);
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->n - 1)
-        __builtin_ia32_pause();
+        MP_CPU_RELAX();
 }
 
 const int *mp_pool_tids(const mp_pool *p)
