@@ -10,7 +10,11 @@
  *     N in {1, 3, 32}: lossless variants bit for bit against the reference,
  *     lossy and float ones bit for bit against their scalar sibling;
  *   - the saturated worst case of every lossless variant (activations at +-127,
- *     all-(+1) / all-(-1) rows, K = 23040).
+ *     all-(+1) / all-(-1) rows, K = 23040);
+ *   - every value of every runtime parameter of the Arm rows (one at a time).
+ * --real-stride S samples the real shapes deterministically (every S-th, offset
+ * by the variant's registry index, plus the largest K; scalar rows every 3S-th)
+ * to keep the run under qemu bounded; 1 runs them all.
  * Which variants: every row whose ISA is an Arm one, plus the scalar rows (the
  * oracles: run on AArch64 they catch what differs there, e.g. plain char being
  * unsigned).  A variant whose ISA the CPU lacks is reported SKIP, never passed.
@@ -79,7 +83,10 @@ static int run_grid(const mp_variant *v, int vi, int real)
         kmax = shapes[s][1] > shapes[kmax][1] ? s : kmax;
     for (int s = 0; s < ns; s++)
         for (int t = 0; t < 3; t++) {
-            if (real && real_stride > 1 && s != kmax && (s + vi) % real_stride)
+            /* scalar rows: a third of the sample (their arithmetic also runs on
+             * every real shape as the sibling of the lossy SIMD rows) */
+            int stride = real_stride > 1 && !v->isa ? 3 * real_stride : real_stride;
+            if (real && stride > 1 && s != kmax && (s + vi) % stride)
                 continue;
             mp_check c;
             mp_check_variant(v, NULL, shapes[s][0], shapes[s][1], ns_tok[t],
@@ -201,7 +208,8 @@ static void usage(FILE *f)
           "  --expect ISA     detected ISA must be exactly this (e.g. neon+dotprod+i8mm)\n"
           "  --filter GLOB    only variants whose name matches (fnmatch; comma list)\n"
           "  --real-stride S  each variant takes every S-th real-model shape (offset by its\n"
-          "                   registry index) and the largest-K one; 1 = all (default)\n"
+          "                   registry index; scalar rows every 3S-th) and the largest-K\n"
+          "                   one; 1 = all (default)\n"
           "  --arm-only       leave out the scalar rows (run them once, not per CPU model)\n"
           "  --list           print the variants this build has and exit\n",
           f);
