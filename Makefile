@@ -4,7 +4,13 @@
 #
 # SIMD files get their flags from the last token of their name (STYLE.md):
 #   *-avx2.c -> AVX2+FMA+F16C, *-avx512.c -> AVX-512 F/BW/VL/DQ, *-avxvnni.c,
-#   *-avx512vnni.c.  Nothing is built with -march=native.
+#   *-avx512vnni.c; on AArch64 *-neon.c -> armv8-a, *-dotprod.c -> +dotprod,
+#   *-i8mm.c -> +dotprod+i8mm.  Nothing is built with -march=native.
+#
+# ARCH (default: this machine's) picks the files: x86 files are left out of an
+# AArch64 build and Arm files out of an x86 one.  `make ARCH=aarch64` on an x86
+# host cross-builds with aarch64-linux-gnu-gcc into build-aarch64/ (see the
+# "AArch64" section below); `make test-arm` runs the kernel tests under qemu.
 
 CC      ?= gcc
 OPT     ?= -O2
@@ -18,8 +24,22 @@ AVX512_FLAGS     := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq
 AVXVNNI_FLAGS    := $(AVX2_FLAGS) -mavxvnni
 AVX512VNNI_FLAGS := $(AVX512_FLAGS) -mavx512vnni -mavxvnni
 
+HOST_ARCH := $(shell uname -m)
+ARCH    ?= $(HOST_ARCH)
+ARM_FILES := %-neon.c %-dotprod.c %-i8mm.c
+X86_FILES := %-avx2.c %-avx512.c %-avxvnni.c %-avx512vnni.c
+ifeq ($(ARCH),aarch64)
+ifneq ($(HOST_ARCH),aarch64)
+CC      := aarch64-linux-gnu-gcc
+QEMU    ?= qemu-aarch64
+BUILD   ?= build-aarch64
+endif
+ARCH_EXCLUDE := $(X86_FILES)
+else
+ARCH_EXCLUDE := $(ARM_FILES)
+endif
 BUILD   ?= build
-SRCS    := $(sort $(wildcard kernels/*/*.c variants/*.c tuner/*.c harness/*.c harness/*/*.c))
+SRCS    := $(sort $(filter-out $(ARCH_EXCLUDE),$(wildcard kernels/*/*.c variants/*.c tuner/*.c harness/*.c harness/*/*.c)))
 LIBSRCS := $(filter-out harness/main.c,$(SRCS))
 TESTSRCS := $(sort $(wildcard tests/*.c))
 # test-only variants (the regression canary, a variant wrong on purpose): linked
@@ -31,12 +51,21 @@ TESTVAROBJS := $(TESTVARSRCS:%.c=$(BUILD)/%.o)
 TESTBIN := $(BUILD)/mpbench-test
 BIN     ?= mpbench
 
-isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),))))
+NEON_FLAGS       := -march=armv8-a
+DOTPROD_FLAGS    := -march=armv8.2-a+dotprod
+I8MM_FLAGS       := -march=armv8.2-a+dotprod+i8mm
+
+isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),$(call armflags,$1)))))
+armflags = $(if $(filter %-i8mm.c,$1),$(I8MM_FLAGS),$(if $(filter %-dotprod.c,$1),$(DOTPROD_FLAGS),$(if $(filter %-neon.c,$1),$(NEON_FLAGS),)))
 
 .PHONY: all deps peers test check-asan bench clean plots report table7 regress regress-baseline \
-        regress-selftest test-slurm slurm-deps
+        regress-selftest test-slurm slurm-deps test-arm arm-kernels arm-harness
 
+ifeq ($(ARCH)-$(filter aarch64,$(HOST_ARCH)),aarch64-)
+all: arm-kernels
+else
 all: $(BIN)
+endif
 
 $(BIN): $(BUILD)/harness/main.o $(BUILD)/libmp.a
 	$(CC) $(CFLAGS) $(BASEFLAGS) -o $@ $^ $(LDLIBS)
@@ -102,12 +131,88 @@ regress-baseline: $(TESTBIN)
 	@rm -f results/baseline/regress.db results/baseline/regress.db-wal results/baseline/regress.db-shm
 	./$(TESTBIN) sweep $(REGRESS_ARGS) --db results/baseline/regress.db
 
+# ---- AArch64 --------------------------------------------------------------------
+# The harness links SQLite, hwloc, PAPI, libpfm4 and the tests Criterion.  Their
+# arm64 builds are in Debian, but installing them next to the amd64 ones
+# (multiarch) upgrades the host's own packages in lock-step (systemd, OpenSSL,
+# Kerberos, ...), which a shared build host should not do for a test that
+# measures nothing.  So a cross build makes what needs none of them: the kernels,
+# the catalog and registry (libmpk.a) and a self-contained test driver
+# (tests/arm/mptest-arm.c) that runs the variant grid.  On an AArch64 machine
+# `make` builds the whole mpbench as on x86 (with the Arm rows in the catalog).
+KSRCS := $(sort $(filter-out $(ARCH_EXCLUDE),$(wildcard kernels/*/*.c variants/*.c)))
+KOBJS := $(KSRCS:%.c=$(BUILD)/%.o)
+ARM_TEST_OBJS := $(addprefix $(BUILD)/,tests/arm/mptest-arm.o tests/check.o harness/models.o harness/util.o)
+ARM_TEST_BIN := $(BUILD)/mptest-arm
+ARM_BUILD ?= build-aarch64
+
+arm-kernels: $(BUILD)/libmpk.a $(ARM_TEST_BIN)
+
+$(BUILD)/libmpk.a: $(KOBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(ARM_TEST_BIN): $(ARM_TEST_OBJS) $(BUILD)/libmpk.a
+	$(CC) $(CFLAGS) $(BASEFLAGS) -o $@ $^ -lm -pthread
+
+# The grid under three CPU models, so every dispatch level runs: max (NEON +
+# dotprod + i8mm), neoverse-n1 (NEON + dotprod, no i8mm) and cortex-a57 (Armv8.0:
+# NEON only).  Each run checks that detection found exactly the expected
+# features, then every variant the model can run, bit for bit against its scalar
+# sibling and the reference; the variants it cannot run are reported skipped.
+# Bounded (well under 15 minutes): the scalar rows run once (on max); each
+# variant takes a deterministic sample of the real-model shapes (every 4th on
+# max, every 8th on the smaller models, offset by the variant, plus the
+# largest K), all the odd shapes, every parameter value and the saturated case.
+# On an AArch64 host the same three levels run natively via MPBENCH_MAX_ISA.
+# ARM_TEST_ARGS adds options to the driver (--help lists them; --real-stride 1
+# for every real shape).
+ARM_TEST_ARGS ?=
+ARM_RUN_MAX = --real-stride 4 $(ARM_TEST_ARGS)
+ARM_RUN_LOW = --arm-only --real-stride 8 $(ARM_TEST_ARGS)
+ifeq ($(HOST_ARCH),aarch64)
+test-arm:
+	$(MAKE) ARCH=aarch64 arm-kernels
+	$(BUILD)/mptest-arm --expect any $(ARM_RUN_MAX)
+	MPBENCH_MAX_ISA=dotprod $(BUILD)/mptest-arm --expect any $(ARM_RUN_LOW)
+	MPBENCH_MAX_ISA=neon $(BUILD)/mptest-arm --expect neon $(ARM_RUN_LOW)
+else
+test-arm:
+	$(MAKE) ARCH=aarch64 BUILD=$(ARM_BUILD) arm-kernels
+	qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max $(ARM_BUILD)/mptest-arm --expect neon+dotprod+i8mm $(ARM_RUN_MAX)
+	qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu neoverse-n1 $(ARM_BUILD)/mptest-arm --expect neon+dotprod $(ARM_RUN_LOW)
+	qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu cortex-a57 $(ARM_BUILD)/mptest-arm --expect neon $(ARM_RUN_LOW)
+endif
+
+# The whole mpbench for AArch64 on an x86 host, without touching the host's
+# packages: the arm64 libraries are fetched with `apt-get download` and unpacked
+# into $(ARM_BUILD)/sysroot (dpkg -x), then linked against.  Run it with
+#   qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$(ARM_SYSROOT_LIBS) \
+#       $(ARM_BUILD)/mpbench run --variant 'i2_s.*' --shape 256x512 --no-db
+# (correctness only: it refuses to store timings from the emulated CPU).
+ARM_SYSROOT := $(abspath $(ARM_BUILD))/sysroot
+ARM_SYSROOT_LIBS := $(ARM_SYSROOT)/usr/lib/aarch64-linux-gnu:$(ARM_SYSROOT)/lib/aarch64-linux-gnu
+ARM_DEBS := libsqlite3-dev libsqlite3-0 libhwloc-dev libhwloc15 libpapi-dev libpapi7.0 \
+    libpfm4-dev libpfm4 libsde1 libnuma1 libnuma-dev libudev1 libltdl7
+arm-harness:
+	@mkdir -p $(ARM_BUILD)/debs $(ARM_SYSROOT)
+	cd $(ARM_BUILD)/debs && apt-get download $(ARM_DEBS:%=%:arm64)
+	for d in $(ARM_BUILD)/debs/*.deb; do dpkg -x $$d $(ARM_SYSROOT); done
+	$(MAKE) ARCH=aarch64 BUILD=$(ARM_BUILD) BIN=$(ARM_BUILD)/mpbench $(ARM_BUILD)/mpbench \
+	    CFLAGS="$(OPT) -g -I$(ARM_SYSROOT)/usr/include -I$(ARM_SYSROOT)/usr/include/aarch64-linux-gnu \
+	    -L$(ARM_SYSROOT)/usr/lib/aarch64-linux-gnu -L$(ARM_SYSROOT)/lib/aarch64-linux-gnu \
+	    -Wl,-rpath-link,$(ARM_SYSROOT)/usr/lib/aarch64-linux-gnu -Wl,-rpath-link,$(ARM_SYSROOT)/lib/aarch64-linux-gnu"
+
 deps:
 	@if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (it calls apt-get)"; exit 1; fi
 	DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    build-essential pkg-config git libcriterion-dev libsqlite3-dev sqlite3 \
 	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox nodejs npm
+	@# make test-arm: the AArch64 cross compiler and user-mode qemu
+	@if [ "$$(uname -m)" != aarch64 ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	        gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user; fi
 	@$(MAKE) --no-print-directory peers || \
 	    echo "make deps: the llama.cpp peer could not be fetched; llamacpp.* variants stay unavailable"
 
@@ -139,7 +244,7 @@ slurm-deps:
 	    slurm-wlm munge sqlite3
 
 clean:
-	rm -rf build build-asan $(BIN)
+	rm -rf build build-asan build-aarch64 $(BIN)
 
 # Plots and the report from the store (results/mpbench.db): `mpbench plot all`
 # writes results/plots/KIND.{png,svg,dat}; `mpbench report` writes REPORT.md.

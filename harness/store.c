@@ -17,6 +17,7 @@
 #include "mp_counters.h"
 #include "mp_harness.h"
 #include "mp_store_schema.h"
+#include "../kernels/common/mp_isa.h"
 #include "../variants/mp_registry.h"
 
 struct mp_store {
@@ -204,6 +205,14 @@ static void now_iso(char *buf, size_t len)
 
 int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_err *e)
 {
+    /* issue 22: every command that stores timings registers its machine first;
+     * timings of an emulated CPU mean nothing, so none are stored from one */
+    char emu[256];
+    if (mp_cpu_emulated(emu, sizeof emu))
+        return mp_fail(e, MP_EUSAGE,
+                       "database %s: refusing to store timings from an emulated CPU (%s); "
+                       "correctness runs are fine with --no-db (or MPBENCH_EMULATED=0 if "
+                       "this is wrong)", s->path, emu);
     char now[32];
     now_iso(now, sizeof now);
     sqlite3_stmt *st;

@@ -30,6 +30,9 @@ typedef enum mp_isa_bits {
     MP_ISA_AVX512 = 1u << 1,     /* avx512 f/bw/vl/dq */
     MP_ISA_AVXVNNI = 1u << 2,    /* avx-vnni (VEX-encoded vpdpbusd) */
     MP_ISA_AVX512VNNI = 1u << 3, /* avx512-vnni */
+    MP_ISA_NEON = 1u << 4,       /* AArch64 Advanced SIMD (every AArch64 CPU) */
+    MP_ISA_DOTPROD = 1u << 5,    /* Armv8.2 FEAT_DotProd: sdot/udot */
+    MP_ISA_I8MM = 1u << 6,       /* Armv8.6 FEAT_I8MM: smmla/usmmla */
 } mp_isa_bits;
 
 typedef enum mp_family {

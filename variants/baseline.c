@@ -28,8 +28,10 @@ static void q8_prepare(const mp_op *op, const float *x, int n, void *act, int t0
 
 const mp_variant mp_catalog_baseline[] = {
     F32_ROW("scalar", MP_ISA_SCALAR, mp_f32_gemm__scalar),
+#if MP_CATALOG_X86
     F32_ROW("avx2", MP_ISA_AVX2, mp_f32_gemm__avx2),
     F32_ROW("avx512", MP_ISA_AVX512, mp_f32_gemm__avx512),
+#endif
     {.name = "naive2.scalar", .method = "NAIVE2", .family = MP_FAMILY_BASELINE,
      .isa = MP_ISA_SCALAR, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,
      .k_multiple = 1, .m_align = 1, .source = "seed 002 (pure-C kernel)",

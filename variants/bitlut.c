@@ -21,8 +21,13 @@
 
 const mp_variant mp_catalog_bitlut[] = {
     TMAC_ROW("scalar", MP_ISA_SCALAR, mp_tmac_gemm__scalar, mp_tmac_prepare, .n_params = 0),
+#if MP_CATALOG_X86
     TMAC_ROW("avx2", MP_ISA_AVX2, mp_tmac_gemm__avx2, mp_tmac_prepare__avx2, PF_PARAM),
     TMAC_ROW("avx512", MP_ISA_AVX512 | MP_ISA_AVX2, mp_tmac_gemm__avx512, mp_tmac_prepare__avx2,
              PF_PARAM),
+#endif
+#if MP_CATALOG_ARM /* tbl lookups (tmac-neon.c), the scalar prepare's tables */
+    TMAC_ROW("neon", MP_ISA_NEON, mp_tmac_gemm__neon, mp_tmac_prepare, .n_params = 0),
+#endif
     {0},
 };

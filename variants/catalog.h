@@ -8,6 +8,20 @@
 
 #include "../kernels/mp_kernel.h"
 
+/* Which SIMD rows a build has: the x86 rows on x86-64, the Arm rows on AArch64
+ * (the other architecture's kernel files are not compiled: Makefile, ARCH).
+ * Scalar rows are in every build. */
+#if defined(__x86_64__) || defined(__i386__)
+#define MP_CATALOG_X86 1
+#else
+#define MP_CATALOG_X86 0
+#endif
+#if defined(__aarch64__)
+#define MP_CATALOG_ARM 1
+#else
+#define MP_CATALOG_ARM 0
+#endif
+
 #define MP_CATALOG_FAMILIES(X) \
     X(baseline)                \
     X(mad)                     \

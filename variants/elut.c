@@ -1,6 +1,6 @@
 /* elut.c - catalog rows of the element-wise LUT family: TL1_0, TL1_1, TL2_0, TL2_1
  * (seed 000 §3 and Appendix E, seed 004 §2), each for bm in {16, 32} (fixed: it
- * changes the packed layout) on scalar, AVX2 and AVX-512.  The SIMD paths expose
+ * changes the packed layout) on scalar, AVX2 and AVX-512 (x86-64) or NEON (AArch64).  The SIMD paths expose
  * the software prefetch distance as a runtime parameter.  The AVX2 and AVX-512
  * rows build their tables with the AVX2 prepare (same bytes as the scalar one),
  * so the AVX-512 rows also need AVX2.  Kernels in
@@ -32,19 +32,29 @@
      .prepare = mp_##NAME##_prepare##PREP, .compute = mp_##NAME##_gemm_bm##BM##__##ISA,         \
      __VA_ARGS__}
 
+#if MP_CATALOG_X86
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)                                   \
+    TL_ROW(KIND, NAME, METHOD, LL, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),             \
+    TL_ROW(KIND, NAME, METHOD, LL, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS),
+#elif MP_CATALOG_ARM /* tbl lookups (tl-neon.c), the scalar prepare's tables */
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)                                   \
+    TL_ROW(KIND, NAME, METHOD, LL, BM, neon, MP_ISA_NEON, , .n_params = 0),
+#else
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)
+#endif
+
 #define TL_ROWS(KIND, NAME, METHOD, LL, BM)                                        \
     TL_ROW(KIND, NAME, METHOD, LL, BM, scalar, MP_ISA_SCALAR, , .n_params = 0),          \
-    TL_ROW(KIND, NAME, METHOD, LL, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),             \
-    TL_ROW(KIND, NAME, METHOD, LL, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS)
+    TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)
 
 const mp_variant mp_catalog_elut[] = {
-    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 16),
-    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 32),
-    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 16),
-    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 32),
-    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 16),
-    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 32),
-    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 16),
-    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 32),
+    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 16)
+    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 32)
+    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 16)
+    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 32)
+    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 16)
+    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 32)
+    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 16)
+    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 32)
     {0},
 };

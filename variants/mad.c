@@ -69,22 +69,50 @@
 
 const mp_variant mp_catalog_mad[] = {
     I2S_ROW("scalar", MP_ISA_SCALAR, mp_i2s_gemm__scalar),
+#if MP_CATALOG_X86
     I2S_ROW("avx2", MP_ISA_AVX2, mp_i2s_gemm__avx2),
     I2S_ROW("avx512", MP_ISA_AVX512, mp_i2s_gemm__avx512),
+#endif
+#if MP_CATALOG_ARM
+    I2S_ROW("neon", MP_ISA_NEON, mp_i2s_gemm__neon),
+    I2S_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_i2s_gemm__dotprod),
+#endif
     F16_ROW("scalar", MP_ISA_SCALAR, mp_f16_gemm__scalar),
+#if MP_CATALOG_X86
     F16_ROW("avx2", MP_ISA_AVX2, mp_f16_gemm__avx2),
     F16_ROW("avx512", MP_ISA_AVX512, mp_f16_gemm__avx512),
+#endif
     Q8_0_ROW("scalar", MP_ISA_SCALAR, mp_q8_0_gemm__scalar),
+#if MP_CATALOG_X86
     Q8_0_ROW("avx2", MP_ISA_AVX2, mp_q8_0_gemm__avx2),
     Q8_0_ROW("avx512", MP_ISA_AVX512, mp_q8_0_gemm__avx512),
+#endif
+#if MP_CATALOG_ARM
+    Q8_0_ROW("neon", MP_ISA_NEON, mp_q8_0_gemm__neon),
+    Q8_0_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_q8_0_gemm__dotprod),
+#endif
     Q4_0_ROW("scalar", MP_ISA_SCALAR, mp_q4_0_gemm__scalar),
+#if MP_CATALOG_X86
     Q4_0_ROW("avx2", MP_ISA_AVX2, mp_q4_0_gemm__avx2),
     Q4_0_ROW("avx512", MP_ISA_AVX512, mp_q4_0_gemm__avx512),
+#endif
     TQ1_ROW("scalar", MP_ISA_SCALAR, mp_tq1_0_gemm__scalar),
+#if MP_CATALOG_X86
     TQ1_ROW("avx2", MP_ISA_AVX2, mp_tq1_0_gemm__avx2),
     TQ1_ROW("avx512", MP_ISA_AVX512, mp_tq1_0_gemm__avx512),
+#endif
+#if MP_CATALOG_ARM
+    TQ1_ROW("neon", MP_ISA_NEON, mp_tq1_0_gemm__neon),
+    TQ1_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_tq1_0_gemm__dotprod),
+#endif
     TQ2_ROW("scalar", MP_ISA_SCALAR, mp_tq2_0_gemm__scalar),
+#if MP_CATALOG_X86
     TQ2_ROW("avx2", MP_ISA_AVX2, mp_tq2_0_gemm__avx2),
     TQ2_ROW("avx512", MP_ISA_AVX512, mp_tq2_0_gemm__avx512),
+#endif
+#if MP_CATALOG_ARM
+    TQ2_ROW("neon", MP_ISA_NEON, mp_tq2_0_gemm__neon),
+    TQ2_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_tq2_0_gemm__dotprod),
+#endif
     {0},
 };

@@ -44,17 +44,31 @@
 #define B MP_DOMAIN_BINARY
 #define AVX512VNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVX512VNNI)
 #define AVXVNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVXVNNI)
+#define DOTPROD_BITS (MP_ISA_NEON | MP_ISA_DOTPROD)
+#define I8MM_BITS (MP_ISA_NEON | MP_ISA_DOTPROD | MP_ISA_I8MM)
 
 const mp_variant mp_catalog_vnni[] = {
     VNNI_ROW(int2, "VNNI_INT2", T, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+#if MP_CATALOG_X86
     VNNI_ROW(int2, "VNNI_INT2", T, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
     VNNI_ROW(int2, "VNNI_INT2", T, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
     VNNI_ROW(int2, "VNNI_INT2", T, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 4,
              ZMM_PARAMS),
+#endif
+#if MP_CATALOG_ARM /* sdot / smmla (vnni-arm.h); no tunables yet, scalar prepare */
+    VNNI_ROW(int2, "VNNI_INT2", T, dotprod, DOTPROD_BITS, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int2, "VNNI_INT2", T, i8mm, I8MM_BITS, mp_vnni_prepare, NULL, 0, {0}),
+#endif
     VNNI_ROW(int1, "VNNI_INT1", B, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+#if MP_CATALOG_X86
     VNNI_ROW(int1, "VNNI_INT1", B, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
     VNNI_ROW(int1, "VNNI_INT1", B, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
     VNNI_ROW(int1, "VNNI_INT1", B, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 5,
              ZMM_PARAMS, VNNI_SEQ(1)),
+#endif
+#if MP_CATALOG_ARM
+    VNNI_ROW(int1, "VNNI_INT1", B, dotprod, DOTPROD_BITS, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int1, "VNNI_INT1", B, i8mm, I8MM_BITS, mp_vnni_prepare, NULL, 0, {0}),
+#endif
     {0},
 };

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../mp_harness.h"
+#include "../../kernels/common/mp_isa.h"
 #include "../../variants/mp_registry.h"
 
 #ifndef MP_GIT_COMMIT
@@ -68,7 +69,8 @@ void mp_machine_probe_info(mp_machine *m)
                     c[strcspn(c, "\n")] = 0;
                     snprintf(m->cpu_model, sizeof m->cpu_model, "%s", c);
                 }
-            } else if (!flags[0] && !strncmp(line, "flags", 5)) {
+            } else if (!flags[0] && (!strncmp(line, "flags", 5) ||
+                                     !strncmp(line, "Features", 8))) { /* Arm: Features */
                 char *c = strchr(line, ':');
                 if (c)
                     snprintf(flags, sizeof flags, "%s", c + 1);
@@ -80,7 +82,8 @@ void mp_machine_probe_info(mp_machine *m)
         snprintf(m->cpu_model, sizeof m->cpu_model, "unknown");
     static const char *const wanted[] = {"avx2", "fma", "f16c", "avx512f", "avx512bw",
                                          "avx512vl", "avx512dq", "avx512_vnni", "avx_vnni",
-                                         "avx_vnni_int8", "avx512_bf16", "amx_int8"};
+                                         "avx_vnni_int8", "avx512_bf16", "amx_int8",
+                                         "asimd", "asimddp", "i8mm", "sve"}; /* Arm */
     for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++)
         if (has_flag(flags, wanted[i])) {
             size_t len = strlen(m->isa_flags);
@@ -190,4 +193,8 @@ void mp_machine_warn(const mp_machine *m)
     if (strncmp(m->hypervisor, "no", 2))
         fprintf(stderr, "mpbench: note: running under a hypervisor: expect noise; results "
                         "with a high spread are marked unstable\n");
+    char emu[256]; /* issue 22 */
+    if (mp_cpu_emulated(emu, sizeof emu))
+        fprintf(stderr, "mpbench: warning: emulated CPU (%s): the timings below mean "
+                        "nothing; only the correctness columns do\n", emu);
 }

@@ -13,6 +13,15 @@
 
 #include "../mp_harness.h"
 
+/* spin-wait hint (issue 22: the pool also builds on AArch64) */
+#if defined(__x86_64__) || defined(__i386__)
+#define MP_CPU_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define MP_CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define MP_CPU_RELAX() ((void)0)
+#endif
+
 struct mp_pool {
     int n;
     pthread_t *tid;
@@ -59,7 +68,7 @@ static void *worker(void *a)
             if (++spins > 200000 || atomic_load_explicit(&p->rest, memory_order_relaxed))
                 sched_yield();
             else
-                __builtin_ia32_pause();
+                MP_CPU_RELAX();
         }
         seen = g;
         p->fn(p->arg, id, p->n);
@@ -130,7 +139,7 @@ void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg)
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
     fn(arg, 0, p->n);
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->n - 1)
-        __builtin_ia32_pause();
+        MP_CPU_RELAX();
 }
 
 /* Issue 15: while another library's threads (a self-threaded peer) use the

@@ -23,10 +23,14 @@ enum { MAX_T = 64 };
 static const mp_probe_ops *pick_ops(void)
 {
     unsigned isa = mp_isa_detect();
+#if defined(__x86_64__) /* issue 22: no x86 probe kernels in an AArch64 build (no NEON ones yet) */
     if (isa & MP_ISA_AVX512VNNI)
         return &mp_probe_avx512vnni;
     if (isa & MP_ISA_AVX2)
         return &mp_probe_avx2;
+#else
+    (void)isa;
+#endif
     return &mp_probe_scalar;
 }
 

@@ -1,4 +1,6 @@
-/* isa.c - CPUID-based feature detection with an environment cap (mp_isa.h). */
+/* isa.c - run-time ISA detection with an environment cap (mp_isa.h): CPUID on
+ * x86-64, getauxval(AT_HWCAP/AT_HWCAP2) on AArch64 (the kernel's view of the
+ * CPU's features, which is also what qemu-aarch64 reports for its -cpu model). */
 #include "mp_isa.h"
 
 #include <stdio.h>
@@ -7,6 +9,29 @@
 
 #include "../mp_kernel.h"
 
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+
+/* Linux arm64 uapi hwcap bits (asm/hwcap.h), spelled out so older headers do. */
+enum {
+    HWCAP_ASIMD_BIT = 1u << 1,     /* AT_HWCAP: Advanced SIMD */
+    HWCAP_ASIMDDP_BIT = 1u << 20,  /* AT_HWCAP: sdot/udot */
+    HWCAP2_I8MM_BIT = 1u << 13,    /* AT_HWCAP2: smmla/ummla/usmmla */
+};
+
+unsigned mp_isa_hardware(void)
+{
+    unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+    unsigned b = 0;
+    if (hw & HWCAP_ASIMD_BIT)
+        b |= MP_ISA_NEON;
+    if ((b & MP_ISA_NEON) && (hw & HWCAP_ASIMDDP_BIT))
+        b |= MP_ISA_DOTPROD;
+    if ((b & MP_ISA_NEON) && (hw2 & HWCAP2_I8MM_BIT))
+        b |= MP_ISA_I8MM;
+    return b;
+}
+#elif defined(__x86_64__) || defined(__i386__)
 unsigned mp_isa_hardware(void)
 {
     __builtin_cpu_init();
@@ -24,6 +49,12 @@ unsigned mp_isa_hardware(void)
         b |= MP_ISA_AVX512VNNI;
     return b;
 }
+#else
+unsigned mp_isa_hardware(void)
+{
+    return 0; /* scalar paths only */
+}
+#endif
 
 unsigned mp_isa_detect(void)
 {
@@ -41,9 +72,16 @@ unsigned mp_isa_detect(void)
             allow = MP_ISA_AVX2 | MP_ISA_AVX512;
         else if (!strcmp(cap, "avx512vnni"))
             allow = MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVXVNNI | MP_ISA_AVX512VNNI;
+        else if (!strcmp(cap, "neon"))
+            allow = MP_ISA_NEON;
+        else if (!strcmp(cap, "dotprod"))
+            allow = MP_ISA_NEON | MP_ISA_DOTPROD;
+        else if (!strcmp(cap, "i8mm"))
+            allow = MP_ISA_NEON | MP_ISA_DOTPROD | MP_ISA_I8MM;
         else {
             fprintf(stderr, "mpbench: MPBENCH_MAX_ISA='%s' is not one of scalar, avx2, "
-                            "avxvnni, avx512, avx512vnni; ignoring it\n", cap);
+                            "avxvnni, avx512, avx512vnni, neon, dotprod, i8mm; ignoring it\n",
+                    cap);
             allow = ~0u;
         }
         b &= allow;
@@ -69,7 +107,10 @@ const char *mp_isa_str(unsigned bits, char *buf, unsigned len)
     } names[] = {{MP_ISA_AVX2, "avx2"},
                  {MP_ISA_AVX512, "avx512"},
                  {MP_ISA_AVXVNNI, "avxvnni"},
-                 {MP_ISA_AVX512VNNI, "avx512vnni"}};
+                 {MP_ISA_AVX512VNNI, "avx512vnni"},
+                 {MP_ISA_NEON, "neon"},
+                 {MP_ISA_DOTPROD, "dotprod"},
+                 {MP_ISA_I8MM, "i8mm"}};
     buf[0] = 0;
     for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
         if (bits & names[i].bit) {

@@ -1,5 +1,5 @@
 /* mp_isa.h - run-time ISA detection.  MPBENCH_MAX_ISA=scalar|avx2|avx512|
- * avxvnni|avx512vnni caps what is reported (so AVX2 paths are testable on an
+ * avxvnni|avx512vnni (x86-64) or neon|dotprod|i8mm (AArch64) caps what is reported (so AVX2 paths are testable on an
  * AVX-512 machine); MPBENCH_VERBOSE=1 prints what was detected and why. */
 #ifndef MP_ISA_H
 #define MP_ISA_H
@@ -10,5 +10,12 @@ unsigned mp_isa_detect(void);
 unsigned mp_isa_hardware(void);
 /* "avx2", "avx512+avx512vnni", ... for a mask; returns buf. */
 const char *mp_isa_str(unsigned bits, char *buf, unsigned len);
+
+/* 1 when this process runs on an emulated CPU (timings from it mean nothing),
+ * with the reason in why: MPBENCH_EMULATED=1 (told; =0 overrides detection),
+ * a /proc/cpuinfo of another architecture than the binary's (user-mode
+ * emulation: qemu-aarch64 on an x86 host), or QEMU's TCG hypervisor signature
+ * (x86 full-system emulation).  0 otherwise.  (emulated.c) */
+int mp_cpu_emulated(char *why, unsigned len);
 
 #endif

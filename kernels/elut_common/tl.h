@@ -153,6 +153,8 @@ void mp_tl_gemm__avx2(const mp_op *op, int tl2, int lossless, int bm, const void
                       int n, float *y, int m0, int m1);
 void mp_tl_gemm__avx512(const mp_op *op, int tl2, int lossless, int bm, const void *act,
                         int n, float *y, int m0, int m1);
+void mp_tl_gemm__neon(const mp_op *op, int tl2, int lossless, int bm, const void *act,
+                      int n, float *y, int m0, int m1);
 
 /* ---- per-variant slots (variants/elut.c): NAME = tl1_0, tl1_1, tl2_0, tl2_1 ---- */
 #define MP_TL_DECLARE_LAYOUT(KIND, BM)                                                  \
@@ -200,6 +202,7 @@ MP_TL_DECLARE_PREP_AVX2(tl2_1)
 MP_TL_DECLARE_ISA(scalar)
 MP_TL_DECLARE_ISA(avx2)
 MP_TL_DECLARE_ISA(avx512)
+MP_TL_DECLARE_ISA(neon)
 
 /* Defines the eight gemm wrappers of one ISA over mp_tl_gemm__ISA. */
 #define MP_TL_DEFINE_GEMM(NAME, TL2, LL, BM, ISA)                                          \

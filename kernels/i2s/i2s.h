@@ -24,5 +24,10 @@ void mp_i2s_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0
                        int m1, void *scratch);
 void mp_i2s_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
                          int m1, void *scratch);
+/* AArch64 (i2s-arm.h): NEON (Armv8.0) and dotprod (sdot) twins. */
+void mp_i2s_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                       void *scratch);
+void mp_i2s_gemm__dotprod(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                          void *scratch);
 
 #endif

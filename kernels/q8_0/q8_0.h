@@ -73,5 +73,10 @@ void mp_q8_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m
                         int m1, void *scratch);
 void mp_q8_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
                           int m1, void *scratch);
+/* AArch64 (q8_0-arm.h): NEON (Armv8.0) and dotprod (sdot) twins. */
+void mp_q8_0_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                        void *scratch);
+void mp_q8_0_gemm__dotprod(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                           void *scratch);
 
 #endif

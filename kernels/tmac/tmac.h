@@ -84,5 +84,7 @@ void mp_tmac_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m
                         void *scratch);
 void mp_tmac_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
                           void *scratch);
+void mp_tmac_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                        void *scratch);
 
 #endif

@@ -99,6 +99,15 @@ void mp_tq2_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int 
                          int m1, void *scratch);
 void mp_tq2_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
                            int m1, void *scratch);
+/* AArch64 (tq1_0-arm.h, tq2_0-arm.h): NEON (Armv8.0) and dotprod (sdot) twins. */
+void mp_tq1_0_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                         void *scratch);
+void mp_tq1_0_gemm__dotprod(const mp_op *op, const void *act, int n, float *y, int m0,
+                            int m1, void *scratch);
+void mp_tq2_0_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                         void *scratch);
+void mp_tq2_0_gemm__dotprod(const mp_op *op, const void *act, int n, float *y, int m0,
+                            int m1, void *scratch);
 
 /* fp16 block scale of a packed block (d is the last 2 bytes of both formats). */
 static inline float mp_tq_block_d(const uint8_t *blk, int bytes)

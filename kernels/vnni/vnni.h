@@ -103,6 +103,11 @@ MP_VNNI_DECL(int1, scalar)
 MP_VNNI_DECL(int1, avx2)
 MP_VNNI_DECL(int1, avxvnni)
 MP_VNNI_DECL(int1, avx512vnni)
+/* AArch64 (vnni-arm.h): sdot and smmla twins */
+MP_VNNI_DECL(int2, dotprod)
+MP_VNNI_DECL(int2, i8mm)
+MP_VNNI_DECL(int1, dotprod)
+MP_VNNI_DECL(int1, i8mm)
 #undef MP_VNNI_DECL
 
 /* ---- roofline of seed 003 §III-E ------------------------------------------------
