@@ -34,7 +34,7 @@ CC      := aarch64-linux-gnu-gcc
 QEMU    ?= qemu-aarch64
 BUILD   ?= build-aarch64
 endif
-ARCH_EXCLUDE := $(X86_FILES)
+ARCH_EXCLUDE := $(X86_FILES) kernels/llamacpp/%.c
 else
 ARCH_EXCLUDE := $(ARM_FILES)
 endif
@@ -142,7 +142,8 @@ regress-baseline: $(TESTBIN)
 # `make` builds the whole mpbench as on x86 (with the Arm rows in the catalog).
 KSRCS := $(sort $(filter-out $(ARCH_EXCLUDE),$(wildcard kernels/*/*.c variants/*.c)))
 KOBJS := $(KSRCS:%.c=$(BUILD)/%.o)
-ARM_TEST_OBJS := $(addprefix $(BUILD)/,tests/arm/mptest-arm.o tests/check.o harness/models.o harness/util.o)
+ARM_TEST_OBJS := $(addprefix $(BUILD)/,tests/arm/mptest-arm.o tests/check.o harness/models.o harness/util.o \
+    tests/arm/no-gguf.o)
 ARM_TEST_BIN := $(BUILD)/mptest-arm
 ARM_BUILD ?= build-aarch64
 

@@ -3,7 +3,13 @@
  * run can measure ours against the real thing (issue 15).  One row per ggml
  * type; each row is self-threaded (ggml runs its own pinned threadpool) and
  * available only when the library loaded (`make peers`). */
+#include <stdio.h>
+
 #include "catalog.h"
+#include "mp_registry.h"
+
+/* The peer package is a linux-x64 build of llama.cpp: no peers elsewhere. */
+#if MP_CATALOG_X86
 #include "../kernels/llamacpp/llamacpp.h"
 #include "../kernels/llamacpp/ggml-api.h"
 
@@ -59,3 +65,13 @@ const char *mp_registry_peers_describe(char *buf, size_t len)
 {
     return mp_llamacpp_describe(buf, len);
 }
+#else
+const mp_variant mp_catalog_peer[] = {{0}};
+
+const char *mp_registry_peers_describe(char *buf, size_t len)
+{
+    snprintf(buf, len, "llama.cpp peer: none on this architecture (the pinned package is "
+                       "linux-x64)");
+    return buf;
+}
+#endif
