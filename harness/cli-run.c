@@ -19,7 +19,7 @@ enum { MAX_SEL = 512, MAX_SHAPES = 16 };
 static void run_usage(FILE *f)
 {
     fputs("usage: mpbench run --variant GLOB[,GLOB...] (--shape MxK[xN] | --model NAME | --gguf FILE)\n"
-          "                   [--n N] [--threads T] [--reps R] [--min-time SEC] [--warm]\n"
+          "                   [--n N[,N]] [--threads T[,T]] [--reps R] [--min-time SEC] [--warm]\n"
           "                   [--params name=value,...] [--seed S] [--db PATH | --no-db]\n"
           "                   [--format table|csv|json|md] [--quiet]\n"
           "  Measures each variant (cold cache unless --warm) and stores the results in\n"
@@ -41,6 +41,7 @@ int mp_cmd_run(int argc, char **argv)
     char globs[1024] = "", cmdline[2048];
     const char *shape = NULL, *model = NULL, *params = NULL, *db = "results/mpbench.db";
     int n = 1, n_given = 0, threads = 1, no_db = 0, seed = 1, quiet = 0;
+    int nv[32] = {1}, nn = 1, tv[32] = {1}, nt = 1; /* --n and --threads take lists */
     mp_format fmt = MP_FMT_TABLE;
     mp_bench_opts bo;
     mp_bench_defaults(&bo);
@@ -64,13 +65,17 @@ int mp_cmd_run(int argc, char **argv)
             model = optarg;
             break;
         case 'n':
-            if ((rc = mp_parse_int(optarg, "--n", 1, 65536, &n, &e)))
+            if ((rc = mp_parse_int_list(optarg, "--n", 1, 65536, nv, 32, &nn, &e)))
                 return mp_die(rc, "%s", e.msg);
+            n = nv[0];
             n_given = 1;
             break;
         case 't':
-            if ((rc = mp_parse_int(optarg, "--threads", 1, 1024, &threads, &e)))
+            if ((rc = mp_parse_int_list(optarg, "--threads", 1, 1024, tv, 32, &nt, &e)))
                 return mp_die(rc, "%s", e.msg);
+            threads = tv[0];
+            for (int i = 1; i < nt; i++)
+                threads = tv[i] > threads ? tv[i] : threads;
             break;
         case 'r':
             if ((rc = mp_parse_int(optarg, "--reps", 1, 1000000, &bo.min_reps, &e)))
@@ -144,11 +149,13 @@ int mp_cmd_run(int argc, char **argv)
             return mp_die(rc, "%s", e.msg);
         }
         if (sn) {
-            if (n_given && sn != n) {
+            if (n_given && (nn != 1 || sn != n)) {
                 free(cases);
-                return mp_die(2, "--shape %s gives N=%d but --n gives %d", shape, sn, n);
+                return mp_die(2, "--shape %s gives N=%d but --n gives %s", shape, sn,
+                              nn == 1 ? "another" : "a list");
             }
             n = sn;
+            nv[0] = sn, nn = 1;
         }
         shapes[0][0] = m;
         shapes[0][1] = k;
@@ -179,8 +186,8 @@ int mp_cmd_run(int argc, char **argv)
     mp_engine_opts eo = {.bench = bo, .kind = "run", .cmdline = cmdline, .annotate = 1,
                          .quiet = quiet};
     mp_engine_out out;
-    if (!(rc = mp_plan_kernels(&plan, cases, nsel, (const int(*)[2])shapes, ns, &n, 1,
-                               &threads, 1, 1, 1, bo.warm, &e))) {
+    if (!(rc = mp_plan_kernels(&plan, cases, nsel, (const int(*)[2])shapes, ns, nv, nn, tv, nt,
+                               1, 1, bo.warm, &e))) {
         rc = mp_engine_run(store, &mach, &plan, &eo, &out, &e);
         if (!rc)
             mp_results_print(stdout, fmt, out.rows, out.nrows);
