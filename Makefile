@@ -209,7 +209,14 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    build-essential pkg-config git libcriterion-dev libsqlite3-dev sqlite3 \
-	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox nodejs npm
+	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox
+	@# npm fetches the llama.cpp peer; a machine may already carry Node.js from
+	@# elsewhere (nodesource ships npm inside its nodejs, and Debian's npm then
+	@# conflicts with it), so Debian's are installed only when npm is missing,
+	@# and failing to install them costs only the peer, never the build
+	@command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends nodejs npm || \
+	    echo "make deps: nodejs/npm could not be installed; llamacpp.* variants stay unavailable"
 	@# make test-arm: the AArch64 cross compiler and user-mode qemu
 	@if [ "$$(uname -m)" != aarch64 ]; then \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
