@@ -26,18 +26,24 @@ static void tmpdir(char *buf, size_t len)
     cr_assert(mkdtemp(buf));
 }
 
-/* fork+exec mpbench with a NULL-terminated argument list; returns the pid */
-static pid_t spawn(char *const *args)
+/* fork+exec mpbench with a NULL-terminated argument list, its stderr to `err`
+ * (or discarded); returns the pid */
+static pid_t spawn_err(char *const *args, const char *err)
 {
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        freopen("/dev/null", "w", stderr);
+        freopen(err ? err : "/dev/null", "w", stderr);
         freopen("/dev/null", "w", stdout);
         execv(bin(), args);
         _exit(127);
     }
     return pid;
+}
+
+static pid_t spawn(char *const *args)
+{
+    return spawn_err(args, NULL);
 }
 
 static long query_long(const char *db, const char *sql)
@@ -95,10 +101,19 @@ Test(sweep, resume_after_kill_9_measures_only_what_is_missing, .timeout = 300)
     cr_assert(WIFSIGNALED(st), "sweep finished before it was killed: make it longer");
     long partial = query_long(db, KEYS);
     cr_assert_lt(partial, 32, "killed sweep already had everything");
-    /* the same command again: only the missing results are measured */
-    pid = spawn(args);
+    /* the same command again: only the missing results are measured, and it says so */
+    char err[160], want[96], got[1024] = "";
+    snprintf(err, sizeof err, "%s/resume.err", dir);
+    pid = spawn_err(args, err);
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "resumed sweep failed");
+    FILE *f = fopen(err, "r");
+    cr_assert(f);
+    size_t ng = fread(got, 1, sizeof got - 1, f);
+    got[ng] = 0;
+    fclose(f);
+    snprintf(want, sizeof want, "resuming, %ld of 32 results already stored", partial);
+    cr_assert(strstr(got, want), "resumed sweep did not say '%s': %s", want, got);
     cr_assert_eq(query_long(db, KEYS), 32, "2 variants x 8 shapes x 2 n");
     cr_assert_eq(query_long(db, DISTINCT), 32, "each result exactly once");
     cr_assert_eq(query_long(db, "SELECT count(*) FROM runs WHERE kind='sweep'"), 2);

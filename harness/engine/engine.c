@@ -76,6 +76,9 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
         }
     if (out->todo == 0)
         goto done;
+    if (out->total != out->todo)
+        fprintf(stderr, "mpbench: %s %s: resuming, %ld of %ld results already stored\n", o->kind,
+                plan->key, out->total - out->todo, out->total);
     int64_t machine_id = 0;
     if (store && ((rc = mp_store_machine(store, mach, &machine_id, e)) ||
                   (rc = mp_store_run_begin(store, machine_id, o->kind, mach, o->cmdline, "",
