@@ -1,4 +1,4 @@
-/* cli-list.c - `mpbench list models|shapes|variants|machine`. */
+/* cli-list.c - `mpbench list models|shapes|variants|formats|machine`. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +9,7 @@
 #include "mp_harness.h"
 #include "mp_probe_store.h"
 #include "../kernels/common/mp_isa.h"
+#include "../variants/mp_formats.h"
 #include "../variants/mp_registry.h"
 
 static int list_models(void)
@@ -99,8 +100,27 @@ static int list_variants(void)
                v->k_multiple, ps, off ? (ps[0] ? "  unavailable: " : "unavailable: ") : "",
                off ? why : "");
     }
+    printf("\nfamilies:\n"); /* generated from MP_FAMILIES (kernels/mp_kernel.h) */
+    for (int f = 0; f < MP_FAMILY_COUNT; f++)
+        printf("  %-9s %s\n", mp_family_name((mp_family)f), mp_family_doc((mp_family)f));
     char peer[1024]; /* issue 15: which llama.cpp build the llamacpp.* peers run */
     printf("\n%s\n", mp_registry_peers_describe(peer, sizeof peer));
+    return 0;
+}
+
+/* The traits table (variants/mp_formats.h): one row per weight format. */
+static int list_formats(void)
+{
+    static const char *const ex[] = {"lossless", "lossy", "float"};
+    printf("%-10s %-9s %-9s %-8s %6s %6s %5s %4s  %s\n", "format", "family", "numerics",
+           "domain", "block", "bytes", "bpw", "K%", "source");
+    for (int f = 1; mp_wformat_get(f); f++) {
+        const mp_wformat_traits *t = mp_wformat_get(f);
+        printf("%-10s %-9s %-9s %-8s %6d %6d %5.2f %4d  %s\n", t->method,
+               mp_family_name(t->family), ex[t->exactness],
+               t->domain == MP_DOMAIN_BINARY ? "binary" : "ternary", t->block, t->block_bytes,
+               8.0 * t->block_bytes / t->block, t->k_multiple, t->source);
+    }
     return 0;
 }
 
@@ -157,16 +177,18 @@ static int list_machine(int argc, char **argv)
 int mp_cmd_list(int argc, char **argv)
 {
     if (argc < 2)
-        return mp_die(2, "usage: mpbench list models|shapes --model NAME|gguf FILE|variants|machine");
+        return mp_die(2, "usage: mpbench list models|shapes --model NAME|gguf FILE|variants|formats|machine");
     if (!strcmp(argv[1], "gguf"))
         return mp_cmd_list_gguf(argc - 1, argv + 1);
     if (!strcmp(argv[1], "models"))
         return argc == 2 ? list_models() : mp_die(2, "list models takes no arguments");
     if (!strcmp(argv[1], "shapes"))
         return list_shapes(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "formats"))
+        return argc == 2 ? list_formats() : mp_die(2, "list formats takes no arguments");
     if (!strcmp(argv[1], "variants"))
         return argc == 2 ? list_variants() : mp_die(2, "list variants takes no arguments");
     if (!strcmp(argv[1], "machine"))
         return list_machine(argc - 1, argv + 1);
-    return mp_die(2, "list: unknown kind '%s' (models, shapes, variants, machine)", argv[1]);
+    return mp_die(2, "list: unknown kind '%s' (models, shapes, variants, formats, machine)", argv[1]);
 }

@@ -35,14 +35,25 @@ typedef enum mp_isa_bits {
     MP_ISA_I8MM = 1u << 6,       /* Armv8.6 FEAT_I8MM: smmla/usmmla */
 } mp_isa_bits;
 
+/* The families, one line each: enum suffix, the name results carry, what it
+ * holds.  The enum, the catalog's list of tables (variants/catalog.h: one table
+ * mp_catalog_<name> per line), mp_family_name and the help of `list variants`
+ * are all generated from this list; adding a family is one line here and one
+ * table in variants/<name>.c. */
+#define MP_FAMILIES(X)                                                                  \
+    X(BASELINE, baseline, "F32 and the naive 2-bit floor (seed 002)")                   \
+    X(MAD, mad, "multiply-add: I2_S, TQ1_0, TQ2_0, Q4_0, Q8_0, F16 (seed 004 §2)")      \
+    X(BITLUT, bitlut, "bit-wise LUT: T-MAC (seed 001 §2.2)")                             \
+    X(ELUT, elut, "element-wise LUT: TL1_0, TL1_1, TL2_0, TL2_1 (seed 000 §3)")          \
+    X(VECLUT, veclut, "vector LUT: VLUT_I2, VLUT_I1 (seed 001 §3-4)")                    \
+    X(VNNI, vnni, "up-convert to int8 dot products: VNNI_INT2, VNNI_INT1 (seed 003)")    \
+    X(PEER, peer, "another library's own kernels (llama.cpp's ggml), for comparison")
+
 typedef enum mp_family {
-    MP_FAMILY_BASELINE, /* F32 and the naive 2-bit floor */
-    MP_FAMILY_MAD,
-    MP_FAMILY_BITLUT,
-    MP_FAMILY_ELUT,
-    MP_FAMILY_VECLUT,
-    MP_FAMILY_VNNI,
-    MP_FAMILY_PEER, /* another library's own kernels (llama.cpp's ggml), for comparison */
+#define MP_FAMILY_ENUM_(E, name, doc) MP_FAMILY_##E,
+    MP_FAMILIES(MP_FAMILY_ENUM_)
+#undef MP_FAMILY_ENUM_
+    MP_FAMILY_COUNT
 } mp_family;
 
 typedef enum mp_domain {
@@ -80,6 +91,7 @@ typedef struct mp_op {
 typedef struct mp_variant {
     const char *name;      /* lowercase method, ISA, fixed parameters: "i2_s.avx2" */
     const char *method;    /* as the papers write it: "I2_S" */
+    int wformat;           /* weight format: its traits row (variants/mp_formats.h); 0 = none */
     mp_family family;
     unsigned isa;          /* mp_isa_bits needed */
     mp_exactness exactness;

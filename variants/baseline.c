@@ -7,9 +7,7 @@
 #include "../kernels/common/mp_numerics.h"
 
 #define F32_ROW(isa_tok, isa_bits, fn)                                              \
-    {.name = "f32." isa_tok, .method = "F32", .family = MP_FAMILY_BASELINE,         \
-     .isa = isa_bits, .exactness = MP_FLOAT, .domain = MP_DOMAIN_TERNARY,           \
-     .k_multiple = 1, .m_align = 4, .source = "DESIGN.md Numerics (float baseline)", \
+    {.name = "f32." isa_tok, MP_TRAITS_K(F32), .isa = isa_bits, .m_align = 4,       \
      .sibling_tol = 1e-5, /* float sums in another order: K*eps*sum|wx| worst case, observed < 1e-6 */ \
      .packed_size = mp_f32_packed_size, .pack = mp_f32_pack,                        \
      .act_size = mp_f32_act_size, .prepare = mp_f32_prepare, .compute = fn}
@@ -32,9 +30,7 @@ const mp_variant mp_catalog_baseline[] = {
     F32_ROW("avx2", MP_ISA_AVX2, mp_f32_gemm__avx2),
     F32_ROW("avx512", MP_ISA_AVX512, mp_f32_gemm__avx512),
 #endif
-    {.name = "naive2.scalar", .method = "NAIVE2", .family = MP_FAMILY_BASELINE,
-     .isa = MP_ISA_SCALAR, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,
-     .k_multiple = 1, .m_align = 1, .source = "seed 002 (pure-C kernel)",
+    {.name = "naive2.scalar", MP_TRAITS_K(NAIVE2), .isa = MP_ISA_SCALAR, .m_align = 1,
      .packed_size = mp_naive2_packed_size, .pack = mp_naive2_pack,
      .unpack = mp_naive2_unpack, .act_size = q8_act_size, .prepare = q8_prepare,
      .compute = mp_naive2_gemm__scalar},

@@ -6,9 +6,8 @@
 #include "../kernels/tmac/tmac.h"
 
 #define TMAC_ROW(ISA, ISABITS, FN, PREP, ...)                                                 \
-    {.name = "tmac_int2." ISA, .method = "TMAC_INT2", .family = MP_FAMILY_BITLUT,       \
-     .isa = ISABITS, .exactness = MP_LOSSY, .domain = MP_DOMAIN_TERNARY,                \
-     .k_multiple = 8, .m_align = MP_TMAC_BM, .source = "seed 001 §2.2, seed 000 §2.3",  \
+    {.name = "tmac_int2." ISA, MP_TRAITS_K(TMAC_INT2), .isa = ISABITS,                  \
+     .m_align = MP_TMAC_BM,                                                             \
      .check = mp_tmac_check, .packed_size = mp_tmac_packed_size, .pack = mp_tmac_pack,  \
      .unpack = mp_tmac_unpack, .act_size = mp_tmac_act_size,                            \
      .prepare = PREP, .compute = FN, __VA_ARGS__}

@@ -2,11 +2,15 @@
  * in variants/, each ending with a zeroed row.  This list of tables is the only
  * place the build learns which variants exist: the registry, the test grid, the
  * sweep and the tuner all iterate it.  Adding a variant = one row in its family's
- * table + its kernel source; adding a family = one line below. */
+ * table + its kernel source; adding a family = one line in MP_FAMILIES
+ * (kernels/mp_kernel.h) + its table.  What a row shares with every other row of
+ * its weight format (method, family, numerics, domain, block) comes from the
+ * format's traits row (mp_formats.h) through MP_TRAITS(ID). */
 #ifndef MP_CATALOG_H
 #define MP_CATALOG_H
 
 #include "../kernels/mp_kernel.h"
+#include "mp_formats.h"
 
 /* Which SIMD rows a build has: the x86 rows on x86-64, the Arm rows on AArch64
  * (the other architecture's kernel files are not compiled: Makefile, ARCH).
@@ -22,17 +26,9 @@
 #define MP_CATALOG_ARM 0
 #endif
 
-#define MP_CATALOG_FAMILIES(X) \
-    X(baseline)                \
-    X(mad)                     \
-    X(bitlut)                  \
-    X(elut)                    \
-    X(veclut)                  \
-    X(vnni)                    \
-    X(peer)
-
-#define MP_DECLARE_FAMILY(f) extern const mp_variant mp_catalog_##f[];
-MP_CATALOG_FAMILIES(MP_DECLARE_FAMILY)
+/* One table per family of mp_kernel.h's MP_FAMILIES list, in its order. */
+#define MP_DECLARE_FAMILY(E, f, doc) extern const mp_variant mp_catalog_##f[];
+MP_FAMILIES(MP_DECLARE_FAMILY)
 #undef MP_DECLARE_FAMILY
 
 #endif

@@ -22,39 +22,37 @@
                {.name = "rb", .def = 1, .n_values = 2, .values = {1, 2},             \
                 .doc = "row blocks sharing each table load (2: two weight streams)"}}
 
-#define TL_ROW(KIND, NAME, METHOD, LL, BM, ISA, ISABITS, PREP, ...)                            \
-    {.name = #NAME "." #ISA ".bm" #BM, .method = METHOD, .family = MP_FAMILY_ELUT,       \
-     .isa = ISABITS, .exactness = LL ? MP_LOSSLESS : MP_LOSSY,                           \
-     .domain = MP_DOMAIN_TERNARY, .k_multiple = BM == 16 ? 16 : 8, .m_align = BM,        \
-     .source = "seed 000 §3, App. E; seed 004 §2", .check = mp_##KIND##_bm##BM##_check, \
+#define TL_ROW(KIND, NAME, METHOD, BM, ISA, ISABITS, PREP, ...)                          \
+    {.name = #NAME "." #ISA ".bm" #BM, MP_TRAITS(METHOD), .isa = ISABITS,                \
+     .k_multiple = BM == 16 ? 16 : 8, .m_align = BM, .check = mp_##KIND##_bm##BM##_check, \
      .packed_size = mp_##KIND##_bm##BM##_packed_size, .pack = mp_##KIND##_bm##BM##_pack, \
      .unpack = mp_##KIND##_bm##BM##_unpack, .act_size = mp_##NAME##_act_size,            \
      .prepare = mp_##NAME##_prepare##PREP, .compute = mp_##NAME##_gemm_bm##BM##__##ISA,         \
      __VA_ARGS__}
 
 #if MP_CATALOG_X86
-#define TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)                                   \
-    TL_ROW(KIND, NAME, METHOD, LL, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),             \
-    TL_ROW(KIND, NAME, METHOD, LL, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS),
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, BM)                                   \
+    TL_ROW(KIND, NAME, METHOD, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),             \
+    TL_ROW(KIND, NAME, METHOD, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS),
 #elif MP_CATALOG_ARM /* tbl lookups (tl-neon.c), the scalar prepare's tables */
-#define TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)                                   \
-    TL_ROW(KIND, NAME, METHOD, LL, BM, neon, MP_ISA_NEON, , .n_params = 0),
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, BM)                                   \
+    TL_ROW(KIND, NAME, METHOD, BM, neon, MP_ISA_NEON, , .n_params = 0),
 #else
-#define TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, BM)
 #endif
 
-#define TL_ROWS(KIND, NAME, METHOD, LL, BM)                                        \
-    TL_ROW(KIND, NAME, METHOD, LL, BM, scalar, MP_ISA_SCALAR, , .n_params = 0),          \
-    TL_SIMD_ROWS(KIND, NAME, METHOD, LL, BM)
+#define TL_ROWS(KIND, NAME, METHOD, BM)                                        \
+    TL_ROW(KIND, NAME, METHOD, BM, scalar, MP_ISA_SCALAR, , .n_params = 0),          \
+    TL_SIMD_ROWS(KIND, NAME, METHOD, BM)
 
 const mp_variant mp_catalog_elut[] = {
-    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 16)
-    TL_ROWS(tl1, tl1_0, "TL1_0", 0, 32)
-    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 16)
-    TL_ROWS(tl1, tl1_1, "TL1_1", 1, 32)
-    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 16)
-    TL_ROWS(tl2, tl2_0, "TL2_0", 0, 32)
-    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 16)
-    TL_ROWS(tl2, tl2_1, "TL2_1", 1, 32)
+    TL_ROWS(tl1, tl1_0, TL1_0, 16)
+    TL_ROWS(tl1, tl1_0, TL1_0, 32)
+    TL_ROWS(tl1, tl1_1, TL1_1, 16)
+    TL_ROWS(tl1, tl1_1, TL1_1, 32)
+    TL_ROWS(tl2, tl2_0, TL2_0, 16)
+    TL_ROWS(tl2, tl2_0, TL2_0, 32)
+    TL_ROWS(tl2, tl2_1, TL2_1, 16)
+    TL_ROWS(tl2, tl2_1, TL2_1, 32)
     {0},
 };

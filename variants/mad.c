@@ -13,9 +13,7 @@
 #define I2S_PF {"pf", 8192, 5, {0, 2048, 4096, 8192, 16384}, "prefetch distance, bytes"}
 
 #define I2S_ROW(isa_tok, isa_bits, fn)                                              \
-    {.name = "i2_s." isa_tok, .method = "I2_S", .family = MP_FAMILY_MAD,            \
-     .isa = isa_bits, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,        \
-     .k_multiple = 128, .m_align = 4, .source = "seed 004 §2, seed 000 §2.3",       \
+    {.name = "i2_s." isa_tok, MP_TRAITS_K(I2_S), .isa = isa_bits, .m_align = 4,     \
      .n_params = 1, .params = {I2S_PF},                                             \
      .packed_size = mp_i2s_packed_size, .pack = mp_i2s_pack,                        \
      .unpack = mp_i2s_unpack, .act_size = mp_i2s_act_size,                          \
@@ -29,41 +27,32 @@
  * of AVX2: one vcvtph2ps zmm per 16 weights per row against two ymm) nor for
  * Q8_0 at N = 1 (1.0x: memory-bound, no vpsignb in AVX-512). */
 #define F16_ROW(isa_tok, isa_bits, fn)                                              \
-    {.name = "f16." isa_tok, .method = "F16", .family = MP_FAMILY_MAD,              \
-     .isa = isa_bits, .exactness = MP_FLOAT, .domain = MP_DOMAIN_TERNARY,           \
-     .k_multiple = 1, .m_align = 4, .source = "llama.cpp F16; seed 000 Table 7",    \
+    {.name = "f16." isa_tok, MP_TRAITS_K(F16), .isa = isa_bits, .m_align = 4,       \
      .packed_size = mp_f16_packed_size, .pack = mp_f16_pack,                        \
      .unpack = mp_f16_unpack, .act_size = mp_f16_act_size,                          \
      .prepare = mp_f16_prepare, .compute = fn}
 
 #define Q8_0_ROW(isa_tok, isa_bits, fn)                                             \
-    {.name = "q8_0." isa_tok, .method = "Q8_0", .family = MP_FAMILY_MAD,            \
-     .isa = isa_bits, .exactness = MP_LOSSY, .domain = MP_DOMAIN_TERNARY,           \
-     .k_multiple = 32, .m_align = 4, .source = "llama.cpp Q8_0; seed 004 Tables 4-5", \
+    {.name = "q8_0." isa_tok, MP_TRAITS_K(Q8_0), .isa = isa_bits, .m_align = 4,     \
      .packed_size = mp_q8_0_packed_size, .pack = mp_q8_0_pack,                      \
      .unpack = mp_q8_0_unpack, .act_size = mp_q80act_size,                          \
      .prepare = mp_q80act_prepare, .compute = fn}
 
 #define Q4_0_ROW(isa_tok, isa_bits, fn)                                             \
-    {.name = "q4_0." isa_tok, .method = "Q4_0", .family = MP_FAMILY_MAD,            \
-     .isa = isa_bits, .exactness = MP_LOSSY, .domain = MP_DOMAIN_TERNARY,           \
-     .k_multiple = 32, .m_align = 4, .source = "llama.cpp Q4_0; seed 000 §2.3, 004 §2", \
+    {.name = "q4_0." isa_tok, MP_TRAITS_K(Q4_0), .isa = isa_bits, .m_align = 4,     \
      .packed_size = mp_q4_0_packed_size, .pack = mp_q4_0_pack,                      \
      .unpack = mp_q4_0_unpack, .act_size = mp_q80act_size,                          \
      .prepare = mp_q80act_prepare, .compute = fn}
 
 #define TQ_ROW(fmt, FMT, isa_tok, isa_bits, fn)                                     \
-    {.name = fmt "." isa_tok, .method = FMT, .family = MP_FAMILY_MAD,               \
-     .isa = isa_bits, .exactness = MP_LOSSY, .domain = MP_DOMAIN_TERNARY,           \
-     .k_multiple = 256, .m_align = 4,                                               \
-     .source = "llama.cpp " FMT "; seed 000 §2.3, Table 7; seed 004 Tables 4-5",    \
+    {.name = fmt "." isa_tok, MP_TRAITS_K(FMT), .isa = isa_bits, .m_align = 4,      \
      .act_size = mp_q8k_act_size, .prepare = mp_q8k_prepare, .compute = fn
 #define TQ1_ROW(isa_tok, isa_bits, fn)                                              \
-    TQ_ROW("tq1_0", "TQ1_0", isa_tok, isa_bits, fn),                                \
+    TQ_ROW("tq1_0", TQ1_0, isa_tok, isa_bits, fn),                                \
         .packed_size = mp_tq1_0_packed_size, .pack = mp_tq1_0_pack,                 \
         .unpack = mp_tq1_0_unpack}
 #define TQ2_ROW(isa_tok, isa_bits, fn)                                              \
-    TQ_ROW("tq2_0", "TQ2_0", isa_tok, isa_bits, fn),                                \
+    TQ_ROW("tq2_0", TQ2_0, isa_tok, isa_bits, fn),                                \
         .packed_size = mp_tq2_0_packed_size, .pack = mp_tq2_0_pack,                 \
         .unpack = mp_tq2_0_unpack}
 

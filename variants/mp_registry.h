@@ -24,6 +24,8 @@ const char *mp_variant_isa_token(const mp_variant *v, char *buf, size_t len);
 /* The scalar sibling of a SIMD variant (same name with ISA token "scalar"), or NULL. */
 const mp_variant *mp_variant_scalar_sibling(const mp_variant *v);
 const char *mp_family_name(mp_family f);
+/* One line on what the family holds (mp_kernel.h's MP_FAMILIES). */
+const char *mp_family_doc(mp_family f);
 /* Shape check: K multiple, then v->check.  0 when the variant takes (m, k). */
 int mp_variant_check(const mp_variant *v, int m, int k, const int *param, char *why,
                      size_t len);

@@ -29,8 +29,8 @@ static void build(void)
     if (all)
         return;
     static const mp_variant *const tables[] = {
-#define MP_TABLE(f) mp_catalog_##f,
-        MP_CATALOG_FAMILIES(MP_TABLE)
+#define MP_TABLE(E, f, doc) mp_catalog_##f,
+        MP_FAMILIES(MP_TABLE)
 #undef MP_TABLE
     };
     int n = 0;
@@ -126,18 +126,25 @@ const mp_variant *mp_variant_scalar_sibling(const mp_variant *v)
     return s == v ? NULL : s;
 }
 
+static const char *const family_names[] = {
+#define MP_NAME_(E, f, doc) [MP_FAMILY_##E] = #f,
+    MP_FAMILIES(MP_NAME_)
+#undef MP_NAME_
+};
+static const char *const family_docs[] = {
+#define MP_DOC_(E, f, doc) [MP_FAMILY_##E] = doc,
+    MP_FAMILIES(MP_DOC_)
+#undef MP_DOC_
+};
+
 const char *mp_family_name(mp_family f)
 {
-    switch (f) {
-    case MP_FAMILY_BASELINE: return "baseline";
-    case MP_FAMILY_MAD: return "mad";
-    case MP_FAMILY_BITLUT: return "bitlut";
-    case MP_FAMILY_ELUT: return "elut";
-    case MP_FAMILY_VECLUT: return "veclut";
-    case MP_FAMILY_VNNI: return "vnni";
-    case MP_FAMILY_PEER: return "peer";
-    }
-    return "?";
+    return (unsigned)f < MP_FAMILY_COUNT ? family_names[f] : "?";
+}
+
+const char *mp_family_doc(mp_family f)
+{
+    return (unsigned)f < MP_FAMILY_COUNT ? family_docs[f] : "?";
 }
 
 int mp_variant_check(const mp_variant *v, int m, int k, const int *param, char *why,

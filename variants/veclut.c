@@ -53,9 +53,7 @@ static void suggest_i1(int m, int k, int n, long l1d, long l2, int *param)
 }
 
 #define I2_ROW(isa_tok, isa_bits, fn, prep, gv_def)                                               \
-    {.name = "vlut_i2." isa_tok, .method = "VLUT_I2", .family = MP_FAMILY_VECLUT,   \
-     .isa = isa_bits, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,        \
-     .k_multiple = 4, .m_align = 1, .source = "seed 001 §3-4",                      \
+    {.name = "vlut_i2." isa_tok, MP_TRAITS_K(VLUT_I2), .isa = isa_bits, .m_align = 1, \
      .check = mp_vlut_i2_check, .packed_size = mp_vlut_i2_packed_size,              \
      .pack = mp_vlut_i2_pack, .unpack = mp_vlut_i2_unpack,                          \
      .act_size = mp_vlut_act_size, .prepare = prep,                      \
@@ -63,9 +61,7 @@ static void suggest_i1(int m, int k, int n, long l1d, long l2, int *param)
      VLUT_COMMON_PARAMS(gv_def, 36, 16, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64)}
 
 #define I1_ROW(isa_tok, isa_bits, fn, prep, gv_def)                                               \
-    {.name = "vlut_i1." isa_tok, .method = "VLUT_I1", .family = MP_FAMILY_VECLUT,   \
-     .isa = isa_bits, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,        \
-     .k_multiple = 1, .m_align = 1, .source = "seed 001 §3-4, footnote 4",          \
+    {.name = "vlut_i1." isa_tok, MP_TRAITS_K(VLUT_I1), .isa = isa_bits, .m_align = 1, \
      .check = mp_vlut_i1_check, .packed_size = mp_vlut_i1_packed_size,              \
      .pack = mp_vlut_i1_pack, .unpack = mp_vlut_i1_unpack,                          \
      .act_size = mp_vlut_act_size, .prepare = prep,                      \

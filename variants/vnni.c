@@ -30,45 +30,42 @@
 #define YMM_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 4, 64, 128, 256, 512), VNNI_GEMMN(4)
 #define AVX2_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 3, 64, 128, 256), VNNI_GEMMN(4)
 
-#define VNNI_ROW(fmt, METHOD, dom, isa_tok, isa_bits, prep, chk, np, ...)                    \
-    {.name = "vnni_" #fmt "." #isa_tok, .method = METHOD, .family = MP_FAMILY_VNNI,         \
-     .isa = isa_bits, .exactness = MP_LOSSLESS, .domain = dom, .k_multiple = 1,             \
-     .m_align = 16, .source = "seed 003 §III", .check = chk, .n_params = np,                \
+#define VNNI_ROW(fmt, FMT, isa_tok, isa_bits, prep, chk, np, ...)                           \
+    {.name = "vnni_" #fmt "." #isa_tok, MP_TRAITS_K(FMT), .isa = isa_bits,                  \
+     .m_align = 16, .check = chk, .n_params = np,                                           \
      .params = {__VA_ARGS__}, .packed_size = mp_vnni_##fmt##_packed_size,                  \
      .pack = mp_vnni_##fmt##_pack, .unpack = mp_vnni_##fmt##_unpack,                        \
      .act_size = mp_vnni_act_size, .prepare = prep,                                         \
      .scratch_size = mp_vnni_scratch_size, .compute = mp_vnni_##fmt##_gemm__##isa_tok}
 
 #define PREP_AVX2 mp_vnni_prepare__avx2
-#define T MP_DOMAIN_TERNARY
-#define B MP_DOMAIN_BINARY
 #define AVX512VNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVX512VNNI)
 #define AVXVNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVXVNNI)
 #define DOTPROD_BITS (MP_ISA_NEON | MP_ISA_DOTPROD)
 #define I8MM_BITS (MP_ISA_NEON | MP_ISA_DOTPROD | MP_ISA_I8MM)
 
 const mp_variant mp_catalog_vnni[] = {
-    VNNI_ROW(int2, "VNNI_INT2", T, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int2, VNNI_INT2, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
 #if MP_CATALOG_X86
-    VNNI_ROW(int2, "VNNI_INT2", T, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
-    VNNI_ROW(int2, "VNNI_INT2", T, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW(int2, "VNNI_INT2", T, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 4,
+    VNNI_ROW(int2, VNNI_INT2, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
+    VNNI_ROW(int2, VNNI_INT2, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
+    VNNI_ROW(int2, VNNI_INT2, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 4,
              ZMM_PARAMS),
 #endif
 #if MP_CATALOG_ARM /* sdot / smmla (vnni-arm.h); no tunables yet, scalar prepare */
-    VNNI_ROW(int2, "VNNI_INT2", T, dotprod, DOTPROD_BITS, mp_vnni_prepare, NULL, 0, {0}),
-    VNNI_ROW(int2, "VNNI_INT2", T, i8mm, I8MM_BITS, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int2, VNNI_INT2, dotprod, DOTPROD_BITS, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int2, VNNI_INT2, i8mm, I8MM_BITS, mp_vnni_prepare, NULL, 0, {0}),
 #endif
-    VNNI_ROW(int1, "VNNI_INT1", B, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int1, VNNI_INT1, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
 #if MP_CATALOG_X86
-    VNNI_ROW(int1, "VNNI_INT1", B, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
-    VNNI_ROW(int1, "VNNI_INT1", B, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW(int1, "VNNI_INT1", B, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 5,
+    VNNI_ROW(int1, VNNI_INT1, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
+    VNNI_ROW(int1, VNNI_INT1, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
+    VNNI_ROW(int1, VNNI_INT1, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 5,
              ZMM_PARAMS, VNNI_SEQ(1)),
 #endif
 #if MP_CATALOG_ARM
-    VNNI_ROW(int1, "VNNI_INT1", B, dotprod, DOTPROD_BITS, mp_vnni_prepare, NULL, 0, {0}),
-    VNNI_ROW(int1, "VNNI_INT1", B, i8mm, I8MM_BITS, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int1, VNNI_INT1, dotprod, DOTPROD_BITS, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW(int1, VNNI_INT1, i8mm, I8MM_BITS, mp_vnni_prepare, NULL, 0, {0}),
 #endif
     {0},
 };
