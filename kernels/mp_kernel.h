@@ -49,6 +49,24 @@ typedef enum mp_isa_bits {
     X(VNNI, vnni, "up-convert to int8 dot products: VNNI_INT2, VNNI_INT1 (seed 003)")    \
     X(PEER, peer, "another library's own kernels (llama.cpp's ggml), for comparison")
 
+/* The compute slot of every ISA token a variant name may carry:
+ * MP_DECLARE_COMPUTE(mp_f32_gemm) declares mp_f32_gemm__scalar, __avx2, ...,
+ * __i8mm, so a family's header never lists its paths one by one and a new ISA
+ * path is its kernel file (which defines the function) and its catalog row
+ * (which names it), nothing else.  Declared but undefined paths cost nothing. */
+#define MP_COMPUTE_ARGS                                                             \
+    const struct mp_op *op, const void *act, int n, float *y, int m0, int m1,       \
+        void *scratch
+#define MP_DECLARE_COMPUTE(fn)                                                      \
+    void fn##__scalar(MP_COMPUTE_ARGS);                                             \
+    void fn##__avx2(MP_COMPUTE_ARGS);                                               \
+    void fn##__avx512(MP_COMPUTE_ARGS);                                             \
+    void fn##__avxvnni(MP_COMPUTE_ARGS);                                            \
+    void fn##__avx512vnni(MP_COMPUTE_ARGS);                                         \
+    void fn##__neon(MP_COMPUTE_ARGS);                                               \
+    void fn##__dotprod(MP_COMPUTE_ARGS);                                            \
+    void fn##__i8mm(MP_COMPUTE_ARGS)
+
 typedef enum mp_family {
 #define MP_FAMILY_ENUM_(E, name, doc) MP_FAMILY_##E,
     MP_FAMILIES(MP_FAMILY_ENUM_)

@@ -9,16 +9,10 @@
 #include <immintrin.h>
 
 #include "f16.h"
+#include "../common/mp_rows4.h"
+#include "../common/mp_x86.h"
 
 enum { PF_BYTES = 8192 };
-
-static inline float fold(__m256 a, __m256 b)
-{
-    __m256 s8 = _mm256_add_ps(a, b);
-    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-    __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-    return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
-}
 
 static inline __m256 load_half8(const uint8_t *p)
 {
@@ -26,18 +20,15 @@ static inline __m256 load_half8(const uint8_t *p)
 }
 
 static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const float *x, int k, int prefetch, float *out)
+                         const void *act, int k, int t, int prefetch, float *out)
 {
+    const float *x = mp_f16_act_x(act) + (size_t)t * k;
     const int kv = k - k % 16;
     __m256 lo[4], hi[4];
     for (int i = 0; i < 4; i++)
         lo[i] = hi[i] = _mm256_setzero_ps();
     for (int j = 0; j < kv; j += 16) {
-        if (prefetch) {
-            const char *pf = (const char *)pf0 + (size_t)(j / 16) * step;
-            for (size_t o = 0; o < step; o += 64)
-                _mm_prefetch(pf + o, _MM_HINT_T0);
-        }
+        mp_x86_prefetch_unit(pf0, (size_t)j / 16, step, prefetch);
         __m256 x0 = _mm256_loadu_ps(x + j), x1 = _mm256_loadu_ps(x + j + 8);
         for (int i = 0; i < 4; i++) {
             lo[i] = _mm256_add_ps(lo[i], _mm256_mul_ps(load_half8(wr[i] + 2 * (size_t)j), x0));
@@ -45,7 +36,7 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
         }
     }
     for (int i = 0; i < 4; i++) {
-        float s = fold(lo[i], hi[i]);
+        float s = mp_x86_fold2x8(lo[i], hi[i]);
         for (int j = kv; j < k; j++) {
             uint16_t h;
             memcpy(&h, wr[i] + 2 * (size_t)j, 2);
@@ -61,21 +52,6 @@ void mp_f16_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0
                        int m1, void *scratch)
 {
     (void)scratch;
-    const int k = op->k;
-    const float *x = mp_f16_act_x(act);
-    const size_t row_bytes = (size_t)k * 2;
-    for (int r = m0; r < m1; r += 4) {
-        const int R = m1 - r < 4 ? m1 - r : 4;
-        const uint8_t *wr[4];
-        for (int i = 0; i < 4; i++) /* tail group: repeat the last row */
-            wr[i] = op->w + (size_t)(r + (i < R ? i : R - 1)) * row_bytes;
-        const size_t span = (size_t)R * row_bytes;
-        const size_t ahead = span * ((PF_BYTES + span - 1) / span);
-        float o[4];
-        for (int t = 0; t < n; t++) {
-            rows4(wr, wr[0] + ahead, (size_t)R * 32, x + (size_t)t * k, k, t == 0, o);
-            for (int i = 0; i < R; i++)
-                y[(size_t)t * op->m + r + i] = o[i];
-        }
-    }
+    mp_rows4_gemm(op, act, n, y, m0, m1, (size_t)op->k * 2, 32,
+                  PF_BYTES, 1, rows4, rows4);
 }

@@ -1,38 +1,12 @@
-/* f32-avx512.c - F32 with AVX512 FMA: four rows share each activation load; K
- * tails are handled by a scalar loop.  Streaming 4 bytes per weight, this path
- * is the memory-bound yardstick of the float baselines. */
+/* f32-avx512.c - F32 with AVX-512F FMA: the template f32-simd.h over 16-float
+ * vectors. */
 #include <immintrin.h>
 
-#include "f32.h"
-
-static inline float hsum(__m512 v)
-{
-    return _mm512_reduce_add_ps(v);
-}
-
-void mp_f32_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                       int m1, void *scratch)
-{
-    (void)scratch;
-    const int k = op->k, kv = k - k % 16;
-    const float *x = mp_f32_act_x(act);
-    const float *w = (const float *)op->w;
-    for (int r = m0; r < m1; r += 4) {
-        int R = m1 - r < 4 ? m1 - r : 4;
-        for (int t = 0; t < n; t++) {
-            const float *xt = x + (size_t)t * k;
-            __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-            for (int i = 0; i < kv; i += 16) {
-                __m512 a = _mm512_loadu_ps(xt + i);
-                for (int j = 0; j < R; j++)
-                    acc[j] = _mm512_fmadd_ps(_mm512_loadu_ps(w + (size_t)(r + j) * k + i), a, acc[j]);
-            }
-            for (int j = 0; j < R; j++) {
-                float s = hsum(acc[j]);
-                for (int i = kv; i < k; i++)
-                    s += w[(size_t)(r + j) * k + i] * xt[i];
-                y[(size_t)t * op->m + r + j] = s;
-            }
-        }
-    }
-}
+#define FN(x) x##__avx512
+#define V __m512
+#define VL 16
+#define VZERO() _mm512_setzero_ps()
+#define VLOAD(p) _mm512_loadu_ps(p)
+#define VFMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
+#define VSUM(v) _mm512_reduce_add_ps(v)
+#include "f32-simd.h"

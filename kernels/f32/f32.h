@@ -13,12 +13,8 @@ void mp_f32_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
 size_t mp_f32_act_size(int n, int k, const int *param);
 void mp_f32_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
 
-void mp_f32_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch);
-void mp_f32_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
-                       int m1, void *scratch);
-void mp_f32_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch);
+/* one per ISA file: f32-scalar.c, f32-avx2.c, f32-avx512.c (f32-simd.h) */
+MP_DECLARE_COMPUTE(mp_f32_gemm);
 
 static inline const float *mp_f32_act_x(const void *act)
 {

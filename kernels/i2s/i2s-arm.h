@@ -13,8 +13,7 @@
 #define MP_I2S_ARM_H
 
 #include "../common/mp_arm_dot.h"
-#include "../common/mp_numerics.h"
-#include "i2s.h"
+#include "i2s-rows.h"
 
 static inline __attribute__((always_inline)) void i2s_arm_rows(const uint8_t *w0,
                                                                size_t row_bytes, int R,
@@ -50,30 +49,10 @@ static inline __attribute__((always_inline)) void i2s_arm_rows(const uint8_t *w0
         out[r] = vaddvq_s32(acc[r]);
 }
 
-/* Contract: K % 128 == 0, rows [m0, m1) (m0 % 4 == 0), all N tokens; reads only
- * the packed rows and the activations (prefetches may point past them). */
 static void i2s_arm_gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1)
 {
-    const int k = op->k, nblk = k / 128;
-    const size_t row_bytes = (size_t)k / 4;
-    const size_t pf = op->v->n_params > 0 ? (size_t)op->param[0] : 0;
-    int32_t s[4];
-    for (int r = m0; r < m1; r += 4) {
-        int R = m1 - r < 4 ? m1 - r : 4;
-        const uint8_t *w0 = op->w + (size_t)r * row_bytes;
-        for (int t = 0; t < n; t++) { /* rows outer: the R rows stay in L1 */
-            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
-            const int8_t *q = mp_q8act_q(act, k, t);
-            if (R == 4)
-                i2s_arm_rows(w0, row_bytes, 4, q, nblk, s, pf);
-            else
-                for (int i = 0; i < R; i++)
-                    i2s_arm_rows(w0 + i * row_bytes, row_bytes, 1, q, nblk, s + i, pf);
-            float *yt = y + (size_t)t * op->m + r;
-            for (int i = 0; i < R; i++)
-                yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);
-        }
-    }
+    mp_i2s_gemm_rows(op, act, n, y, m0, m1,
+                     op->v->n_params > 0 ? (size_t)op->param[0] : 0, i2s_arm_rows);
 }
 
 #endif

@@ -4,17 +4,9 @@
  * 16 blocks are summed in int16 before widening (16 x 2032 < 32767). */
 #include <immintrin.h>
 
-#include "i2s.h"
-#include "../common/mp_numerics.h"
+#include "i2s-rows.h"
+#include "../common/mp_x86.h"
 
-
-static inline int32_t hsum_epi32(__m256i v)
-{
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-    return _mm_cvtsi128_si32(s);
-}
 
 /* Dot of R rows of packed codes with one token; R is 1..4 (unrolled by the compiler). */
 /* pf: software prefetch distance in bytes (the `pf` parameter; 0 = none), rounded
@@ -63,32 +55,12 @@ static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const in
             acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(s16[r], ones));
     }
     for (int r = 0; r < R; r++)
-        out[r] = hsum_epi32(acc[r]);
+        out[r] = mp_x86_hsum_epi32(acc[r]);
 }
 
 void mp_i2s_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
                        int m1, void *scratch)
 {
     (void)scratch;
-    const int k = op->k, nblk = k / 128;
-    const size_t row_bytes = (size_t)k / 4;
-    const size_t pf = (size_t)op->param[0];
-    int32_t s[4];
-    for (int r = m0; r < m1; r += 4) {
-        int R = m1 - r < 4 ? m1 - r : 4;
-        const uint8_t *w0 = op->w + (size_t)r * row_bytes;
-        /* rows outer, tokens inner: the R rows (R*K/4 bytes) stay in L1 */
-        for (int t = 0; t < n; t++) {
-            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
-            const int8_t *q = mp_q8act_q(act, k, t);
-            if (R == 4)
-                dot_rows(w0, row_bytes, 4, q, nblk, s, pf);
-            else
-                for (int i = 0; i < R; i++)
-                    dot_rows(w0 + i * row_bytes, row_bytes, 1, q, nblk, s + i, pf);
-            float *yt = y + (size_t)t * op->m + r;
-            for (int i = 0; i < R; i++)
-                yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);
-        }
-    }
+    mp_i2s_gemm_rows(op, act, n, y, m0, m1, (size_t)op->param[0], dot_rows);
 }

@@ -4,8 +4,7 @@
  * the AVX2 bound holds: 16 pairs (16 x 2032 < 32767) before widening. */
 #include <immintrin.h>
 
-#include "i2s.h"
-#include "../common/mp_numerics.h"
+#include "i2s-rows.h"
 
 
 static inline __m512i join(const int8_t *lo, const int8_t *hi)
@@ -86,27 +85,8 @@ static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const in
 }
 
 void mp_i2s_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch)
+                       int m1, void *scratch)
 {
     (void)scratch;
-    const int k = op->k, nblk = k / 128;
-    const size_t row_bytes = (size_t)k / 4;
-    const size_t pf = (size_t)op->param[0];
-    int32_t s[4];
-    for (int r = m0; r < m1; r += 4) {
-        int R = m1 - r < 4 ? m1 - r : 4;
-        const uint8_t *w0 = op->w + (size_t)r * row_bytes;
-        for (int t = 0; t < n; t++) {
-            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
-            const int8_t *q = mp_q8act_q(act, k, t);
-            if (R == 4)
-                dot_rows(w0, row_bytes, 4, q, nblk, s, pf);
-            else
-                for (int i = 0; i < R; i++)
-                    dot_rows(w0 + i * row_bytes, row_bytes, 1, q, nblk, s + i, pf);
-            float *yt = y + (size_t)t * op->m + r;
-            for (int i = 0; i < R; i++)
-                yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);
-        }
-    }
+    mp_i2s_gemm_rows(op, act, n, y, m0, m1, (size_t)op->param[0], dot_rows);
 }

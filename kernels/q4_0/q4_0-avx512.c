@@ -6,28 +6,17 @@
 #include <immintrin.h>
 
 #include "q4_0.h"
+#include "../common/mp_rows4.h"
+#include "../common/mp_x86.h"
 
 enum { PF_BYTES = 8192 };
 
-static inline float fold(__m512 a)
-{
-    __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(a),
-                              _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)));
-    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-    __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-    return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
-}
-
-static inline float half_at(const uint8_t *p)
-{
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return _cvtsh_ss(h);
-}
-
 static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const float *dx, const int8_t *qx, int nb, int prefetch, float *out)
+                         const void *act, int k, int t, int prefetch, float *out)
 {
+    const float *dx = mp_q80act_d(act, k, t);
+    const int8_t *qx = mp_q80act_q(act, k, t);
+    const int nb = k / MP_Q40_QK;
     const __m512i ones = _mm512_set1_epi16(1), m15 = _mm512_set1_epi8(15);
     const __m512i spread = _mm512_set_epi64(3, 2, 3, 2, 1, 0, 1, 0);
     __m512 acc[4];
@@ -35,11 +24,7 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
         acc[i] = _mm512_setzero_ps();
     int b = 0;
     for (; b + 2 <= nb; b += 2) {
-        if (prefetch) {
-            const char *pf = (const char *)pf0 + (size_t)b * step;
-            for (size_t o = 0; o < 2 * step; o += 64)
-                _mm_prefetch(pf + o, _MM_HINT_T0);
-        }
+        mp_x86_prefetch_unit(pf0, (size_t)b / 2, 2 * step, prefetch);
         __m512i a = _mm512_loadu_si512((const void *)(qx + 32 * b));
         __m512i c = _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_set1_epi8(8), a), ones);
         for (int i = 0; i < 4; i++) {
@@ -51,8 +36,8 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
             __m512i p = _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_and_si512(x, m15), a), ones);
             p = _mm512_sub_epi32(p, c);
             __m512 d = _mm512_insertf32x8(
-                _mm512_castps256_ps512(_mm256_set1_ps(half_at(blk) * dx[b])),
-                _mm256_set1_ps(half_at(blk + MP_Q40_BYTES) * dx[b + 1]), 1);
+                _mm512_castps256_ps512(_mm256_set1_ps(mp_x86_half_at(blk) * dx[b])),
+                _mm256_set1_ps(mp_x86_half_at(blk + MP_Q40_BYTES) * dx[b + 1]), 1);
             acc[i] = _mm512_add_ps(acc[i], _mm512_mul_ps(_mm512_cvtepi32_ps(p), d));
         }
     }
@@ -67,12 +52,12 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
                                            _mm256_set1_epi8(15));
             __m256i p = _mm256_sub_epi32(
                 _mm256_madd_epi16(_mm256_maddubs_epi16(nib, a), _mm256_set1_epi16(1)), c);
-            __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(half_at(blk) * dx[b]));
+            __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(mp_x86_half_at(blk) * dx[b]));
             acc[i] = _mm512_mask_add_ps(acc[i], 0x00ff, acc[i], _mm512_castps256_ps512(t));
         }
     }
     for (int i = 0; i < 4; i++)
-        out[i] = fold(acc[i]);
+        out[i] = mp_x86_fold16(acc[i]);
 }
 
 /* Contract: K % 32 == 0, rows [m0, m1), all N tokens; no over-reads. */
@@ -80,21 +65,6 @@ void mp_q4_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int
                           int m1, void *scratch)
 {
     (void)scratch;
-    const int k = op->k, nb = k / MP_Q40_QK;
-    const size_t row_bytes = (size_t)nb * MP_Q40_BYTES;
-    for (int r = m0; r < m1; r += 4) {
-        const int R = m1 - r < 4 ? m1 - r : 4;
-        const uint8_t *wr[4];
-        for (int i = 0; i < 4; i++)
-            wr[i] = op->w + (size_t)(r + (i < R ? i : R - 1)) * row_bytes;
-        const size_t span = (size_t)R * row_bytes;
-        const size_t ahead = span * ((PF_BYTES + span - 1) / span);
-        float o[4];
-        for (int t = 0; t < n; t++) {
-            rows4(wr, wr[0] + ahead, (size_t)R * MP_Q40_BYTES, mp_q80act_d(act, k, t),
-                  mp_q80act_q(act, k, t), nb, t == 0, o);
-            for (int i = 0; i < R; i++)
-                y[(size_t)t * op->m + r + i] = o[i];
-        }
-    }
+    const size_t row_bytes = (size_t)(op->k / MP_Q40_QK) * MP_Q40_BYTES;
+    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, MP_Q40_BYTES, PF_BYTES, 1, rows4, rows4);
 }

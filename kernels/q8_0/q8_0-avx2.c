@@ -10,23 +10,10 @@
 #include <immintrin.h>
 
 #include "q8_0.h"
+#include "../common/mp_rows4.h"
+#include "../common/mp_x86.h"
 
 enum { PF_BYTES = 8192 };
-
-static inline float fold(__m256 a, __m256 b)
-{
-    __m256 s8 = _mm256_add_ps(a, b);
-    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-    __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-    return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
-}
-
-static inline float half_at(const uint8_t *p)
-{
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return _cvtsh_ss(h);
-}
 
 static inline __m256 block_term(const uint8_t *blk, __m256i a, float dx)
 {
@@ -34,22 +21,21 @@ static inline __m256 block_term(const uint8_t *blk, __m256i a, float dx)
     __m256i w = _mm256_loadu_si256((const __m256i *)(blk + 2));
     __m256i p = _mm256_madd_epi16(
         _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)), ones);
-    return _mm256_mul_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(half_at(blk) * dx));
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(mp_x86_half_at(blk) * dx));
 }
 
 static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const float *dx, const int8_t *qx, int nb, int prefetch, float *out)
+                         const void *act, int k, int t, int prefetch, float *out)
 {
+    const float *dx = mp_q80act_d(act, k, t);
+    const int8_t *qx = mp_q80act_q(act, k, t);
+    const int nb = k / MP_Q80_QK;
     __m256 ea[4], oa[4];
     for (int i = 0; i < 4; i++)
         ea[i] = oa[i] = _mm256_setzero_ps();
     int b = 0;
     for (; b + 2 <= nb; b += 2) {
-        if (prefetch) {
-            const char *pf = (const char *)pf0 + (size_t)b * step;
-            for (size_t o = 0; o < 2 * step; o += 64)
-                _mm_prefetch(pf + o, _MM_HINT_T0);
-        }
+        mp_x86_prefetch_unit(pf0, (size_t)b / 2, 2 * step, prefetch);
         __m256i a0 = _mm256_loadu_si256((const __m256i *)(qx + 32 * b));
         __m256i a1 = _mm256_loadu_si256((const __m256i *)(qx + 32 * b + 32));
         for (int i = 0; i < 4; i++) {
@@ -64,7 +50,7 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
             ea[i] = _mm256_add_ps(ea[i], block_term(wr[i] + (size_t)b * MP_Q80_BYTES, a0, dx[b]));
     }
     for (int i = 0; i < 4; i++)
-        out[i] = fold(ea[i], oa[i]);
+        out[i] = mp_x86_fold2x8(ea[i], oa[i]);
 }
 
 /* Contract: K % 32 == 0, rows [m0, m1), all N tokens; no over-reads (the
@@ -73,21 +59,6 @@ void mp_q8_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m
                         int m1, void *scratch)
 {
     (void)scratch;
-    const int k = op->k, nb = k / MP_Q80_QK;
-    const size_t row_bytes = (size_t)nb * MP_Q80_BYTES;
-    for (int r = m0; r < m1; r += 4) {
-        const int R = m1 - r < 4 ? m1 - r : 4;
-        const uint8_t *wr[4];
-        for (int i = 0; i < 4; i++) /* tail group: repeat the last row */
-            wr[i] = op->w + (size_t)(r + (i < R ? i : R - 1)) * row_bytes;
-        const size_t span = (size_t)R * row_bytes;
-        const size_t ahead = span * ((PF_BYTES + span - 1) / span);
-        float o[4];
-        for (int t = 0; t < n; t++) {
-            rows4(wr, wr[0] + ahead, (size_t)R * MP_Q80_BYTES, mp_q80act_d(act, k, t),
-                  mp_q80act_q(act, k, t), nb, t == 0, o);
-            for (int i = 0; i < R; i++)
-                y[(size_t)t * op->m + r + i] = o[i];
-        }
-    }
+    const size_t row_bytes = (size_t)(op->k / MP_Q80_QK) * MP_Q80_BYTES;
+    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, MP_Q80_BYTES, PF_BYTES, 1, rows4, rows4);
 }

@@ -6,39 +6,24 @@
 #include <immintrin.h>
 
 #include "q8_0.h"
+#include "../common/mp_rows4.h"
+#include "../common/mp_x86.h"
 
 enum { PF_BYTES = 8192 };
 
-static inline float fold(__m512 a)
-{
-    __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(a),
-                              _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)));
-    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-    __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-    return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
-}
-
-static inline float half_at(const uint8_t *p)
-{
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return _cvtsh_ss(h);
-}
-
 static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const float *dx, const int8_t *qx, int nb, int prefetch, float *out)
+                         const void *act, int k, int t, int prefetch, float *out)
 {
+    const float *dx = mp_q80act_d(act, k, t);
+    const int8_t *qx = mp_q80act_q(act, k, t);
+    const int nb = k / MP_Q80_QK;
     const __m512i ones = _mm512_set1_epi16(1), zero = _mm512_setzero_si512();
     __m512 acc[4];
     for (int i = 0; i < 4; i++)
         acc[i] = _mm512_setzero_ps();
     int b = 0;
     for (; b + 2 <= nb; b += 2) {
-        if (prefetch) {
-            const char *pf = (const char *)pf0 + (size_t)b * step;
-            for (size_t o = 0; o < 2 * step; o += 64)
-                _mm_prefetch(pf + o, _MM_HINT_T0);
-        }
+        mp_x86_prefetch_unit(pf0, (size_t)b / 2, 2 * step, prefetch);
         __m512i a = _mm512_loadu_si512((const void *)(qx + 32 * b));
         for (int i = 0; i < 4; i++) {
             const uint8_t *blk = wr[i] + (size_t)b * MP_Q80_BYTES;
@@ -48,8 +33,8 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
             __m512i sa = _mm512_mask_sub_epi8(a, _mm512_movepi8_mask(w), zero, a);
             __m512i p = _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_abs_epi8(w), sa), ones);
             __m512 d = _mm512_insertf32x8(
-                _mm512_castps256_ps512(_mm256_set1_ps(half_at(blk) * dx[b])),
-                _mm256_set1_ps(half_at(blk + MP_Q80_BYTES) * dx[b + 1]), 1);
+                _mm512_castps256_ps512(_mm256_set1_ps(mp_x86_half_at(blk) * dx[b])),
+                _mm256_set1_ps(mp_x86_half_at(blk + MP_Q80_BYTES) * dx[b + 1]), 1);
             acc[i] = _mm512_add_ps(acc[i], _mm512_mul_ps(_mm512_cvtepi32_ps(p), d));
         }
     }
@@ -61,12 +46,12 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
             __m256i p = _mm256_madd_epi16(
                 _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)),
                 _mm256_set1_epi16(1));
-            __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(half_at(blk) * dx[b]));
+            __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(mp_x86_half_at(blk) * dx[b]));
             acc[i] = _mm512_mask_add_ps(acc[i], 0x00ff, acc[i], _mm512_castps256_ps512(t));
         }
     }
     for (int i = 0; i < 4; i++)
-        out[i] = fold(acc[i]);
+        out[i] = mp_x86_fold16(acc[i]);
 }
 
 /* Contract: K % 32 == 0, rows [m0, m1), all N tokens; no over-reads. */
@@ -74,21 +59,6 @@ void mp_q8_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int
                           int m1, void *scratch)
 {
     (void)scratch;
-    const int k = op->k, nb = k / MP_Q80_QK;
-    const size_t row_bytes = (size_t)nb * MP_Q80_BYTES;
-    for (int r = m0; r < m1; r += 4) {
-        const int R = m1 - r < 4 ? m1 - r : 4;
-        const uint8_t *wr[4];
-        for (int i = 0; i < 4; i++)
-            wr[i] = op->w + (size_t)(r + (i < R ? i : R - 1)) * row_bytes;
-        const size_t span = (size_t)R * row_bytes;
-        const size_t ahead = span * ((PF_BYTES + span - 1) / span);
-        float o[4];
-        for (int t = 0; t < n; t++) {
-            rows4(wr, wr[0] + ahead, (size_t)R * MP_Q80_BYTES, mp_q80act_d(act, k, t),
-                  mp_q80act_q(act, k, t), nb, t == 0, o);
-            for (int i = 0; i < R; i++)
-                y[(size_t)t * op->m + r + i] = o[i];
-        }
-    }
+    const size_t row_bytes = (size_t)(op->k / MP_Q80_QK) * MP_Q80_BYTES;
+    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, MP_Q80_BYTES, PF_BYTES, 1, rows4, rows4);
 }

@@ -16,6 +16,8 @@
 #include <immintrin.h>
 
 #include "tq.h"
+#include "../common/mp_rows4.h"
+#include "../common/mp_x86.h"
 
 enum { PF_BYTES = 8192 };
 
@@ -49,21 +51,6 @@ static inline __m128i qh_plane(uint32_t qh)
     return _mm_or_si128(lo, hi);
 }
 
-static inline __m128i hsum4(__m256i a, __m256i b, __m256i c, __m256i d)
-{
-    __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);
-    __m256i s = _mm256_hadd_epi32(ab, cd);
-    return _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-}
-
-static inline __m128 load_d4(const uint8_t *const *wr, size_t off)
-{
-    uint16_t h[4];
-    for (int i = 0; i < 4; i++)
-        memcpy(&h[i], wr[i] + off + MP_TQ1_BYTES - 2, 2);
-    return _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)h));
-}
-
 /* sum(code * q) over one block, in int16 lanes. */
 static inline __m256i block16(const uint8_t *blk, const __m256i *q)
 {
@@ -89,16 +76,14 @@ static inline __m256i block16(const uint8_t *blk, const __m256i *q)
 }
 
 static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const mp_block_q8_K *a, int nb, int prefetch, float *out)
+                         const void *act, int k, int t, int prefetch, float *out)
 {
+    const mp_block_q8_K *a = mp_q8k_token(act, k, t);
+    const int nb = k / MP_QK_K;
     const __m256i ones = _mm256_set1_epi16(1);
     __m128 acc = _mm_setzero_ps();
     for (int b = 0; b < nb; b++) {
-        if (prefetch) {
-            const char *pf = (const char *)pf0 + (size_t)b * step;
-            for (size_t o = 0; o < step; o += 64)
-                _mm_prefetch(pf + o, _MM_HINT_T0);
-        }
+        mp_x86_prefetch_unit(pf0, (size_t)b, step, prefetch);
         __m256i q[8];
         for (int j = 0; j < 8; j++)
             q[j] = _mm256_loadu_si256((const __m256i *)(a[b].qs + 32 * j));
@@ -107,8 +92,8 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
         const size_t off = (size_t)b * MP_TQ1_BYTES;
         for (int i = 0; i < 4; i++)
             s[i] = _mm256_madd_epi16(_mm256_sub_epi16(block16(wr[i] + off, q), bs), ones);
-        __m128 dot = _mm_cvtepi32_ps(hsum4(s[0], s[1], s[2], s[3]));
-        __m128 db = _mm_mul_ps(load_d4(wr, off), _mm_set1_ps(a[b].d));
+        __m128 dot = _mm_cvtepi32_ps(mp_x86_hsum4_epi32(s[0], s[1], s[2], s[3]));
+        __m128 db = _mm_mul_ps(mp_x86_half4_at(wr, off + MP_TQ1_BYTES - 2), _mm_set1_ps(a[b].d));
         acc = _mm_add_ps(acc, _mm_mul_ps(dot, db));
     }
     _mm_storeu_ps(out, acc);
@@ -119,21 +104,6 @@ void mp_tq1_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int 
                          int m1, void *scratch)
 {
     (void)scratch;
-    const int k = op->k, nb = k / MP_QK_K;
-    const size_t row_bytes = (size_t)nb * MP_TQ1_BYTES;
-    for (int r = m0; r < m1; r += 4) {
-        const int R = m1 - r < 4 ? m1 - r : 4;
-        const uint8_t *wr[4];
-        for (int i = 0; i < 4; i++) /* tail group: repeat the last row */
-            wr[i] = op->w + (size_t)(r + (i < R ? i : R - 1)) * row_bytes;
-        const size_t span = (size_t)R * row_bytes;
-        const size_t ahead = span * ((PF_BYTES + span - 1) / span);
-        float o[4];
-        for (int t = 0; t < n; t++) {
-            rows4(wr, wr[0] + ahead, (size_t)R * MP_TQ1_BYTES, mp_q8k_token(act, k, t), nb,
-                  t == 0, o);
-            for (int i = 0; i < R; i++)
-                y[(size_t)t * op->m + r + i] = o[i];
-        }
-    }
+    const size_t row_bytes = (size_t)(op->k / MP_QK_K) * MP_TQ1_BYTES;
+    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, MP_TQ1_BYTES, PF_BYTES, 1, rows4, rows4);
 }

@@ -1,0 +1,92 @@
+/* mp_x86.h - the few x86 vector helpers the MAD paths share (included by
+ * *-avx2.c and *-avx512.c files only, which give the ISA): float horizontal
+ * sums in the fixed order the scalar paths mirror, fp16 scale loads, and the
+ * software prefetch of one unit of a row group (mp_rows4.h). */
+#ifndef MP_X86_H
+#define MP_X86_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+/* lanes 0-3 + 4-7, then (0+2, 1+3), then the two: the order of mp_mad_fold16's
+ * last steps */
+static inline float mp_x86_sum8(__m256 s8)
+{
+    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+    __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+    return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+}
+
+/* 16 float lanes held as lanes 0-7 in a and 8-15 in b, folded */
+static inline float mp_x86_fold2x8(__m256 a, __m256 b)
+{
+    return mp_x86_sum8(_mm256_add_ps(a, b));
+}
+
+static inline int32_t mp_x86_hsum_epi32(__m256i v)
+{
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return _mm_cvtsi128_si32(s);
+}
+
+/* the four int32 sums of a, b, c, d (8 lanes each), as one vector */
+static inline __m128i mp_x86_hsum4_epi32(__m256i a, __m256i b, __m256i c, __m256i d)
+{
+    __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);
+    __m256i s = _mm256_hadd_epi32(ab, cd);
+    return _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+}
+
+#ifdef __AVX512F__
+/* 16 int32 lanes folded to 8: lane l + lane l+8 */
+static inline __m256i mp_x86_fold_epi32(__m512i v)
+{
+    return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+}
+
+static inline __m128i mp_x86_hsum4_epi32x16(__m512i a, __m512i b, __m512i c, __m512i d)
+{
+    return mp_x86_hsum4_epi32(mp_x86_fold_epi32(a), mp_x86_fold_epi32(b), mp_x86_fold_epi32(c),
+                              mp_x86_fold_epi32(d));
+}
+
+/* 16 float lanes in one register, folded as mp_x86_fold2x8 */
+static inline float mp_x86_fold16(__m512 a)
+{
+    return mp_x86_fold2x8(_mm512_castps512_ps256(a),
+                          _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)));
+}
+#endif
+
+/* the fp16 at p (unaligned) as a float */
+static inline float mp_x86_half_at(const uint8_t *p)
+{
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+
+/* the fp16 at byte `off` of each of the four rows, as 4 floats */
+static inline __m128 mp_x86_half4_at(const uint8_t *const *wr, size_t off)
+{
+    uint16_t h[4];
+    for (int i = 0; i < 4; i++)
+        memcpy(&h[i], wr[i] + off, 2);
+    return _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)h));
+}
+
+/* unit u of a prefetch stream of `step` bytes per unit, when prefetch is on */
+static inline void mp_x86_prefetch_unit(const uint8_t *pf, size_t u, size_t step,
+                                        int prefetch)
+{
+    if (!prefetch)
+        return;
+    const char *p = (const char *)pf + u * step;
+    for (size_t o = 0; o < step; o += 64)
+        _mm_prefetch(p + o, _MM_HINT_T0);
+}
+
+#endif
