@@ -11,67 +11,12 @@
 
 #include "vnni.h"
 #include "../common/mp_numerics.h"
-
-/* small fixed loops over registers must be unrolled, or -O2 keeps the
- * accumulator arrays in memory */
-#define MP_UNROLL _Pragma("GCC unroll 32")
-
-enum { PF_BYTES = 8192 }; /* software prefetch distance along the weight stream */
+#include "vnni-ymm-up.h"
 
 /* int32 lanes of acc += the row's dot products (one widening per call) */
 static inline __m256i widen_add(__m256i acc, __m256i p16)
 {
     return _mm256_add_epi32(acc, _mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
-}
-
-static inline __m256i bcast4(const int8_t *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm256_set1_epi32(v);
-}
-
-typedef struct consts {
-    __m256i m0f, lut01, lut23; /* int2 */
-    __m256i perm, bitsel, two; /* int1 */
-} consts;
-
-static inline consts make_consts(void)
-{
-    consts c;
-    c.m0f = _mm256_set1_epi8(0x0f);
-    c.lut01 = _mm256_setr_epi8(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3,
-                               0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
-    c.lut23 = _mm256_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
-                               0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
-    /* operand byte i takes bit i of the broadcast dword: byte i / 8, bit i % 8 */
-    c.perm = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                              2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-    c.bitsel = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128,
-                                1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
-    c.two = _mm256_set1_epi8(2);
-    return c;
-}
-
-/* 32-byte half tile (8 rows x 16 k) -> codes of k 0..3, 4..7, 8..11, 12..15. */
-static inline void int2_up(const consts *c, __m256i v, __m256i u[4])
-{
-    __m256i lo = _mm256_and_si256(v, c->m0f);
-    __m256i hi = _mm256_and_si256(_mm256_srli_epi32(v, 4), c->m0f);
-    u[0] = _mm256_shuffle_epi8(c->lut01, lo);
-    u[1] = _mm256_shuffle_epi8(c->lut23, lo);
-    u[2] = _mm256_shuffle_epi8(c->lut01, hi);
-    u[3] = _mm256_shuffle_epi8(c->lut23, hi);
-}
-
-/* 4-byte int1 group half (8 rows x 4 k) -> codes {0, 2}. */
-static inline __m256i int1_up(const consts *c, const uint8_t *g)
-{
-    int32_t d;
-    memcpy(&d, g, 4);
-    __m256i s = _mm256_shuffle_epi8(_mm256_set1_epi32(d), c->perm);
-    __m256i neg = _mm256_cmpeq_epi8(_mm256_and_si256(s, c->bitsel), c->bitsel);
-    return _mm256_blendv_epi8(c->two, _mm256_setzero_si256(), neg);
 }
 
 /* ---- GEMV: one 16-row block (two ymm halves), one token --------------------- */
