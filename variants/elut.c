@@ -4,9 +4,10 @@
  * the software prefetch distance as a runtime parameter.  The AVX2 and AVX-512
  * rows build their tables with the AVX2 prepare (same bytes as the scalar one),
  * so the AVX-512 rows also need AVX2.  Kernels in
- * kernels/elut_common/ (tl.h). */
+ * kernels/tl1/ and kernels/tl2/ (entry points, by name) over the engine
+ * in kernels/elut/ (tl.h). */
 #include "catalog.h"
-#include "../kernels/elut_common/tl.h"
+#include "../kernels/elut/tl.h"
 
 #define PF_PARAM                                                                     \
     .n_params = 1,                                                                   \

@@ -108,12 +108,7 @@ void mp_f16_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
 size_t mp_f16_act_size(int n, int k, const int *param);
 void mp_f16_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
 
-void mp_f16_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch);
-void mp_f16_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
-                       int m1, void *scratch);
-void mp_f16_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch);
+MP_DECLARE_COMPUTE(mp_f16_gemm); /* mp_f16_gemm__<isa>, one per kernel file */
 
 static inline const float *mp_f16_act_x(const void *act)
 {

@@ -18,16 +18,6 @@ void mp_i2s_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
 size_t mp_i2s_act_size(int n, int k, const int *param);
 void mp_i2s_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
 
-void mp_i2s_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch);
-void mp_i2s_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
-                       int m1, void *scratch);
-void mp_i2s_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch);
-/* AArch64 (i2s-arm.h): NEON (Armv8.0) and dotprod (sdot) twins. */
-void mp_i2s_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                       void *scratch);
-void mp_i2s_gemm__dotprod(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                          void *scratch);
+MP_DECLARE_COMPUTE(mp_i2s_gemm); /* mp_i2s_gemm__<isa>, one per kernel file */
 
 #endif

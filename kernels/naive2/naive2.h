@@ -12,7 +12,6 @@ size_t mp_naive2_packed_size(int m, int k, const int *param);
 void mp_naive2_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                     uint8_t *out);
 void mp_naive2_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
-void mp_naive2_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                            int m1, void *scratch);
+MP_DECLARE_COMPUTE(mp_naive2_gemm); /* mp_naive2_gemm__<isa>, one per kernel file */
 
 #endif

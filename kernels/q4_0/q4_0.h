@@ -33,11 +33,6 @@ void mp_q4_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param
 void mp_q4_0_quant_ref(const float *x, int k, uint8_t *out);
 void mp_q4_0_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
 
-void mp_q4_0_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                          int m1, void *scratch);
-void mp_q4_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
-                        int m1, void *scratch);
-void mp_q4_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                          int m1, void *scratch);
+MP_DECLARE_COMPUTE(mp_q4_0_gemm); /* mp_q4_0_gemm__<isa>, one per kernel file */
 
 #endif

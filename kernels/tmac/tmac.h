@@ -77,14 +77,6 @@ void mp_tmac_prepare__avx2(const mp_op *op, const float *x, int n, void *act, in
 void mp_tmac_store(const mp_op *op, const void *act, int t, const int32_t *s8, int row0,
                    int nrows, float *y);
 
-/* Rows [m0, m1), m0 a multiple of 32, all tokens.  No over-read. */
-void mp_tmac_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                          void *scratch);
-void mp_tmac_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                        void *scratch);
-void mp_tmac_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                          void *scratch);
-void mp_tmac_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                        void *scratch);
+MP_DECLARE_COMPUTE(mp_tmac_gemm); /* mp_tmac_gemm__<isa>, one per kernel file */
 
 #endif

@@ -87,27 +87,8 @@ void mp_tq2_0_pack(const int8_t *w, float w_scale, int m, int k, const int *para
                    uint8_t *out);
 void mp_tq2_0_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
 
-void mp_tq1_0_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                           int m1, void *scratch);
-void mp_tq1_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch);
-void mp_tq1_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                           int m1, void *scratch);
-void mp_tq2_0_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                           int m1, void *scratch);
-void mp_tq2_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch);
-void mp_tq2_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                           int m1, void *scratch);
-/* AArch64 (tq1_0-arm.h, tq2_0-arm.h): NEON (Armv8.0) and dotprod (sdot) twins. */
-void mp_tq1_0_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                         void *scratch);
-void mp_tq1_0_gemm__dotprod(const mp_op *op, const void *act, int n, float *y, int m0,
-                            int m1, void *scratch);
-void mp_tq2_0_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                         void *scratch);
-void mp_tq2_0_gemm__dotprod(const mp_op *op, const void *act, int n, float *y, int m0,
-                            int m1, void *scratch);
+MP_DECLARE_COMPUTE(mp_tq1_0_gemm); /* mp_tq1_0_gemm__<isa>, one per kernel file */
+MP_DECLARE_COMPUTE(mp_tq2_0_gemm); /* mp_tq2_0_gemm__<isa>, one per kernel file */
 
 /* fp16 block scale of a packed block (d is the last 2 bytes of both formats). */
 static inline float mp_tq_block_d(const uint8_t *blk, int bytes)

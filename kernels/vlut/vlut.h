@@ -164,15 +164,7 @@ int mp_vlut_gmain(const mp_op *op);
 
 /* Portable kernels (every parameter combination); the SIMD paths call the parts
  * they do not specialise. */
-void mp_vlut_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                          int m1, void *scratch);
-void mp_vlut_gemv__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                          int m1, void *scratch);
-void mp_vlut_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
-                        int m1, void *scratch);
-void mp_vlut_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                          int m1, void *scratch);
-void mp_vlut_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                        void *scratch);
+MP_DECLARE_COMPUTE(mp_vlut_gemm); /* mp_vlut_gemm__<isa>, one per kernel file */
+MP_DECLARE_COMPUTE(mp_vlut_gemv); /* mp_vlut_gemv__<isa>, one per kernel file */
 
 #endif

@@ -204,22 +204,14 @@ MP_TL_DECLARE_ISA(avx2)
 MP_TL_DECLARE_ISA(avx512)
 MP_TL_DECLARE_ISA(neon)
 
-/* Defines the eight gemm wrappers of one ISA over mp_tl_gemm__ISA. */
-#define MP_TL_DEFINE_GEMM(NAME, TL2, LL, BM, ISA)                                          \
-    void mp_##NAME##_gemm_bm##BM##__##ISA(const mp_op *op, const void *act, int n,        \
-                                          float *y, int m0, int m1, void *scratch)        \
+/* One catalog entry point over the engine: FN is spelled out where it is used
+ * (kernels/tl1/tl1-ISA.c, kernels/tl2/tl2-ISA.c) so that grep finds it. */
+#define MP_TL_ENTRY(FN, ISA, TL2, LL, BM)                                                  \
+    void FN(const mp_op *op, const void *act, int n, float *y, int m0, int m1,             \
+            void *scratch)                                                                \
     {                                                                                     \
         (void)scratch;                                                                    \
         mp_tl_gemm__##ISA(op, TL2, LL, BM, act, n, y, m0, m1);                            \
     }
-#define MP_TL_DEFINE_ISA(ISA)                 \
-    MP_TL_DEFINE_GEMM(tl1_0, 0, 0, 16, ISA)  \
-    MP_TL_DEFINE_GEMM(tl1_0, 0, 0, 32, ISA)  \
-    MP_TL_DEFINE_GEMM(tl1_1, 0, 1, 16, ISA)  \
-    MP_TL_DEFINE_GEMM(tl1_1, 0, 1, 32, ISA)  \
-    MP_TL_DEFINE_GEMM(tl2_0, 1, 0, 16, ISA)  \
-    MP_TL_DEFINE_GEMM(tl2_0, 1, 0, 32, ISA)  \
-    MP_TL_DEFINE_GEMM(tl2_1, 1, 1, 16, ISA)  \
-    MP_TL_DEFINE_GEMM(tl2_1, 1, 1, 32, ISA)
 
 #endif

@@ -222,5 +222,3 @@ void mp_tl_gemm__avx512(const mp_op *op, int tl2, int lossless, int bm, const vo
             bm == 16 ? gemm(op, 0, 0, 16, act, n, y, m0, m1) : gemm(op, 0, 0, 32, act, n, y, m0, m1);
     }
 }
-
-MP_TL_DEFINE_ISA(avx512)

@@ -222,7 +222,6 @@ void mp_tl_gemm__avx2(const mp_op *op, int tl2, int lossless, int bm, const void
     }
 }
 
-MP_TL_DEFINE_ISA(avx2)
 
 /* ---- table precompute (prepare) ------------------------------------------------
  * The same tables as mp_tl_prepare (tl-scalar.c), one group's 16 entries per
@@ -316,4 +315,3 @@ PREP(tl1_0, 0, 0)
 PREP(tl1_1, 0, 1)
 PREP(tl2_0, 1, 0)
 PREP(tl2_1, 1, 1)
-

@@ -310,5 +310,3 @@ ACT(tl1_0, 0, 0)
 ACT(tl1_1, 0, 1)
 ACT(tl2_0, 1, 0)
 ACT(tl2_1, 1, 1)
-
-MP_TL_DEFINE_ISA(scalar)

@@ -185,5 +185,3 @@ void mp_tl_gemm__neon(const mp_op *op, int tl2, int lossless, int bm, const void
             bm == 16 ? gemm(op, 0, 0, 16, act, n, y, m0, m1) : gemm(op, 0, 0, 32, act, n, y, m0, m1);
     }
 }
-
-MP_TL_DEFINE_ISA(neon)

@@ -1,0 +1,11 @@
+/* tl1-neon.c - the catalog's tl1_*.neon.bm* entry points: TL1_0 / TL1_1: g = 2, 9-entry tables,
+ * 4-bit index (seed 000 §3.1);
+ * NEON (tbl lookups).  TL1 and TL2 share the element-wise LUT engine: the
+ * inner loop is mp_tl_gemm__neon in ../elut/tl-neon.c; tables, packed layout
+ * and the block-fitting split are documented in ../elut/tl.h. */
+#include "../elut/tl.h"
+
+MP_TL_ENTRY(mp_tl1_0_gemm_bm16__neon, neon, 0, 0, 16)
+MP_TL_ENTRY(mp_tl1_0_gemm_bm32__neon, neon, 0, 0, 32)
+MP_TL_ENTRY(mp_tl1_1_gemm_bm16__neon, neon, 0, 1, 16)
+MP_TL_ENTRY(mp_tl1_1_gemm_bm32__neon, neon, 0, 1, 32)
