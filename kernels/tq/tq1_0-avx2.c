@@ -16,10 +16,7 @@
 #include <immintrin.h>
 
 #include "tq.h"
-#include "../common/mp_rows4.h"
 #include "../common/mp_x86.h"
-
-enum { PF_BYTES = 8192 };
 
 static inline __m256i mul3(__m256i s)
 {
@@ -75,35 +72,23 @@ static inline __m256i block16(const uint8_t *blk, const __m256i *q)
     return _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(v), q[7]));
 }
 
-static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const void *act, int k, int t, int prefetch, float *out)
+#define VI __m256i
+#define NQ 8
+#define MADD_ONES(v) _mm256_madd_epi16((v), _mm256_set1_epi16(1))
+#define VSUB16(a, b) _mm256_sub_epi16((a), (b))
+#define HSUM4(a, b, c, d) mp_x86_hsum4_epi32((a), (b), (c), (d))
+
+static inline void load_q(const mp_block_q8_K *a, __m256i *q)
 {
-    const mp_block_q8_K *a = mp_q8k_token(act, k, t);
-    const int nb = k / MP_QK_K;
-    const __m256i ones = _mm256_set1_epi16(1);
-    __m128 acc = _mm_setzero_ps();
-    for (int b = 0; b < nb; b++) {
-        mp_x86_prefetch_unit(pf0, (size_t)b, step, prefetch);
-        __m256i q[8];
-        for (int j = 0; j < 8; j++)
-            q[j] = _mm256_loadu_si256((const __m256i *)(a[b].qs + 32 * j));
-        __m256i bs = _mm256_loadu_si256((const __m256i *)a[b].bsums);
-        __m256i s[4];
-        const size_t off = (size_t)b * MP_TQ1_BYTES;
-        for (int i = 0; i < 4; i++)
-            s[i] = _mm256_madd_epi16(_mm256_sub_epi16(block16(wr[i] + off, q), bs), ones);
-        __m128 dot = _mm_cvtepi32_ps(mp_x86_hsum4_epi32(s[0], s[1], s[2], s[3]));
-        __m128 db = _mm_mul_ps(mp_x86_half4_at(wr, off + MP_TQ1_BYTES - 2), _mm_set1_ps(a[b].d));
-        acc = _mm_add_ps(acc, _mm_mul_ps(dot, db));
-    }
-    _mm_storeu_ps(out, acc);
+    for (int j = 0; j < 8; j++)
+        q[j] = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * j));
 }
 
-/* Contract: K % 256 == 0, rows [m0, m1), all N tokens; no over-reads. */
-void mp_tq1_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch)
+static inline __m256i load_bsums(const mp_block_q8_K *a)
 {
-    (void)scratch;
-    const size_t row_bytes = (size_t)(op->k / MP_QK_K) * MP_TQ1_BYTES;
-    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, MP_TQ1_BYTES, PF_BYTES, 1, rows4, rows4);
+    return _mm256_loadu_si256((const __m256i *)a->bsums);
 }
+
+#define TQ_BYTES MP_TQ1_BYTES
+#define TQ_GEMM mp_tq1_0_gemm__avx2
+#include "tq-x86.h"

@@ -11,10 +11,7 @@
 #include <immintrin.h>
 
 #include "tq.h"
-#include "../common/mp_rows4.h"
 #include "../common/mp_x86.h"
-
-enum { PF_BYTES = 8192 };
 
 static inline __m512i mul3(__m512i s)
 {
@@ -74,35 +71,23 @@ static inline __m512i block16(const uint8_t *blk, const __m512i *q)
     return _mm512_add_epi16(p, _mm512_maddubs_epi16(trits(t), q[3]));
 }
 
-static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const void *act, int k, int t, int prefetch, float *out)
+#define VI __m512i
+#define NQ 4
+#define MADD_ONES(v) _mm512_madd_epi16((v), _mm512_set1_epi16(1))
+#define VSUB16(a, b) _mm512_sub_epi16((a), (b))
+#define HSUM4(a, b, c, d) mp_x86_hsum4_epi32x16((a), (b), (c), (d))
+
+static inline __m512i load_bsums(const mp_block_q8_K *a)
 {
-    const mp_block_q8_K *a = mp_q8k_token(act, k, t);
-    const int nb = k / MP_QK_K;
-    const __m512i ones = _mm512_set1_epi16(1);
-    __m128 acc = _mm_setzero_ps();
-    for (int b = 0; b < nb; b++) {
-        mp_x86_prefetch_unit(pf0, (size_t)b, step, prefetch);
-        __m512i q[4];
-        for (int j = 0; j < 4; j++)
-            q[j] = _mm512_loadu_si512((const void *)(a[b].qs + 64 * j));
-        __m512i bs = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)a[b].bsums));
-        __m512i s[4];
-        const size_t off = (size_t)b * MP_TQ1_BYTES;
-        for (int i = 0; i < 4; i++)
-            s[i] = _mm512_madd_epi16(_mm512_sub_epi16(block16(wr[i] + off, q), bs), ones);
-        __m128 dot = _mm_cvtepi32_ps(mp_x86_hsum4_epi32x16(s[0], s[1], s[2], s[3]));
-        __m128 db = _mm_mul_ps(mp_x86_half4_at(wr, off + MP_TQ1_BYTES - 2), _mm_set1_ps(a[b].d));
-        acc = _mm_add_ps(acc, _mm_mul_ps(dot, db));
-    }
-    _mm_storeu_ps(out, acc);
+    return _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)a->bsums));
 }
 
-/* Contract: K % 256 == 0, rows [m0, m1), all N tokens; no over-reads. */
-void mp_tq1_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
-                           int m1, void *scratch)
+static inline void load_q(const mp_block_q8_K *a, __m512i *q)
 {
-    (void)scratch;
-    const size_t row_bytes = (size_t)(op->k / MP_QK_K) * MP_TQ1_BYTES;
-    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, MP_TQ1_BYTES, PF_BYTES, 1, rows4, rows4);
+    for (int j = 0; j < 4; j++)
+        q[j] = _mm512_loadu_si512((const void *)(a->qs + 64 * j));
 }
+
+#define TQ_BYTES MP_TQ1_BYTES
+#define TQ_GEMM mp_tq1_0_gemm__avx512
+#include "tq-x86.h"

@@ -12,66 +12,44 @@
 #include <immintrin.h>
 
 #include "tq.h"
-#include "../common/mp_rows4.h"
 #include "../common/mp_x86.h"
 
-enum { PF_BYTES = 8192 }; /* software prefetch distance along the row group */
-
-/* Four int32x8 vectors -> their four horizontal sums in one int32x4. */
 /* out[i] for the 4 row pointers wr[] (duplicates allowed) and one token. */
-static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const void *act, int k, int t, int prefetch, float *out)
+
+#define VI __m256i
+#define NQ 8
+#define MADD_ONES(v) _mm256_madd_epi16((v), _mm256_set1_epi16(1))
+#define VSUB16(a, b) _mm256_sub_epi16((a), (b))
+#define HSUM4(a, b, c, d) mp_x86_hsum4_epi32((a), (b), (c), (d))
+
+static inline void load_q(const mp_block_q8_K *a, __m256i *q)
 {
-    const mp_block_q8_K *a = mp_q8k_token(act, k, t);
-    const int nb = k / MP_QK_K;
-    const __m256i mask = _mm256_set1_epi8(3), ones = _mm256_set1_epi16(1);
-    __m128 acc = _mm_setzero_ps();
-    for (int b = 0; b < nb; b++) {
-        if (prefetch) {
-            /* the group's rows are one contiguous span; walking them in parallel
-             * defeats the hardware prefetcher, so fetch ahead at the rate of use */
-            const char *pf = (const char *)pf0 + (size_t)b * step;
-            for (size_t o = 0; o < step; o += 64)
-                _mm_prefetch(pf + o, _MM_HINT_T0);
-        }
-        const int8_t *q = a[b].qs;
-        __m256i q0 = _mm256_loadu_si256((const __m256i *)q);
-        __m256i q1 = _mm256_loadu_si256((const __m256i *)(q + 32));
-        __m256i q2 = _mm256_loadu_si256((const __m256i *)(q + 64));
-        __m256i q3 = _mm256_loadu_si256((const __m256i *)(q + 96));
-        __m256i q4 = _mm256_loadu_si256((const __m256i *)(q + 128));
-        __m256i q5 = _mm256_loadu_si256((const __m256i *)(q + 160));
-        __m256i q6 = _mm256_loadu_si256((const __m256i *)(q + 192));
-        __m256i q7 = _mm256_loadu_si256((const __m256i *)(q + 224));
-        __m256i bs = _mm256_loadu_si256((const __m256i *)a[b].bsums);
-        __m256i s[4];
-        const size_t off = (size_t)b * MP_TQ2_BYTES;
-        for (int i = 0; i < 4; i++) {
-            __m256i v0 = _mm256_loadu_si256((const __m256i *)(wr[i] + off));
-            __m256i v1 = _mm256_loadu_si256((const __m256i *)(wr[i] + off + 32));
-            __m256i p = _mm256_maddubs_epi16(_mm256_and_si256(v0, mask), q0);
-            p = _mm256_add_epi16(p, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v0, 2), mask), q1));
-            p = _mm256_add_epi16(p, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v0, 4), mask), q2));
-            p = _mm256_add_epi16(p, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v0, 6), mask), q3));
-            p = _mm256_add_epi16(p, _mm256_maddubs_epi16(_mm256_and_si256(v1, mask), q4));
-            p = _mm256_add_epi16(p, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v1, 2), mask), q5));
-            p = _mm256_add_epi16(p, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v1, 4), mask), q6));
-            p = _mm256_add_epi16(p, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v1, 6), mask), q7));
-            s[i] = _mm256_madd_epi16(_mm256_sub_epi16(p, bs), ones);
-        }
-        __m128 dot = _mm_cvtepi32_ps(mp_x86_hsum4_epi32(s[0], s[1], s[2], s[3]));
-        __m128 db = _mm_mul_ps(mp_x86_half4_at(wr, off + MP_TQ2_BYTES - 2), _mm_set1_ps(a[b].d));
-        acc = _mm_add_ps(acc, _mm_mul_ps(dot, db));
-    }
-    _mm_storeu_ps(out, acc);
+    for (int j = 0; j < 8; j++)
+        q[j] = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * j));
 }
 
-/* Contract: K % 256 == 0, rows [m0, m1), all N tokens; reads only the packed
- * rows and the Q8_K blocks (prefetches may point past them: harmless). */
-void mp_tq2_0_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
-                         int m1, void *scratch)
+static inline __m256i load_bsums(const mp_block_q8_K *a)
 {
-    (void)scratch;
-    const size_t row_bytes = (size_t)(op->k / MP_QK_K) * MP_TQ2_BYTES;
-    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, MP_TQ2_BYTES, PF_BYTES, 1, rows4, rows4);
+    return _mm256_loadu_si256((const __m256i *)a->bsums);
 }
+
+/* sum(code * q) over one block in int16 lanes: byte j of the two 32-byte halves
+ * holds the codes of weights j + 32 m (bits 2m+1..2m) of half h */
+static inline __m256i block16(const uint8_t *blk, const __m256i *q)
+{
+    const __m256i mask = _mm256_set1_epi8(3);
+    __m256i p = _mm256_setzero_si256();
+    for (int h = 0; h < 2; h++) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(blk + 32 * h));
+        p = _mm256_add_epi16(p, _mm256_maddubs_epi16(_mm256_and_si256(v, mask), q[4 * h]));
+        for (int m = 1; m < 4; m++)
+            p = _mm256_add_epi16(p, _mm256_maddubs_epi16(
+                                        _mm256_and_si256(_mm256_srli_epi16(v, 2 * m), mask),
+                                        q[4 * h + m]));
+    }
+    return p;
+}
+
+#define TQ_BYTES MP_TQ2_BYTES
+#define TQ_GEMM mp_tq2_0_gemm__avx2
+#include "tq-x86.h"
