@@ -165,4 +165,12 @@ VA_INLINE void vnni_arm_gemm(const mp_op *op, const void *act, int n, float *y, 
     }
 }
 
+/* the entry points' shape (MP_VNNI_ENTRY) */
+static void vnni_arm_entry(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                           void *scratch, int int1)
+{
+    (void)scratch;
+    vnni_arm_gemm(op, act, n, y, m0, m1, int1);
+}
+
 #endif

@@ -284,20 +284,15 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
     }
 }
 
-void mp_vnni_int2_gemm__avx512vnni(const mp_op *op, const void *act, int n, float *y, int m0,
-                                   int m1, void *scratch)
+/* GEMV below gemm_n tokens, the unpack-once GEMM from there on */
+static void gemm_or_gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                         void *scratch, int int1)
 {
     if (n >= op->param[MP_VNNI_P_GEMMN])
-        gemm(op, act, n, y, m0, m1, scratch, 0);
+        gemm(op, act, n, y, m0, m1, scratch, int1);
     else
-        gemv(op, act, n, y, m0, m1, 0);
+        gemv(op, act, n, y, m0, m1, int1);
 }
 
-void mp_vnni_int1_gemm__avx512vnni(const mp_op *op, const void *act, int n, float *y, int m0,
-                                   int m1, void *scratch)
-{
-    if (n >= op->param[MP_VNNI_P_GEMMN])
-        gemm(op, act, n, y, m0, m1, scratch, 1);
-    else
-        gemv(op, act, n, y, m0, m1, 1);
-}
+MP_VNNI_ENTRY(mp_vnni_int2_gemm__avx512vnni, gemm_or_gemv, 0)
+MP_VNNI_ENTRY(mp_vnni_int1_gemm__avx512vnni, gemm_or_gemv, 1)

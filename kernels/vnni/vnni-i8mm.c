@@ -4,16 +4,5 @@
  * equal to the scalar path. */
 #include "vnni-arm.h"
 
-void mp_vnni_int2_gemm__i8mm(const mp_op *op, const void *act, int n, float *y, int m0,
-                             int m1, void *scratch)
-{
-    (void)scratch;
-    vnni_arm_gemm(op, act, n, y, m0, m1, 0);
-}
-
-void mp_vnni_int1_gemm__i8mm(const mp_op *op, const void *act, int n, float *y, int m0,
-                             int m1, void *scratch)
-{
-    (void)scratch;
-    vnni_arm_gemm(op, act, n, y, m0, m1, 1);
-}
+MP_VNNI_ENTRY(mp_vnni_int2_gemm__i8mm, vnni_arm_entry, 0)
+MP_VNNI_ENTRY(mp_vnni_int1_gemm__i8mm, vnni_arm_entry, 1)

@@ -197,19 +197,15 @@ static void gemm_scalar(const mp_op *op, const void *act, int n, float *y, int m
     }
 }
 
-void mp_vnni_int2_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                               int m1, void *scratch)
+static void gemm_entry(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                       void *scratch, int int1)
 {
     (void)scratch;
-    gemm_scalar(op, act, n, y, m0, m1, 0);
+    gemm_scalar(op, act, n, y, m0, m1, int1);
 }
 
-void mp_vnni_int1_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
-                               int m1, void *scratch)
-{
-    (void)scratch;
-    gemm_scalar(op, act, n, y, m0, m1, 1);
-}
+MP_VNNI_ENTRY(mp_vnni_int2_gemm__scalar, gemm_entry, 0)
+MP_VNNI_ENTRY(mp_vnni_int1_gemm__scalar, gemm_entry, 1)
 
 /* ---- §III-E: B of the roofline model ----------------------------------------- */
 

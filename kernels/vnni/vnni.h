@@ -92,23 +92,17 @@ int mp_vnni_check_ymm(int m, int k, const int *param, char *why, size_t len);
 /* compute slots: contract of mp_variant.compute; m0 multiple of 16 (m_align);
  * reads whole tiles (the padding is part of the packed tensor) and activations up
  * to K rounded up to 16 (inside mp_q8act's zeroed padding). */
-#define MP_VNNI_DECL(fmt, isa)                                                        \
-    void mp_vnni_##fmt##_gemm__##isa(const mp_op *op, const void *act, int n, float *y, \
-                                     int m0, int m1, void *scratch);
-MP_VNNI_DECL(int2, scalar)
-MP_VNNI_DECL(int2, avx2)
-MP_VNNI_DECL(int2, avxvnni)
-MP_VNNI_DECL(int2, avx512vnni)
-MP_VNNI_DECL(int1, scalar)
-MP_VNNI_DECL(int1, avx2)
-MP_VNNI_DECL(int1, avxvnni)
-MP_VNNI_DECL(int1, avx512vnni)
-/* AArch64 (vnni-arm.h): sdot and smmla twins */
-MP_VNNI_DECL(int2, dotprod)
-MP_VNNI_DECL(int2, i8mm)
-MP_VNNI_DECL(int1, dotprod)
-MP_VNNI_DECL(int1, i8mm)
-#undef MP_VNNI_DECL
+MP_DECLARE_COMPUTE(mp_vnni_int2_gemm); /* __<isa>: one per kernel file vnni-<isa>.c */
+MP_DECLARE_COMPUTE(mp_vnni_int1_gemm);
+
+/* An entry point FN over a path's implementation IMPL(op, act, n, y, m0, m1,
+ * scratch, int1); FN is spelled out where it is defined, so grep finds it. */
+#define MP_VNNI_ENTRY(FN, IMPL, INT1)                                                     \
+    void FN(const mp_op *op, const void *act, int n, float *y, int m0, int m1,          \
+            void *scratch)                                                             \
+    {                                                                                  \
+        IMPL(op, act, n, y, m0, m1, scratch, INT1);                                    \
+    }
 
 /* ---- roofline of seed 003 §III-E ------------------------------------------------
  * eq. 3: effective bandwidth per core = min(BW_core, B / C), with B the bytes of
