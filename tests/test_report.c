@@ -203,7 +203,7 @@ Test(report, sections_and_numbers)
         "## 5. Ablation", "seed 001 Fig. 11", "## 6. Prompt length", "seed 001 Fig. 12",
         "## 7. GEMV bandwidth against the roofline model (seed 003 Fig. 5–7, eq. 1–3)",
         "## 8. Speed ratios within one run", "## 9. Tuned parameters", "## 10. Plots",
-        "## 11. Rows not measured or not stable"};
+        "## 12. Rows not measured or not stable"};
     for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++)
         HAS(t, secs[i]);
     /* probe */
@@ -275,7 +275,7 @@ Test(report, empty_store_says_what_fills_each_section)
     HAS(t, "mpbench sweep --quick");
     HAS(t, "mpbench tune");
     HAS(t, "no run measured TQ2_0 at N = 1");
-    HAS(t, "## 11. Rows not measured or not stable");
+    HAS(t, "## 12. Rows not measured or not stable");
     free(t);
 }
 
