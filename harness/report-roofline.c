@@ -240,6 +240,12 @@ int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o)
                        "machine.\n\n",
                     total_above, nr, above);
     }
+    int own = 0;
+    for (int i = 0; i < nr && !own; i++)
+        own = mp_store_rep_run_bw(r->store, rows[i]->run_id, rows[i]->threads) > 0;
+    if (own)
+        fputs("Rows whose own run stored its read_DRAM bandwidth (`sweep --probe-bw`) take that "
+              "figure as their bandwidth roof instead of the probe's.\n\n", f);
     if (fallback)
         fputs("\\* no compute ceiling stored for this variant (run `mpbench probe` without "
               "`--no-ceilings`): the int8 dot-product peak stands in, an upper bound.\n\n", f);

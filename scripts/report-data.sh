@@ -39,6 +39,8 @@ KVARS=${KVARS:-'*.avx2*,*.avx512*,*.avxvnni,llamacpp.*'}
 EVARS=${EVARS:-'f16.avx2,q4_0.avx512,tmac_int2.avx512,tq1_0.avx512,tq2_0.avx512,tl1_0.avx512.bm32,tl2_0.avx512.bm16,i2_s.avx512,vnni_int2.avx512vnni,vlut_i2.avx512,vlut_i1.avx512'}
 LVARS=${LVARS:-'i2_s.avx512,tq1_0.avx512,tq2_0.avx512,tl1_0.avx512.bm32,tl1_1.avx512.bm32,tl2_0.avx512.bm16,tl2_1.avx512.bm16,tmac_int2.avx512,vlut_i2.avx512,vlut_i1.avx512,vnni_int2.avx512vnni,i8.avx512vnni,q8_0.avx512,f16.avx2'}
 if [ "$QUICK" = 1 ]; then
+    # the best path of each method only (the full run measures every SIMD path)
+    KVARS=${KVARS_QUICK:-'f16.avx2,q8_0.avx512,q4_0.avx512,tq1_0.avx512,tq2_0.avx512,i2_s.avx512,tmac_int2.avx512,tl1_0.avx512.bm32,tl1_1.avx512.bm32,tl2_0.avx512.bm16,tl2_1.avx512.bm16,vlut_i2.avx512,vlut_i1.avx512,vnni_int2.avx512vnni,vnni_int1.avx512vnni,i8.avx512vnni,i8.avx2,llamacpp.*'}
     PROBE="--quick"
     GEMV_SHAPES=2560x2560,6912x2560
     GEMM_SHAPES=2560x2560
@@ -70,8 +72,12 @@ step() {
 }
 t0=$(date +%s)
 step "$BIN" probe $PROBE
-step "$BIN" run --variant "$KVARS" --shape "$GEMV_SHAPES" --n 1 --threads "$TLIST" $RUNOPT
-step "$BIN" run --variant "$KVARS" --shape "$GEMM_SHAPES" --n 128 --threads "$TLIST" $RUNOPT
+for s in ${GEMV_SHAPES//,/ }; do
+    step "$BIN" run --variant "$KVARS" --shape "$s" --n 1 --threads "$TLIST" $RUNOPT
+done
+for s in ${GEMM_SHAPES//,/ }; do
+    step "$BIN" run --variant "$KVARS" --shape "$s" --n 128 --threads "$TLIST" $RUNOPT
+done
 step "$BIN" run --variant 'i2_s.avx512,tq2_0.avx512,tmac_int2.avx512,vlut_i2.avx512,vlut_i1.avx512,vnni_int2.avx512vnni,i8.avx512vnni' \
     --shape 2560x6912 --n "$NLIST" --threads 1 $RUNOPT
 for m in $E2E_MODELS; do
