@@ -165,6 +165,33 @@ static const char *row_label(const mp_rep *r, const char *variant, char *buf, si
     return buf;
 }
 
+/* "Runs: a, b, c." for the distinct runs in ids (n of them), then a blank line:
+ * every table names the runs its numbers come from (issue 16). */
+static void runs_line(FILE *f, const int64_t *ids, int n)
+{
+    int64_t u[256];
+    int nu = 0;
+    for (int i = 0; i < n; i++) {
+        int j;
+        for (j = 0; j < nu && u[j] != ids[i]; j++)
+            ;
+        if (j == nu && nu < 256)
+            u[nu++] = ids[i];
+    }
+    for (int a = 0; a < nu; a++)
+        for (int b = a + 1; b < nu; b++)
+            if (u[b] < u[a]) {
+                int64_t t = u[a];
+                u[a] = u[b], u[b] = t;
+            }
+    if (!nu)
+        return;
+    fprintf(f, "From run%s ", nu > 1 ? "s" : "");
+    for (int i = 0; i < nu; i++)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)u[i]);
+    fputs(".\n\n", f);
+}
+
 /* ---- sections ------------------------------------------------------------------- */
 
 /* Title, the machine (machines table) and the caveats that apply to every number. */
@@ -525,6 +552,8 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
             for (int c = 0; c < NSIZES; c++)
                 fputs("--:|", f);
             fputc('\n', f);
+            int64_t runs[MAXV];
+            int nruns = 0;
             for (int vi = 0; vi < nv; vi++) {
                 const e2e_row *cells[NSIZES] = {0};
                 double bpw = 0;
@@ -546,13 +575,17 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
                         bpw);
                 for (int c = 0; c < NSIZES; c++) {
                     char buf[64] = "–";
-                    if (cells[c])
+                    if (cells[c]) {
                         e2e_cell(buf, sizeof buf, cells[c]);
+                        if (nruns < MAXV)
+                            runs[nruns++] = cells[c]->run;
+                    }
                     fprintf(f, " %s |", buf);
                 }
                 fputc('\n', f);
             }
             fputc('\n', f);
+            runs_line(f, runs, nruns);
             if (!kind && tv[ti] >= r->mach.pus)
                 e2e_ratio_table(f, e, ne, tv[ti]);
         }
@@ -644,7 +677,8 @@ static double kernel_error(const mp_rep *r, const char *variant)
 static void sec_lossless(FILE *f, const mp_rep *r, const e2e_row *e, int ne)
 {
     fputs("## 3. Lossless share (seed 004 Table 7)\n\n", f);
-    int any = 0;
+    int any = 0, nruns = 0;
+    int64_t runs[MAXV];
     for (int i = 0; i < ne; i++) {
         const e2e_row *x = &e[i];
         if (strcmp(x->test, "lossless"))
@@ -654,6 +688,8 @@ static void sec_lossless(FILE *f, const mp_rep *r, const e2e_row *e, int ne)
                   "share | kernel error (max rel) | paper (seed 004 Table 7) |\n"
                   "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n", f);
         const char *numerics = mp_rep_numerics(x->variant);
+        if (nruns < MAXV)
+            runs[nruns++] = x->run;
         fputs("| ", f);
         md_escape(f, x->variant);
         fprintf(f, " | %s | %s | %s | %d/%d | %d | %d | ", x->method, numerics, x->model,
@@ -676,10 +712,11 @@ static void sec_lossless(FILE *f, const mp_rep *r, const e2e_row *e, int ne)
     }
     if (!any)
         fputs("No lossless check on this machine: run `mpbench e2e --lossless --model "
-              "bitnetcpp-700m --variant 'i2_s*,tq2_0*,tq1_0*' --prompts 50`.\n\n",
+              "bitnetcpp-125m --layers 2 --variant 'i2_s*,tq2_0*,tq1_0*' --prompts 50`.\n\n",
               f);
     else
         fputc('\n', f);
+    runs_line(f, runs, nruns);
     fputs("numerics: the variant's catalog row (lossless: bit for bit with the reference; "
           "lossy: int8 tables or block-quantized activations, its kernel error is the largest "
           "max relative error stored for it; float: a float baseline).  The paper's figure is "
@@ -764,6 +801,8 @@ static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
         colp[s] = cols[s];
     }
     table_head(f, "variant (method) b(bpw)", colp, ns);
+    int64_t runs[MAXV * 4];
+    int nruns = 0;
     for (int v = 0; v < nv; v++) {
         char label[160];
         fprintf(f, "| %s |", row_label(r, vars[v], label, sizeof label));
@@ -772,10 +811,13 @@ static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
             char buf[64];
             cell(buf, sizeof buf, x, x ? (gbps ? x->gbps : x->gops) : 0, gbps ? "%.2f" : "%.1f");
             fprintf(f, " %s |", buf);
+            if (x && nruns < MAXV * 4)
+                runs[nruns++] = x->run_id;
         }
         fputc('\n', f);
     }
     fputc('\n', f);
+    runs_line(f, runs, nruns);
 }
 
 /* Section 4: GOPS per variant x shape at N = 128 (else the largest N), per thread count. */
@@ -1037,7 +1079,8 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
     }
     for (int t = 0; t < nt; t++) {
         fprintf(f, "Against %s at N = %d, %d thread%s (run %lld; %s time ÷ variant time, > 1: "
-                   "faster than %s; the fastest %s variant of the run is the baseline):\n\n",
+                   "faster than %s; the fastest %s variant of the run is the baseline; the "
+                   "fastest variant of each method):\n\n",
                 base, n, tv[t], tv[t] > 1 ? "s" : "", (long long)run, base, base, base);
         char cols[MAXS][32];
         const char *colp[MAXS];
@@ -1056,11 +1099,46 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
                     (bus[s] == 0 || x[i].us < bus[s]))
                     bus[s] = x[i].us;
         }
+        /* the body shows the fastest variant of each method (highest mean speed-up
+         * over the shapes; every row is in kernel-results.csv) */
+        double mean[MAXV];
         for (int v = 0; v < nv; v++) {
-            int present = 0;
+            double sum = 0;
+            for (int s = 0; s < ns; s++) {
+                double bt = 0;
+                for (int i = 0; i < nx; i++)
+                    if (x[i].t == tv[t] && x[i].m == shapes[s][0] && x[i].k == shapes[s][1] &&
+                        !strcmp(x[i].variant, vars[v]) && x[i].us > 0 &&
+                        (!strcmp(x[i].status, "ok") || !strcmp(x[i].status, "unstable")) &&
+                        (bt == 0 || x[i].us < bt))
+                        bt = x[i].us;
+                if (bt > 0 && bus[s] > 0)
+                    sum += bus[s] / bt;
+            }
+            mean[v] = ns ? sum / ns : 0;
+        }
+        for (int v = 0; v < nv; v++) {
+            int present = 0, beaten = 0;
             for (int i = 0; i < nx; i++)
                 present |= x[i].t == tv[t] && !strcmp(x[i].variant, vars[v]);
-            if (!present)
+            const char *mv = "";
+            for (int i = 0; i < nx; i++)
+                if (!strcmp(x[i].variant, vars[v]))
+                    mv = x[i].method;
+            for (int w = 0; w < nv && present; w++) {
+                if (w == v)
+                    continue;
+                const char *mw = "";
+                int pw = 0;
+                for (int i = 0; i < nx; i++)
+                    if (!strcmp(x[i].variant, vars[w])) {
+                        mw = x[i].method;
+                        pw |= x[i].t == tv[t];
+                    }
+                if (pw && !strcmp(mv, mw) && (mean[w] > mean[v] || (mean[w] == mean[v] && w < v)))
+                    beaten = 1;
+            }
+            if (!present || beaten)
                 continue;
             const char *method = "";
             for (int i = 0; i < nx; i++)

@@ -38,6 +38,7 @@ typedef struct mp_rep_e2e {
     double tps, bpw, share;
     double tps_min, tps_max; /* over the repetitions; 0 when not stored */
     int reps;
+    int64_t run; /* the run that stored it */
 } mp_rep_e2e;
 
 /* One tuner decision (the tuned table); the text is valid during the callback
