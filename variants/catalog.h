@@ -26,9 +26,14 @@
 #define MP_CATALOG_ARM 0
 #endif
 
-/* One table per family of mp_kernel.h's MP_FAMILIES list, in its order. */
-#define MP_DECLARE_FAMILY(E, f, doc) extern const mp_variant mp_catalog_##f[];
-MP_FAMILIES(MP_DECLARE_FAMILY)
-#undef MP_DECLARE_FAMILY
+/* The tables: one per family of mp_kernel.h's MP_FAMILIES list, in its order,
+ * then tables of rows that belong to a family but live in their own file (I8:
+ * family vnni, variants/i8.c).  The registry concatenates them in this order. */
+#define MP_CATALOG_EXTRA(X) X(VNNI, i8, "I8: int8 weights, the dot products without up-convert")
+#define MP_CATALOG_TABLES(X) MP_FAMILIES(X) MP_CATALOG_EXTRA(X)
+
+#define MP_DECLARE_TABLE(E, f, doc) extern const mp_variant mp_catalog_##f[];
+MP_CATALOG_TABLES(MP_DECLARE_TABLE)
+#undef MP_DECLARE_TABLE
 
 #endif

@@ -49,13 +49,15 @@
     "seed 001 §3-4, footnote 4"
 #define MP_WF_ARGS_VNNI_INT2 VNNI_INT2, "VNNI_INT2", VNNI, MP_LOSSLESS, TERNARY, 4, 1, 1, \
     "seed 003 §III"
+#define MP_WF_ARGS_I8 I8, "I8", VNNI, MP_LOSSLESS, TERNARY, 1, 1, 1, \
+    "seed 003 §IV-B (int8 baseline)"
 #define MP_WF_ARGS_VNNI_INT1 VNNI_INT1, "VNNI_INT1", VNNI, MP_LOSSLESS, BINARY, 8, 1, 1, \
     "seed 003 §III"
 
 /* The formats, in the order `list formats` prints them. */
 #define MP_WFORMATS(X)                                                                   \
     X(F32) X(NAIVE2) X(I2_S) X(F16) X(Q8_0) X(Q4_0) X(TQ1_0) X(TQ2_0) X(TMAC_INT2)      \
-    X(TL1_0) X(TL1_1) X(TL2_0) X(TL2_1) X(VLUT_I2) X(VLUT_I1) X(VNNI_INT2) X(VNNI_INT1)
+    X(TL1_0) X(TL1_1) X(TL2_0) X(TL2_1) X(VLUT_I2) X(VLUT_I1) X(VNNI_INT2) X(VNNI_INT1) X(I8)
 
 typedef enum mp_wformat {
     MP_WF_NONE, /* rows outside the table: peers, test-only variants */

@@ -30,7 +30,7 @@ static void build(void)
         return;
     static const mp_variant *const tables[] = {
 #define MP_TABLE(E, f, doc) mp_catalog_##f,
-        MP_FAMILIES(MP_TABLE)
+        MP_CATALOG_TABLES(MP_TABLE)
 #undef MP_TABLE
     };
     int n = 0;
