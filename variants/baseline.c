@@ -30,6 +30,9 @@ const mp_variant mp_catalog_baseline[] = {
     F32_ROW("avx2", MP_ISA_AVX2, mp_f32_gemm__avx2),
     F32_ROW("avx512", MP_ISA_AVX512, mp_f32_gemm__avx512),
 #endif
+#if MP_CATALOG_ARM
+    F32_ROW("neon", MP_ISA_NEON, mp_f32_gemm__neon),
+#endif
     {.name = "naive2.scalar", MP_TRAITS_K(NAIVE2), .isa = MP_ISA_SCALAR, .m_align = 1,
      .packed_size = mp_naive2_packed_size, .pack = mp_naive2_pack,
      .unpack = mp_naive2_unpack, .act_size = q8_act_size, .prepare = q8_prepare,
