@@ -58,7 +58,7 @@ I8MM_FLAGS       := -march=armv8.2-a+dotprod+i8mm
 isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-avxvnni.c,$1),$(AVXVNNI_FLAGS),$(if $(filter %-avx512.c,$1),$(AVX512_FLAGS),$(if $(filter %-avx2.c,$1),$(AVX2_FLAGS),$(call armflags,$1)))))
 armflags = $(if $(filter %-i8mm.c,$1),$(I8MM_FLAGS),$(if $(filter %-dotprod.c,$1),$(DOTPROD_FLAGS),$(if $(filter %-neon.c,$1),$(NEON_FLAGS),)))
 
-.PHONY: all deps peers test check-asan bench clean plots report table7 regress regress-baseline \
+.PHONY: all deps peers test check-asan bench clean plots report table7 e2e-limit regress regress-baseline \
         regress-selftest test-slurm slurm-deps test-arm arm-kernels arm-harness
 
 ifeq ($(ARCH)-$(filter aarch64,$(HOST_ARCH)),aarch64-)
@@ -266,3 +266,8 @@ report: $(BIN)
 # bitnetcpp-* sizes (whole models to 7B, the first 4 layers above); about 45 minutes.
 table7: $(BIN)
 	scripts/table7.sh
+
+# Issue 17's figures (decode bound/share/profile, prefill vs GEMMs alone, setup
+# and whole-command wall times) for the 2B-4T and llama3-8b models, 1 and 2 threads.
+e2e-limit: $(BIN)
+	scripts/e2e-limit.sh

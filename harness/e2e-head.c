@@ -108,50 +108,49 @@ void mp_e2e_head_from_bf16(mp_e2e_head_fmt f, const uint16_t *src, int cols, uin
     }
 }
 
-/* GNU C vector types, as in harness/e2e.c: no ISA flags, a fixed lane order. */
-typedef uint16_t v8u16 __attribute__((vector_size(16)));
-typedef uint32_t v8u32 __attribute__((vector_size(32)));
-typedef int8_t v16i8 __attribute__((vector_size(16)));
-typedef uint8_t v16u8 __attribute__((vector_size(16)));
-typedef float v16f __attribute__((vector_size(64)));
+/* The row loops: one template per ISA (e2e-head-simd.h), chosen once. */
+#define MP_HEAD_FN(name) name##__generic
+#include "e2e-head-simd.h"
+#undef MP_HEAD_FN
+
+#if defined(__x86_64__)
+#include "../kernels/common/mp_isa.h"
+#include "../kernels/mp_kernel.h"
+void mp_e2e_head_row_f32__avx2(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
+void mp_e2e_head_row_f32__avx512(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
+float mp_e2e_head_dot__avx2(const float *a, const float *b, int n);
+float mp_e2e_head_dot__avx512(const float *a, const float *b, int n);
+#endif
+
+static void (*row_fn)(mp_e2e_head_fmt, const uint8_t *, int, float *) =
+    mp_e2e_head_row_f32__generic;
+static float (*dot_fn)(const float *, const float *, int) = mp_e2e_head_dot__generic;
+
+void mp_e2e_head_init(void)
+{
+#if defined(__x86_64__)
+    unsigned isa = mp_isa_detect();
+    if (isa & MP_ISA_AVX512) {
+        row_fn = mp_e2e_head_row_f32__avx512;
+        dot_fn = mp_e2e_head_dot__avx512;
+        return;
+    }
+    if (isa & MP_ISA_AVX2) {
+        row_fn = mp_e2e_head_row_f32__avx2;
+        dot_fn = mp_e2e_head_dot__avx2;
+        return;
+    }
+#endif
+    row_fn = mp_e2e_head_row_f32__generic;
+    dot_fn = mp_e2e_head_dot__generic;
+}
 
 void mp_e2e_head_row_f32(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out)
 {
-    if (f == MP_E2E_HEAD_F16) {
-        const uint16_t *src = (const uint16_t *)row;
-        int i = 0;
-        for (; i + 8 <= cols; i += 8) {
-            v8u16 h;
-            memcpy(&h, src + i, sizeof h);
-            v8u32 u = __builtin_convertvector(h, v8u32) << 16;
-            memcpy(out + i, &u, sizeof u);
-        }
-        for (; i < cols; i++)
-            out[i] = bf16_f32(src[i]);
-        return;
-    }
-    size_t bb = f == MP_E2E_HEAD_Q8_0 ? 2 + QK : 2 + QK / 2;
-    for (int b = 0; b < cols / QK; b++) {
-        const uint8_t *blk = row + (size_t)b * bb;
-        uint16_t d16;
-        memcpy(&d16, blk, 2);
-        float d = bf16_f32(d16);
-        float *o = out + (size_t)b * QK;
-        if (f == MP_E2E_HEAD_Q8_0) {
-            for (int h = 0; h < 2; h++) {
-                v16i8 q;
-                memcpy(&q, blk + 2 + 16 * h, sizeof q);
-                v16f y = __builtin_convertvector(q, v16f) * d;
-                memcpy(o + 16 * h, &y, sizeof y);
-            }
-        } else {
-            v16u8 q;
-            memcpy(&q, blk + 2, sizeof q);
-            v16u8 lo = q & 15, hi = q >> 4;
-            v16f yl = (__builtin_convertvector(lo, v16f) - 8.0f) * d;
-            v16f yh = (__builtin_convertvector(hi, v16f) - 8.0f) * d;
-            memcpy(o, &yl, sizeof yl);
-            memcpy(o + 16, &yh, sizeof yh);
-        }
-    }
+    row_fn(f, row, cols, out);
+}
+
+float mp_e2e_head_dot(const float *a, const float *b, int n)
+{
+    return dot_fn(a, b, n);
 }

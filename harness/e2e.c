@@ -13,16 +13,30 @@
  * int1-domain variant) from mp_gen_weights and one per-tensor scale
  * 1/sqrt(2K/3), which keeps the output RMS near the input's; it is packed ONCE
  * with its variant and the int8 copy is dropped.  Embedding and head are
- * bf16 (16 bits per weight, like the released GGUFs' f16 embedding; bf16
- * because its conversion is a shift in portable C); norm weights are floats
- * near 1.  The KV cache is float32.
+ * 16-bit (bf16, like the released GGUFs' f16 embedding; bf16 because its
+ * conversion is a shift in portable C), or q8_0 / q4_0 with --lm-head
+ * (harness/e2e-head.c); norm weights are floats near 1.  The KV cache is
+ * float32.
  *
  * What runs in float, and why in portable C here: attention, norms, RoPE, the
- * activation and the bf16 head GEMV are plain loops, the two hot ones (dot
- * products, bf16 widening) on GNU C vector types with 8 fixed lanes, so they
- * vectorize at -O2 without ISA flags (harness files get none), and they are
- * parallelized over the pool: norms/RoPE over
- * tokens, attention over (token, head) pairs, the head over vocabulary rows.
+ * activation and the head GEMV are plain loops, the two hot ones (dot
+ * products, row widening) on GNU C vector types with 8 fixed lanes, so they
+ * vectorize at -O2 without ISA flags (harness files get none).
+ *
+ * Parallel work (issue 17), all on the run's one persistent pool (pinned
+ * threads, no thread created per operation, a hand-over only where the next
+ * step needs the previous one's output): linears over rows (equal bytes per
+ * thread, aligned to the variant's m_align), their activation work over
+ * (op, token) when there are several tokens, norms/RoPE over tokens,
+ * attention over (token, head) pairs, the head over vocabulary rows with the
+ * argmax as a per-thread reduction combined in thread order.  Every thread
+ * reads the weights it first-touched at setup (see "setup" below), which on
+ * several NUMA nodes keeps each thread's stream on its own node; the same split
+ * holds at 16-64 threads (rows per thread shrink, the head's 128k rows and the
+ * FFN's thousands of rows still give every thread work; attention needs
+ * n x heads >= threads to use them all, which decode with 20-32 heads has).
+ * The thread split never changes a float result, so the outputs are identical
+ * for every thread count (tests/test_e2e_limit.c checks 1, 2, 3 and 8).
  * The head is not routed through a registry variant because its weights are
  * not ternary in any of the real models (Falcon3 keeps lm_head bf16, BitNet
  * 2B-4T ties it to the embedding).
@@ -759,6 +773,7 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
     mp_e2e_estimate(s, &m->mem);
 
     double t_setup = mp_now();
+    mp_e2e_head_init();
     size_t T = (size_t)s->max_tokens;
     mp_e2e_source syn;
     const mp_e2e_source *src = s->src;
@@ -1183,7 +1198,7 @@ static void head_task(void *arg, int tid, int nt)
     for (int r = r0; r < r1; r++) {
         mp_e2e_head_row_f32(m->hf, m->head + (size_t)r * m->head_row, H, row);
         for (int j = 0; j < m->nwant; j++) {
-            float l = dot8(m->hn + (size_t)j * H, row, H);
+            float l = mp_e2e_head_dot(m->hn + (size_t)j * H, row, H);
             m->logits[(size_t)j * V + r] = l;
             if (bi[j] < 0 || l > bv[j])
                 bi[j] = r, bv[j] = l;

@@ -23,5 +23,13 @@ size_t mp_e2e_head_row_bytes(mp_e2e_head_fmt f, int cols);
 void mp_e2e_head_from_bf16(mp_e2e_head_fmt f, const uint16_t *src, int cols, uint8_t *dst);
 /* One stored row widened to cols floats. */
 void mp_e2e_head_row_f32(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
+/* Float dot product in a fixed order (the same bits on every ISA). */
+float mp_e2e_head_dot(const float *a, const float *b, int n);
+/* Chooses the ISA copies of the two (harness/e2e-head-simd.h) for this CPU;
+ * call while no other thread uses them (mp_e2e_create does). */
+void mp_e2e_head_init(void);
+/* The portable copies, for tests: the ISA copies must give the same bits. */
+void mp_e2e_head_row_f32__generic(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
+float mp_e2e_head_dot__generic(const float *a, const float *b, int n);
 
 #endif

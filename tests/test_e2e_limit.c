@@ -443,3 +443,70 @@ Test(e2e_limit, opens_a_database_without_the_bound_columns)
     sqlite3_finalize(st);
     sqlite3_close(h);
 }
+
+/* ---- the head's ISA copies give the portable copy's bits ------------------------------ */
+#if defined(__x86_64__)
+void mp_e2e_head_row_f32__avx2(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
+void mp_e2e_head_row_f32__avx512(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
+float mp_e2e_head_dot__avx2(const float *a, const float *b, int n);
+float mp_e2e_head_dot__avx512(const float *a, const float *b, int n);
+#include "../kernels/common/mp_isa.h"
+#endif
+
+Test(e2e_limit, head_isa_copies_equal_portable)
+{
+    enum { N = 2624 };
+    float *a = mp_alloc(sizeof(float) * N), *b = mp_alloc(sizeof(float) * N);
+    float *y0 = mp_alloc(sizeof(float) * N), *y1 = mp_alloc(sizeof(float) * N);
+    uint16_t *h = mp_alloc(sizeof(uint16_t) * N);
+    uint8_t *q = mp_alloc(sizeof(uint16_t) * N);
+    mp_gen_acts(8, a, N);
+    mp_gen_acts(9, b, N);
+    for (int i = 0; i < N; i++) {
+        uint32_t u;
+        memcpy(&u, &b[i], 4);
+        h[i] = (uint16_t)(u >> 16);
+    }
+    int copies = 0;
+    mp_e2e_head_init();
+    for (int c = 0; c < 3; c++) {
+        void (*row)(mp_e2e_head_fmt, const uint8_t *, int, float *) = mp_e2e_head_row_f32;
+        float (*dot)(const float *, const float *, int) = mp_e2e_head_dot;
+        const char *name = "dispatched";
+#if defined(__x86_64__)
+        unsigned isa = mp_isa_detect();
+        if (c == 1 && !(isa & MP_ISA_AVX2))
+            continue;
+        if (c == 2 && !(isa & MP_ISA_AVX512))
+            continue;
+        if (c == 1)
+            row = mp_e2e_head_row_f32__avx2, dot = mp_e2e_head_dot__avx2, name = "avx2";
+        if (c == 2)
+            row = mp_e2e_head_row_f32__avx512, dot = mp_e2e_head_dot__avx512, name = "avx512";
+#else
+        if (c)
+            continue;
+#endif
+        copies++;
+        static const int ns[] = {1, 15, 16, 17, 63, 64, 65, 100, 2560, N};
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+            float d0 = mp_e2e_head_dot__generic(a, b, ns[k]), d1 = dot(a, b, ns[k]);
+            cr_assert(!memcmp(&d0, &d1, 4), "%s dot n=%d: %.9g vs portable %.9g", name, ns[k],
+                      d1, d0);
+        }
+        for (int f = 0; f < 3; f++) {
+            mp_e2e_head_from_bf16((mp_e2e_head_fmt)f, h, N, q);
+            mp_e2e_head_row_f32__generic((mp_e2e_head_fmt)f, q, N, y0);
+            row((mp_e2e_head_fmt)f, q, N, y1);
+            cr_assert(!memcmp(y0, y1, sizeof(float) * N), "%s row, format %s", name,
+                      mp_e2e_head_name((mp_e2e_head_fmt)f));
+        }
+    }
+    cr_assert_gt(copies, 0);
+    mp_free(a);
+    mp_free(b);
+    mp_free(y0);
+    mp_free(y1);
+    mp_free(h);
+    mp_free(q);
+}
