@@ -92,7 +92,7 @@ test: $(BIN) $(TESTBIN) $(BUILD)/mptest
 	MPBENCH_BIN=$(abspath $(TESTBIN)) MPBENCH_ROTATE_MB=256 $(BUILD)/mptest --jobs 2 $(TESTARGS)
 
 check-asan:
-	$(MAKE) BUILD=build-asan BIN=build-asan/mpbench \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) $(MAKE) BUILD=build-asan BIN=build-asan/mpbench \
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	    test
 
