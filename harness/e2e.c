@@ -681,8 +681,12 @@ static int setup_weights(mp_e2e *m, const mp_e2e_source *src, mp_err *e)
     size_t *sizes = calloc((size_t)m->nl, sizeof *sizes);
     float *scales = calloc((size_t)m->nl, sizeof *scales);
     for (int i = 0; dir && i < MP_E2E_NLIN; i++) {
-        if (m->lw[0].op[i].v->self_threaded)
+        /* not cached: a peer's (it packs itself) and the reference's (a copy
+         * of the int8 weights, as fast to make as to read) */
+        if (m->lw[0].op[i].v->self_threaded || !m->s.lin[i].v) {
+            j.todo[i] = 2;
             continue;
+        }
         cache_key(m, src, i, ident[i], sizeof ident[i], key[i], sizeof key[i]);
         for (int l = 0; l < m->nl; l++) {
             const mp_op *op = &m->lw[l].op[i];
@@ -729,7 +733,7 @@ static int setup_weights(mp_e2e *m, const mp_e2e_source *src, mp_err *e)
         *e = j.err;
     /* what was packed now goes to the cache; a failed write is only a warning */
     for (int i = 0; !rc && dir && i < MP_E2E_NLIN; i++) {
-        if (!j.todo[i] || m->lw[0].op[i].v->self_threaded)
+        if (j.todo[i] != 1)
             continue;
         for (int l = 0; l < m->nl; l++) {
             const mp_op *op = &m->lw[l].op[i];

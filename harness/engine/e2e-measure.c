@@ -91,7 +91,7 @@ static double read_bw(const mp_e2e_job *o, mp_pool *pool)
     if (o->store && o->fingerprint)
         bw = mp_probe_value(o->store, o->fingerprint, "read_DRAM", o->threads);
     if (bw <= 0)
-        bw = mp_probe_dram_read(pool, (size_t)512 << 20, 3);
+        bw = mp_probe_dram_read(pool, (size_t)256 << 20, 3);
     return bw;
 }
 
