@@ -59,7 +59,7 @@ isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-
 armflags = $(if $(filter %-i8mm.c,$1),$(I8MM_FLAGS),$(if $(filter %-dotprod.c,$1),$(DOTPROD_FLAGS),$(if $(filter %-neon.c,$1),$(NEON_FLAGS),)))
 
 PHONY_REPORT := report-check report-data
-.PHONY: all deps peers test check-asan bench clean plots report $(PHONY_REPORT) table7 regress regress-baseline \
+.PHONY: all deps peers test check-asan bench clean plots report $(PHONY_REPORT) table7 e2e-limit regress regress-baseline \
         regress-selftest test-slurm slurm-deps test-arm arm-kernels arm-harness
 
 ifeq ($(ARCH)-$(filter aarch64,$(HOST_ARCH)),aarch64-)
@@ -280,3 +280,8 @@ report-data: $(BIN)
 # bitnetcpp-* sizes (whole models to 7B, the first 4 layers above); about 45 minutes.
 table7: $(BIN)
 	scripts/table7.sh
+
+# Issue 17's figures (decode bound/share/profile, prefill vs GEMMs alone, setup
+# and whole-command wall times) for the 2B-4T and llama3-8b models, 1 and 2 threads.
+e2e-limit: $(BIN)
+	scripts/e2e-limit.sh

@@ -45,6 +45,7 @@ static void e2e_usage(FILE *f)
           "                   [--pp N] [--tg N] [--batch B[,B...]] [--threads T] [--reps R]\n"
           "                   [--layers L] [--seed S] [--db PATH | --no-db]\n"
           "                   [--format table|csv|json|md] [--quiet]\n"
+          "                   [--profile] [--lm-head f16|q8_0|q4_0] [--weight-cache DIR]\n"
           "       mpbench e2e --lossless --model NAME --variant GLOB[,GLOB] [--prompts P]\n"
           "                   [--tokens T] [--layers L] [--threads T] [--seed S] [...]\n"
           "  A BitNet-style decoder with the model file's architecture and synthetic\n"
@@ -60,7 +61,14 @@ static void e2e_usage(FILE *f)
           "  tuned on another machine.  --lossless decodes P seeded prompts (default 50)\n"
           "  for T tokens (default 32) with each variant and with the reference\n"
           "  arithmetic and reports the share of prompts whose tokens match exactly.\n"
-          "  The memory needed is estimated first; a run that does not fit is refused.\n",
+          "  The memory needed is estimated first; a run that does not fit is refused.\n"
+          "  Each decode row shows its bound (bytes read per token / the probe's read\n"
+          "  bandwidth at these threads) and the share reached; each prefill row the\n"
+          "  rate of its GEMMs run alone and the share.  --profile splits the token\n"
+          "  time over operation groups (stored with the row).  --lm-head stores the\n"
+          "  embedding/head in 16 bits (default, as the models ship), q8_0 or q4_0.\n"
+          "  --weight-cache DIR keeps packed weights on disk per (model, seed, variant,\n"
+          "  parameters); a stale or corrupt file is detected and rebuilt.\n",
           f);
 }
 
@@ -150,6 +158,9 @@ typedef struct opts {
     char globs[1024];
     int pp, tg, nbatch, batch[MAX_BATCH], threads, reps, layers, seed, no_db, lossless, force;
     int prompts, tokens, pp_set, tg_set, batch_set, prompts_set, tokens_set, quiet;
+    int profile;
+    mp_e2e_head_fmt head;
+    const char *cache_dir;
     mp_format fmt;
 } opts;
 
@@ -166,6 +177,8 @@ int mp_cmd_e2e(int argc, char **argv)
         {"lossless", no_argument, 0, 'l'},      {"prompts", required_argument, 0, 'P'},
         {"tokens", required_argument, 0, 'T'},  {"force", no_argument, 0, 'X'},
         {"quiet", no_argument, 0, 'Q'},         {"gguf", required_argument, 0, 'G'},
+        {"profile", no_argument, 0, 'R'},      {"lm-head", required_argument, 0, 'H'},
+        {"weight-cache", required_argument, 0, 'C'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     opts o = {.db = "results/mpbench.db", .pp = 64, .tg = 16, .nbatch = 1, .batch = {1},
@@ -181,6 +194,16 @@ int mp_cmd_e2e(int argc, char **argv)
         switch (c) {
         case 'M': o.model = optarg; break;
         case 'Q': o.quiet = 1; break;
+        case 'R': o.profile = 1; break;
+        case 'H':
+            if (mp_e2e_head_parse(optarg, &o.head))
+                return mp_die(2, "--lm-head: '%s' is not one of f16, q8_0, q4_0", optarg);
+            break;
+        case 'C':
+            if (!*optarg)
+                return mp_die(2, "--weight-cache: empty directory name");
+            o.cache_dir = optarg;
+            break;
         case 'G': o.model = o.gguf = optarg; break;
         case 'v': {
             size_t l = strlen(o.globs);
@@ -266,6 +289,8 @@ int mp_cmd_e2e(int argc, char **argv)
         if (o.pp_set || o.tg_set || o.batch_set)
             return mp_die(2, "e2e --lossless: --pp/--tg/--batch do not apply; use --prompts "
                              "and --tokens");
+        if (o.profile)
+            return mp_die(2, "e2e --lossless: --profile applies to the pp/tg rows");
         if (o.tuned)
             return mp_die(2, "e2e --lossless: --tuned does not apply (variants are compared one by one); "
                              "use --variant");
@@ -349,7 +374,8 @@ int mp_cmd_e2e(int argc, char **argv)
     /* every configuration must take every shape: one explicit choice that cannot
      * is bad input; within a multi-variant glob it is a skipped row */
     mp_e2e_spec spec = {.model = md, .layers = o.layers, .seed = (uint64_t)o.seed,
-                        .src = o.src, .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1, .threads = o.threads};
+                        .src = o.src, .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1,
+                        .threads = o.threads, .head = o.head, .shared = o.lossless || ncfg > 1};
     if (o.lossless)
         spec.max_tokens = MP_E2E_PROMPT_MAX;
     else {
@@ -403,6 +429,12 @@ int mp_cmd_e2e(int argc, char **argv)
                         o.prompts, o.tokens);
     for (int i = 0; i < o.nbatch && used > 0 && (size_t)used < sizeof cfgtext; i++)
         used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "%d,", o.batch[i]);
+    /* issue 17: only when not the defaults, so earlier plans keep their keys */
+    if (o.head != MP_E2E_HEAD_F16 && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|lm=%s",
+                         mp_e2e_head_name(o.head));
+    if (o.profile && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|prof");
     for (int i = 0; i < ncfg && used > 0 && (size_t)used < sizeof cfgtext; i++)
         used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|%s", cfg[i].label);
     /* the machine too: machines of different kinds keep their rows apart when merged */
@@ -433,7 +465,8 @@ int mp_cmd_e2e(int argc, char **argv)
     mp_e2e_job job = {.layers = o.layers, .threads = o.threads, .reps = o.reps, .seed = o.seed,
                       .pp = o.pp, .tg = o.tg, .nbatch = o.nbatch, .prompts = o.prompts,
                       .tokens = o.tokens, .store = store, .run_id = run_id, .key = keyed.key,
-                      .quiet = o.quiet, .src = o.src};
+                      .quiet = o.quiet, .src = o.src, .profile = o.profile, .head = o.head,
+                      .cache_dir = o.cache_dir, .fingerprint = mach.fingerprint};
     memcpy(job.batch, o.batch, sizeof job.batch);
     int maxrows = ncfg * (2 + MAX_BATCH);
     mp_e2e_row *rows = calloc((size_t)maxrows, sizeof *rows);

@@ -13,16 +13,30 @@
  * int1-domain variant) from mp_gen_weights and one per-tensor scale
  * 1/sqrt(2K/3), which keeps the output RMS near the input's; it is packed ONCE
  * with its variant and the int8 copy is dropped.  Embedding and head are
- * bf16 (16 bits per weight, like the released GGUFs' f16 embedding; bf16
- * because its conversion is a shift in portable C); norm weights are floats
- * near 1.  The KV cache is float32.
+ * 16-bit (bf16, like the released GGUFs' f16 embedding; bf16 because its
+ * conversion is a shift in portable C), or q8_0 / q4_0 with --lm-head
+ * (harness/e2e-head.c); norm weights are floats near 1.  The KV cache is
+ * float32.
  *
  * What runs in float, and why in portable C here: attention, norms, RoPE, the
- * activation and the bf16 head GEMV are plain loops, the two hot ones (dot
- * products, bf16 widening) on GNU C vector types with 8 fixed lanes, so they
- * vectorize at -O2 without ISA flags (harness files get none), and they are
- * parallelized over the pool: norms/RoPE over
- * tokens, attention over (token, head) pairs, the head over vocabulary rows.
+ * activation and the head GEMV are plain loops, the two hot ones (dot
+ * products, row widening) on GNU C vector types with 8 fixed lanes, so they
+ * vectorize at -O2 without ISA flags (harness files get none).
+ *
+ * Parallel work (issue 17), all on the run's one persistent pool (pinned
+ * threads, no thread created per operation, a hand-over only where the next
+ * step needs the previous one's output): linears over rows (equal bytes per
+ * thread, aligned to the variant's m_align), their activation work over
+ * (op, token) when there are several tokens, norms/RoPE over tokens,
+ * attention over (token, head) pairs, the head over vocabulary rows with the
+ * argmax as a per-thread reduction combined in thread order.  Every thread
+ * reads the weights it first-touched at setup (see "setup" below), which on
+ * several NUMA nodes keeps each thread's stream on its own node; the same split
+ * holds at 16-64 threads (rows per thread shrink, the head's 128k rows and the
+ * FFN's thousands of rows still give every thread work; attention needs
+ * n x heads >= threads to use them all, which decode with 20-32 heads has).
+ * The thread split never changes a float result, so the outputs are identical
+ * for every thread count (tests/test_e2e_limit.c checks 1, 2, 3 and 8).
  * The head is not routed through a registry variant because its weights are
  * not ternary in any of the real models (Falcon3 keeps lm_head bf16, BitNet
  * 2B-4T ties it to the embedding).
@@ -43,16 +57,24 @@
  * calls longer than max_tokens are the caller's to split.  Nothing is allocated
  * per token: create() allocates everything for max_tokens/max_seqs/max_ctx. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "mp_e2e.h"
+#include "mp_e2e_cache.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
 
 static const char *const lin_name[MP_E2E_NLIN] = {"q", "k", "v", "o", "gate", "up", "down"};
+
+const char *const mp_e2e_prof_name[MP_E2E_NPROF] = {
+    "qkv", "o", "ffn_up", "ffn_down", "act_quant", "lm_head", "embedding", "attention",
+    "norms", "sync", "other"};
+
+enum { HEAD_CHUNK = 64 }; /* bf16 rows a setup thread converts at a time */
 
 /* ---- the reference arithmetic as a pseudo-variant ------------------------------
  * packed = the int8 weights; act = {float xs[n] padded to 64 bytes; int8 q[n][k]}. */
@@ -128,22 +150,6 @@ static inline uint16_t f32_to_bf16(float f)
 /* GNU C vector types (no intrinsics, no ISA flags): the compiler lowers them to
  * whatever SIMD the baseline target has, in a fixed lane order. */
 typedef float mp_v4f __attribute__((vector_size(16)));
-typedef uint16_t mp_v8u16 __attribute__((vector_size(16)));
-typedef uint32_t mp_v8u32 __attribute__((vector_size(32)));
-
-static void bf16_row(const uint16_t *restrict src, float *restrict dst, int n)
-{
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        mp_v8u16 h;
-        memcpy(&h, src + i, sizeof h);
-        mp_v8u32 u = __builtin_convertvector(h, mp_v8u32) << 16;
-        memcpy(dst + i, &u, sizeof u);
-    }
-    for (; i < n; i++)
-        dst[i] = bf16_to_f32(src[i]);
-}
-
 /* Dot product with 8 independent partial sums (two 4-lane vectors) and a
  * scalar tail: a fixed order, so the result does not depend on the caller or
  * the thread split. */
@@ -190,7 +196,9 @@ struct mp_e2e {
     int nt;
     int hidden, qd, kvd, inter, hd, nh, nkv, vocab, nl, relu2, sub_norm;
     float eps;
-    uint16_t *emb, *head; /* head == emb when tied */
+    mp_e2e_head_fmt hf;
+    size_t head_row;      /* bytes of one embedding/head row in format hf */
+    uint8_t *emb, *head;  /* vocab rows of head_row bytes; head == emb when tied */
     float *final_norm;
     layer_w *lw;
     float *kv;            /* [layer][seq][k|v][kv_head][ctx][hd] */
@@ -202,7 +210,15 @@ struct mp_e2e {
     float *att_scr;       /* per thread: max_ctx scores */
     float *row_scr;       /* per thread: one head row in float */
     int *pos, *wanted;    /* per token of the current call */
+    int *best;            /* per wanted token: argmax of its logits */
+    int *amax_i;          /* per thread x max_tokens: the argmax of the thread's rows */
+    float *amax_v;
     mp_e2e_mem mem;
+    mp_e2e_setup setup;
+    /* --profile: seconds per group since mp_e2e_profile(m, 1) */
+    int profiling;
+    double prof[MP_E2E_NPROF];
+    double *busy;         /* per thread: seconds inside the current pool task */
     /* the current call */
     const int *tok, *seq;
     int n, nwant, layer, stage, resid;
@@ -253,17 +269,19 @@ void mp_e2e_estimate(const mp_e2e_spec *s, mp_e2e_mem *mem)
     size_t H = (size_t)md->hidden, qd = (size_t)md->heads * md->head_dim;
     size_t kvd = (size_t)md->kv_heads * md->head_dim, I = (size_t)md->intermediate;
     size_t V = (size_t)md->vocab, T = (size_t)s->max_tokens, nt = (size_t)s->threads;
-    mem->floats = V * H * 2 * (md->tied ? 1 : 2) +
+    mem->floats = V * mp_e2e_head_row_bytes(s->head, md->hidden) * (md->tied ? 1 : 2) +
                   sizeof(float) * (H + (size_t)s->layers * (2 * H + qd + I));
     mem->kv = sizeof(float) * 2 * (size_t)s->layers * (size_t)s->max_seqs * (size_t)s->max_ctx * kvd;
     size_t bigd = H > qd ? H : qd;
     mem->scratch = sizeof(float) * T * (2 * H + bigd + qd + 2 * kvd + qd + H + 2 * I) + acts +
                    nt * max_scr + sizeof(float) * nt * ((size_t)s->max_ctx + H) +
                    sizeof(float) * (size_t)s->max_ctx * (size_t)md->head_dim +
+                   (sizeof(int) + sizeof(float)) * (nt + 1) * T /* argmax */ +
                    sizeof(float) * T * H /* hn */ +
                    sizeof(float) * V * (size_t)s->max_seqs /* the caller's logits rows */;
-    mem->staging = staging;
-    mem->total = mem->ternary + mem->floats + mem->kv + mem->scratch + mem->staging;
+    mem->staging = staging * nt + sizeof(uint16_t) * H * HEAD_CHUNK * nt;
+    mem->shared = s->shared ? mp_e2e_shared_bytes(md, s->layers) : 0;
+    mem->total = mem->ternary + mem->floats + mem->kv + mem->scratch + mem->staging + mem->shared;
 }
 
 static double gib(size_t b)
@@ -292,11 +310,11 @@ int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e)
     if (m.total > usable)
         return mp_fail(e, MP_EUSAGE,
                        "model %s (%d of %d layers) needs %.2f GiB (ternary %.2f, float parts "
-                       "%.2f, KV cache %.2f, scratch %.2f, packing %.2f) but only %.2f GiB is "
+                       "%.2f, KV cache %.2f, scratch %.2f, packing %.2f, shared %.2f) but only %.2f GiB is "
                        "usable (MemAvailable %.2f GiB minus margin); refusing instead of "
                        "swapping: try fewer --layers, a smaller --batch or shorter --pp/--tg",
                        s->model.name, s->layers, s->model.layers, gib(m.total), gib(m.ternary),
-                       gib(m.floats), gib(m.kv), gib(m.scratch), gib(m.staging), gib(usable),
+                       gib(m.floats), gib(m.kv), gib(m.scratch), gib(m.staging), gib(m.shared), gib(usable),
                        gib(avail));
     return MP_OK;
 }
@@ -360,6 +378,10 @@ int mp_e2e_check(const mp_e2e_spec *s, mp_err *e)
         return mp_fail(e, MP_EUSAGE,
                        "e2e: %d positions per sequence exceed model %s's max_pos %d",
                        s->max_ctx, md->name, md->max_pos);
+    if (!mp_e2e_head_cols_ok(s->head, md->hidden))
+        return mp_fail(e, MP_EUSAGE, "--lm-head %s: model %s's hidden size %d is not a multiple "
+                       "of the format's 32-weight blocks", mp_e2e_head_name(s->head), md->name,
+                       md->hidden);
     for (int l = 0; l < MP_E2E_NLIN; l++) {
         const mp_variant *v = s->lin[l].v;
         int m, k;
@@ -404,16 +426,25 @@ static float *gen_norm(uint64_t seed, int n)
 /* ---- the synthetic weight source (the default; mp_e2e_source) -------------------
  * Seeds: embedding mix(seed, 1001), head 1002, final norm 1003; layer l derives
  * ls = mix(seed, 2000 + l), its norms mix(ls, 1..4), linear i mix(ls, 10 + i). */
+static int syn_matrix_rows(const mp_e2e_source *src, int which, uint16_t *out, int r0, int r1,
+                           int cols, mp_err *e);
+
 static int syn_matrix(const mp_e2e_source *src, int which, uint16_t *out, int rows, int cols,
                       mp_err *e)
+{
+    return syn_matrix_rows(src, which, out, 0, rows, cols, e);
+}
+
+static int syn_matrix_rows(const mp_e2e_source *src, int which, uint16_t *out, int r0, int r1,
+                           int cols, mp_err *e)
 {
     (void)e;
     float *rowbuf = mp_alloc(sizeof(float) * (size_t)cols);
     uint64_t seed = mix(src->seed, which ? 1002 : 1001);
-    for (int r = 0; r < rows; r++) {
+    for (int r = r0; r < r1; r++) {
         mp_gen_acts(mix(seed, (uint64_t)r), rowbuf, (size_t)cols);
         for (int c = 0; c < cols; c++)
-            out[(size_t)r * cols + c] = f32_to_bf16(rowbuf[c]);
+            out[(size_t)(r - r0) * cols + c] = f32_to_bf16(rowbuf[c]);
     }
     mp_free(rowbuf);
     return MP_OK;
@@ -447,6 +478,279 @@ void mp_e2e_synthetic(uint64_t seed, mp_e2e_source *src)
     src->matrix = syn_matrix;
     src->norm = syn_norm;
     src->ternary = syn_ternary;
+    src->matrix_rows = syn_matrix_rows;
+    src->cache_id = "synthetic";
+}
+
+/* ---- setup (issue 17) -----------------------------------------------------------
+ * Building an instance runs on the run's pool and places every weight where it
+ * is read, so that the design holds on many cores and several NUMA nodes:
+ *  1. First touch: each thread writes zeros over the bytes of every packed
+ *     tensor and of the head that it will itself read in the forward pass (its
+ *     rows, own_rows()/tok_range(), mapped to bytes in proportion: exact for
+ *     row-major layouts, within a tile for blocked ones).  Linux places a page on
+ *     the node of the thread that first writes it, so each thread later streams
+ *     memory local to its node; on one node this costs one write pass.  Threads
+ *     are pinned (harness/engine/pool.c), so the owner of a row range is fixed.
+ *  2. Embedding and head rows are generated (the source's matrix_rows) and
+ *     converted to the head format by the threads that own them.
+ *  3. Ternary tensors come from the packed-weight cache when it holds a valid
+ *     file (harness/e2e-cache.c), else they are generated and packed, one
+ *     tensor per task, largest first, from an atomic counter; each thread has
+ *     its own int8 staging.  The values do not depend on the thread that packs
+ *     them: every tensor has its own seed.
+ * Weights shared by several variants of a run come from mp_e2e_shared_create's
+ * source, which generates each tensor once. */
+
+/* Rows [m0, m1) of op that thread tid of nt computes: equal counts of m_align
+ * units, i.e. equal bytes for the row-major and row-blocked layouts. */
+static void own_rows(const mp_op *op, int tid, int nt, int *m0, int *m1)
+{
+    int align = op->v->m_align > 0 ? op->v->m_align : 1;
+    int units = (op->m + align - 1) / align, per = (units + nt - 1) / nt;
+    long a = (long)tid * per * align, b = (long)(tid + 1) * per * align;
+    *m0 = a < op->m ? (int)a : op->m;
+    *m1 = b < op->m ? (int)b : op->m;
+}
+
+static void tok_range(int n, int tid, int nt, int *t0, int *t1);
+
+typedef struct setup_job {
+    mp_e2e *m;
+    const mp_e2e_source *src;
+    int todo[MP_E2E_NLIN];  /* linears still to generate and pack */
+    int order[MP_E2E_NLIN]; /* linears, largest first */
+    int8_t **staging;       /* per thread */
+    uint16_t **rows;        /* per thread: HEAD_CHUNK bf16 rows */
+    _Atomic int next, failed;
+    int rc;
+    mp_err err;
+} setup_job;
+
+static void setup_fail(setup_job *j, int rc, const mp_err *e)
+{
+    if (atomic_exchange(&j->failed, 1) == 0) {
+        j->rc = rc;
+        j->err = *e;
+    }
+}
+
+static void touch_task(void *arg, int tid, int nt)
+{
+    setup_job *j = arg;
+    mp_e2e *m = j->m;
+    for (int l = 0; l < m->nl; l++)
+        for (int i = 0; i < MP_E2E_NLIN; i++) {
+            const mp_op *op = &m->lw[l].op[i];
+            size_t size = op->v->packed_size(op->m, op->k, op->param);
+            int m0, m1;
+            own_rows(op, tid, nt, &m0, &m1);
+            size_t b0 = (size_t)((double)size * m0 / op->m);
+            size_t b1 = m1 == op->m ? size : (size_t)((double)size * m1 / op->m);
+            if (b1 > b0)
+                memset((uint8_t *)op->w + b0, 0, b1 - b0);
+        }
+    int r0, r1;
+    tok_range(m->vocab, tid, nt, &r0, &r1);
+    if (r1 > r0) {
+        memset(m->emb + (size_t)r0 * m->head_row, 0, (size_t)(r1 - r0) * m->head_row);
+        if (m->head != m->emb)
+            memset(m->head + (size_t)r0 * m->head_row, 0, (size_t)(r1 - r0) * m->head_row);
+    }
+}
+
+/* The embedding (which 0) and untied head (1) rows this thread owns. */
+static void matrix_task(void *arg, int tid, int nt)
+{
+    setup_job *j = arg;
+    mp_e2e *m = j->m;
+    int r0, r1, H = m->hidden;
+    tok_range(m->vocab, tid, nt, &r0, &r1);
+    for (int which = 0; which < (m->head != m->emb ? 2 : 1); which++) {
+        uint8_t *dst = which ? m->head : m->emb;
+        for (int r = r0; r < r1 && !atomic_load(&j->failed); r += HEAD_CHUNK) {
+            int re = r + HEAD_CHUNK < r1 ? r + HEAD_CHUNK : r1;
+            mp_err e;
+            int rc = j->src->matrix_rows(j->src, which, j->rows[tid], r, re, H, &e);
+            if (rc) {
+                setup_fail(j, rc, &e);
+                return;
+            }
+            for (int i = r; i < re; i++)
+                mp_e2e_head_from_bf16(m->hf, j->rows[tid] + (size_t)(i - r) * H, H,
+                                      dst + (size_t)i * m->head_row);
+        }
+    }
+}
+
+static void pack_task(void *arg, int tid, int nt)
+{
+    (void)nt;
+    setup_job *j = arg;
+    mp_e2e *m = j->m;
+    int total = MP_E2E_NLIN * m->nl;
+    for (;;) {
+        int t = atomic_fetch_add(&j->next, 1);
+        if (t >= total || atomic_load(&j->failed))
+            return;
+        int i = j->order[t / m->nl], l = t % m->nl;
+        if (!j->todo[i])
+            continue;
+        const mp_e2e_choice *c = &m->s.lin[i];
+        mp_op *op = &m->lw[l].op[i];
+        int binary = c->v ? c->v->domain == MP_DOMAIN_BINARY : c->binary;
+        mp_err e;
+        int rc = j->src->ternary(j->src, l, i, binary, j->staging[tid], op->m, op->k,
+                                 &op->w_scale, &e);
+        if (rc) {
+            setup_fail(j, rc, &e);
+            return;
+        }
+        op->v->pack(j->staging[tid], op->w_scale, op->m, op->k, op->param, (uint8_t *)op->w);
+    }
+}
+
+/* The cache key of linear i: what decides its packed bytes.  The file name
+ * (ident) holds model, seed, variant, parameters and linear; the key inside
+ * adds the build, the layer count, the shapes and sizes, so a file of another
+ * build or shape under the same name is detected as stale. */
+static void cache_key(const mp_e2e *m, const mp_e2e_source *src, int i, char *ident,
+                      size_t ilen, char *key, size_t klen)
+{
+    const mp_e2e_choice *c = &m->s.lin[i];
+    const mp_op *op = &m->lw[0].op[i];
+    char ps[128] = "";
+    if (op->v->n_params)
+        mp_params_str(op->v, op->param, ps, sizeof ps);
+    int binary = c->v ? c->v->domain == MP_DOMAIN_BINARY : c->binary;
+    snprintf(ident, ilen, "%s|%s|seed=%llu|%s|%s|%s|%s", m->s.model.name, src->cache_id,
+             (unsigned long long)src->seed, op->v->name, ps, lin_name[i], binary ? "pm1" : "tern");
+    snprintf(key, klen, "%s|build=%s|layers=%d|%dx%d|bytes=%zu", ident, mp_e2e_cache_build(),
+             m->nl, op->m, op->k, op->v->packed_size(op->m, op->k, op->param));
+}
+
+static int setup_weights(mp_e2e *m, const mp_e2e_source *src, mp_err *e)
+{
+    setup_job j = {.m = m, .src = src};
+    for (int i = 0; i < MP_E2E_NLIN; i++)
+        j.order[i] = i, j.todo[i] = 1;
+    for (int a = 1; a < MP_E2E_NLIN; a++) /* largest first: the tail of the run is short */
+        for (int b = a; b > 0; b--) {
+            const mp_op *x = &m->lw[0].op[j.order[b]], *y = &m->lw[0].op[j.order[b - 1]];
+            if ((long)x->m * x->k <= (long)y->m * y->k)
+                break;
+            int t = j.order[b];
+            j.order[b] = j.order[b - 1];
+            j.order[b - 1] = t;
+        }
+    mp_pool_run(m->pool, touch_task, &j);
+
+    /* embedding and head */
+    j.rows = calloc((size_t)m->nt, sizeof *j.rows);
+    if (src->matrix_rows) {
+        for (int t = 0; t < m->nt; t++)
+            j.rows[t] = mp_alloc(sizeof(uint16_t) * (size_t)m->hidden * HEAD_CHUNK);
+        mp_pool_run(m->pool, matrix_task, &j);
+        for (int t = 0; t < m->nt; t++)
+            mp_free(j.rows[t]);
+    } else {
+        uint16_t *all = mp_alloc(sizeof(uint16_t) * (size_t)m->vocab * m->hidden);
+        for (int which = 0; which < (m->head != m->emb ? 2 : 1) && !j.failed; which++) {
+            uint8_t *dst = which ? m->head : m->emb;
+            int rc = src->matrix(src, which, all, m->vocab, m->hidden, e);
+            if (rc) {
+                setup_fail(&j, rc, e);
+                break;
+            }
+            for (int r = 0; r < m->vocab; r++)
+                mp_e2e_head_from_bf16(m->hf, all + (size_t)r * m->hidden, m->hidden,
+                                      dst + (size_t)r * m->head_row);
+        }
+        mp_free(all);
+    }
+    free(j.rows);
+    if (j.failed) {
+        *e = j.err;
+        return j.rc;
+    }
+
+    /* ternary tensors: the cache first */
+    const char *dir = m->s.cache_dir && src->cache_id ? m->s.cache_dir : NULL;
+    char ident[MP_E2E_NLIN][512], key[MP_E2E_NLIN][768];
+    uint8_t **bufs = calloc((size_t)m->nl, sizeof *bufs);
+    size_t *sizes = calloc((size_t)m->nl, sizeof *sizes);
+    float *scales = calloc((size_t)m->nl, sizeof *scales);
+    for (int i = 0; dir && i < MP_E2E_NLIN; i++) {
+        /* not cached: a peer's (it packs itself) and the reference's (a copy
+         * of the int8 weights, as fast to make as to read) */
+        if (m->lw[0].op[i].v->self_threaded || !m->s.lin[i].v) {
+            j.todo[i] = 2;
+            continue;
+        }
+        cache_key(m, src, i, ident[i], sizeof ident[i], key[i], sizeof key[i]);
+        for (int l = 0; l < m->nl; l++) {
+            const mp_op *op = &m->lw[l].op[i];
+            bufs[l] = (uint8_t *)op->w;
+            sizes[l] = op->v->packed_size(op->m, op->k, op->param);
+        }
+        char note[256];
+        int st = mp_e2e_cache_load(dir, ident[i], key[i], m->nl, bufs, sizes, scales, note,
+                                   sizeof note);
+        if (st == MP_E2E_CACHE_HIT) {
+            j.todo[i] = 0;
+            m->setup.cache_hit++;
+            for (int l = 0; l < m->nl; l++)
+                m->lw[l].op[i].w_scale = scales[l];
+            continue;
+        }
+        if (st == MP_E2E_CACHE_STALE)
+            m->setup.cache_stale++;
+        else if (st == MP_E2E_CACHE_CORRUPT)
+            m->setup.cache_corrupt++;
+        else
+            m->setup.cache_miss++;
+        if (st != MP_E2E_CACHE_MISS && !m->setup.cache_note[0])
+            snprintf(m->setup.cache_note, sizeof m->setup.cache_note, "%.250s", note);
+    }
+    int todo = 0;
+    for (int i = 0; i < MP_E2E_NLIN; i++)
+        todo += j.todo[i];
+    if (todo) {
+        j.staging = calloc((size_t)m->nt, sizeof *j.staging);
+        size_t big = 0;
+        for (int i = 0; i < MP_E2E_NLIN; i++)
+            if ((size_t)m->lw[0].op[i].m * m->lw[0].op[i].k > big)
+                big = (size_t)m->lw[0].op[i].m * m->lw[0].op[i].k;
+        for (int t = 0; t < m->nt; t++)
+            j.staging[t] = mp_alloc(big);
+        mp_pool_run(m->pool, pack_task, &j);
+        for (int t = 0; t < m->nt; t++)
+            mp_free(j.staging[t]);
+        free(j.staging);
+    }
+    int rc = j.failed ? j.rc : MP_OK;
+    if (rc)
+        *e = j.err;
+    /* what was packed now goes to the cache; a failed write is only a warning */
+    for (int i = 0; !rc && dir && i < MP_E2E_NLIN; i++) {
+        if (j.todo[i] != 1)
+            continue;
+        for (int l = 0; l < m->nl; l++) {
+            const mp_op *op = &m->lw[l].op[i];
+            bufs[l] = (uint8_t *)op->w;
+            sizes[l] = op->v->packed_size(op->m, op->k, op->param);
+            scales[l] = op->w_scale;
+        }
+        mp_err we;
+        if (mp_e2e_cache_save(dir, ident[i], key[i], m->nl, bufs, sizes, scales, &we) == MP_OK)
+            m->setup.cache_written++;
+        else if (!m->setup.cache_note[0])
+            snprintf(m->setup.cache_note, sizeof m->setup.cache_note, "%.250s", we.msg);
+    }
+    free(bufs);
+    free(sizes);
+    free(scales);
+    return rc;
 }
 
 int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
@@ -472,6 +776,8 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
     m->sub_norm = md->sub_norm;
     mp_e2e_estimate(s, &m->mem);
 
+    double t_setup = mp_now();
+    mp_e2e_head_init();
     size_t T = (size_t)s->max_tokens;
     mp_e2e_source syn;
     const mp_e2e_source *src = s->src;
@@ -479,21 +785,13 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
         mp_e2e_synthetic(s->seed, &syn);
         src = &syn;
     }
-    size_t emb_bytes = sizeof(uint16_t) * (size_t)m->vocab * m->hidden;
-    m->emb = mp_alloc(emb_bytes);
-    if ((rc = src->matrix(src, 0, m->emb, m->vocab, m->hidden, e)))
-        goto fail;
-    m->head = m->emb;
-    if (!md->tied) {
-        m->head = mp_alloc(emb_bytes);
-        if ((rc = src->matrix(src, 1, m->head, m->vocab, m->hidden, e)))
-            goto fail;
-    }
+    m->hf = s->head;
+    m->head_row = mp_e2e_head_row_bytes(m->hf, m->hidden);
+    m->emb = mp_alloc(m->head_row * (size_t)m->vocab);
+    m->head = md->tied ? m->emb : mp_alloc(m->head_row * (size_t)m->vocab);
     m->final_norm = mp_alloc(sizeof(float) * (size_t)m->hidden);
     if ((rc = src->norm(src, 4, 0, m->final_norm, m->hidden, e)))
         goto fail;
-
-    int8_t *staging = mp_alloc(m->mem.staging);
     m->lw = calloc((size_t)m->nl, sizeof *m->lw);
     for (int l = 0; l < m->nl && !rc; l++) {
         layer_w *w = &m->lw[l];
@@ -508,22 +806,18 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
             break;
         for (int i = 0; i < MP_E2E_NLIN; i++) {
             const mp_e2e_choice *c = &s->lin[i];
-            const mp_variant *v = choice_variant(c);
-            int binary = c->v ? c->v->domain == MP_DOMAIN_BINARY : c->binary;
             mp_op *op = &w->op[i];
-            op->v = v;
+            op->v = choice_variant(c);
             lin_shape(s, i, &op->m, &op->k);
             memcpy(op->param, c->param, sizeof op->param);
-            if ((rc = src->ternary(src, l, i, binary, staging, op->m, op->k, &op->w_scale, e)))
-                break;
-            uint8_t *p = mp_alloc(v->packed_size(op->m, op->k, op->param));
-            v->pack(staging, op->w_scale, op->m, op->k, op->param, p);
-            op->w = p;
+            op->w = mp_alloc(op->v->packed_size(op->m, op->k, op->param));
         }
     }
-    mp_free(staging);
     if (rc)
         goto fail;
+    if ((rc = setup_weights(m, src, e)))
+        goto fail;
+
 
     m->kv = mp_alloc(m->mem.kv);
     m->seq_len = calloc((size_t)s->max_seqs, sizeof *m->seq_len);
@@ -562,6 +856,11 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
     m->row_scr = mp_alloc(sizeof(float) * (size_t)m->nt * m->hidden);
     m->pos = calloc(T, sizeof *m->pos);
     m->wanted = calloc(T, sizeof *m->wanted);
+    m->best = calloc(T, sizeof *m->best);
+    m->amax_i = calloc(T * (size_t)m->nt, sizeof *m->amax_i);
+    m->amax_v = calloc(T * (size_t)m->nt, sizeof *m->amax_v);
+    m->busy = calloc((size_t)m->nt, sizeof *m->busy);
+    m->setup.seconds = mp_now() - t_setup;
     *out = m;
     return MP_OK;
 fail:
@@ -603,6 +902,10 @@ void mp_e2e_free(mp_e2e *m)
     mp_free(m->row_scr);
     free(m->pos);
     free(m->wanted);
+    free(m->best);
+    free(m->amax_i);
+    free(m->amax_v);
+    free(m->busy);
     free(m);
 }
 
@@ -639,6 +942,7 @@ static void rope(float *x, const float *c, const float *s, int hd)
     }
 }
 
+/* Equal ranges of n items (tokens, vocabulary rows) for thread tid of nt. */
 static void tok_range(int n, int tid, int nt, int *t0, int *t1)
 {
     int per = (n + nt - 1) / nt;
@@ -708,19 +1012,74 @@ static void tok_task(void *arg, int tid, int nt)
     }
 }
 
-static void run(mp_e2e *m, mp_task_fn fn, void *arg, int items)
+/* ---- Profile ----------------------------------------------------------------------
+ * With --profile every step of a forward call is timed on thread 0 with the
+ * monotonic clock and its wall time added to one group.  A pool task's wall
+ * time is split: the threads' mean busy time (each thread times its own part)
+ * goes to the task's group, the rest - waking the workers, waiting for the
+ * slowest, load imbalance - to "sync".  Whatever thread 0 spends between the
+ * timed steps of a forward call goes to "other" (forward wall minus the steps),
+ * so the groups partition each forward call's wall time exactly; the e2e
+ * measurement adds the time outside forward calls (the token loop) to "other"
+ * as well, and the parts then add up to the measured time up to rounding.  The
+ * clock is read twice per step and per thread (tens of nanoseconds against the
+ * microseconds or more of a step), so the profile barely perturbs the run. */
+typedef struct timed {
+    mp_e2e *m;
+    mp_task_fn fn;
+    void *arg;
+} timed;
+
+static void timed_task(void *a, int tid, int nt)
 {
-    if (items < 2 || m->nt == 1)
+    timed *t = a;
+    double t0 = mp_now();
+    t->fn(t->arg, tid, nt);
+    t->m->busy[tid] = mp_now() - t0;
+}
+
+static void run(mp_e2e *m, int group, mp_task_fn fn, void *arg, int items)
+{
+    int par = items >= 2 && m->nt > 1;
+    if (!m->profiling) {
+        if (par)
+            mp_pool_run(m->pool, fn, arg);
+        else
+            fn(arg, 0, 1);
+        return;
+    }
+    double t0 = mp_now();
+    if (!par) {
         fn(arg, 0, 1);
-    else
-        mp_pool_run(m->pool, fn, arg);
+        m->prof[group] += mp_now() - t0;
+        return;
+    }
+    timed t = {m, fn, arg};
+    mp_pool_run(m->pool, timed_task, &t);
+    double wall = mp_now() - t0, mean = 0;
+    for (int i = 0; i < m->nt; i++)
+        mean += m->busy[i];
+    mean /= m->nt;
+    m->prof[group] += mean;
+    m->prof[MP_E2E_P_SYNC] += wall - mean;
 }
 
 static void run_tok(mp_e2e *m, int stage, int resid)
 {
     m->stage = stage;
     m->resid = resid;
-    run(m, tok_task, m, m->n);
+    run(m, stage == ST_ROPE_STORE ? MP_E2E_P_ATTN : MP_E2E_P_NORMS, tok_task, m, m->n);
+}
+
+void mp_e2e_profile(mp_e2e *m, int on)
+{
+    m->profiling = on;
+    memset(m->prof, 0, sizeof m->prof);
+}
+
+void mp_e2e_profile_get(const mp_e2e *m, double *sec)
+{
+    memcpy(sec, m->prof, sizeof m->prof);
 }
 
 /* Attention for (token, head) pairs, round robin over threads: scores over the
@@ -789,26 +1148,27 @@ static void lin_comp_task(void *arg, int tid, int nt)
     lin_job *j = arg;
     for (int o = 0; o < j->nops; o++) {
         const mp_op *op = j->op[o];
-        int align = op->v->m_align > 0 ? op->v->m_align : 1;
-        int units = (op->m + align - 1) / align, per = (units + nt - 1) / nt;
-        int m0 = tid * per * align, m1 = (tid + 1) * per * align;
-        if (m1 > op->m)
-            m1 = op->m;
+        int m0, m1;
+        own_rows(op, tid, nt, &m0, &m1); /* the rows this thread first-touched */
         if (m0 < m1)
             op->v->compute(op, j->act[o], j->m->n, j->y[o], m0, m1, j->m->scratch[tid]);
     }
 }
 
-static void linear(mp_e2e *m, const float *x, int nops, const int *which, float *const *y)
+static void linear(mp_e2e *m, int group, const float *x, int nops, const int *which,
+                   float *const *y)
 {
     lin_job j = {.m = m, .nops = 0, .x = x};
     for (int o = 0; o < nops; o++) {
         mp_op *op = &m->lw[m->layer].op[which[o]];
         if (op->v->self_threaded) { /* issue 15: a peer library threads itself */
+            double t0 = m->profiling ? mp_now() : 0;
             mp_pool_rest(m->pool);
             op->threads = m->nt;
             op->v->prepare(op, x, m->n, m->act[which[o]], 0, m->n);
             op->v->compute(op, m->act[which[o]], m->n, y[o], 0, op->m, m->scratch[0]);
+            if (m->profiling)
+                m->prof[group] += mp_now() - t0;
             continue;
         }
         j.op[j.nops] = op;
@@ -817,23 +1177,62 @@ static void linear(mp_e2e *m, const float *x, int nops, const int *which, float 
     }
     if (!j.nops)
         return;
-    run(m, lin_prep_task, &j, m->n * j.nops);
-    run(m, lin_comp_task, &j, 2);
+    /* one token: its activation work is a few microseconds; on thread 0 it
+     * saves a pool hand-over per linear group (as the kernel measurement does) */
+    run(m, MP_E2E_P_ACT_QUANT, lin_prep_task, &j, m->n > 1 ? m->n * j.nops : 1);
+    run(m, group, lin_comp_task, &j, 2);
 }
 
-/* The head: vocabulary rows split over threads; each bf16 row is widened once
- * and dotted with every wanted token's final hidden state. */
+/* The head: vocabulary rows split over threads (equal rows = equal bytes, the
+ * rows each thread first-touched); each row is widened once and dotted with
+ * every wanted token's final hidden state.  Each thread also keeps the argmax
+ * of its rows per token; thread 0 combines them in thread order (ranges
+ * ascend, a later range wins only when strictly larger), so the result is
+ * mp_e2e_argmax's - the lowest index on ties - for any thread count. */
 static void head_task(void *arg, int tid, int nt)
 {
     mp_e2e *m = arg;
-    int r0, r1, H = m->hidden;
-    tok_range(m->vocab, tid, nt, &r0, &r1);
+    int r0, r1, H = m->hidden, V = m->vocab;
+    tok_range(V, tid, nt, &r0, &r1);
     float *row = m->row_scr + (size_t)tid * H;
+    int *bi = m->amax_i + (size_t)tid * m->s.max_tokens;
+    float *bv = m->amax_v + (size_t)tid * m->s.max_tokens;
+    for (int j = 0; j < m->nwant; j++)
+        bi[j] = -1;
     for (int r = r0; r < r1; r++) {
-        bf16_row(m->head + (size_t)r * H, row, H);
-        for (int j = 0; j < m->nwant; j++)
-            m->logits[(size_t)j * m->vocab + r] = dot8(m->hn + (size_t)j * H, row, H);
+        mp_e2e_head_row_f32(m->hf, m->head + (size_t)r * m->head_row, H, row);
+        for (int j = 0; j < m->nwant; j++) {
+            float l = mp_e2e_head_dot(m->hn + (size_t)j * H, row, H);
+            m->logits[(size_t)j * V + r] = l;
+            if (bi[j] < 0 || l > bv[j])
+                bi[j] = r, bv[j] = l;
+        }
     }
+}
+
+static void head(mp_e2e *m)
+{
+    run(m, MP_E2E_P_LM_HEAD, head_task, m, 2);
+    double t0 = m->profiling ? mp_now() : 0;
+    int nt = m->nt > 1 ? m->nt : 1;
+    for (int j = 0; j < m->nwant; j++) {
+        int best = -1;
+        float bv = 0.0f;
+        for (int t = 0; t < nt; t++) {
+            int i = m->amax_i[(size_t)t * m->s.max_tokens + j];
+            float v = m->amax_v[(size_t)t * m->s.max_tokens + j];
+            if (i >= 0 && (best < 0 || v > bv))
+                best = i, bv = v;
+        }
+        m->best[j] = best;
+    }
+    if (m->profiling)
+        m->prof[MP_E2E_P_LM_HEAD] += mp_now() - t0;
+}
+
+const int *mp_e2e_tokens(const mp_e2e *m)
+{
+    return m->best;
 }
 
 int mp_e2e_forward(mp_e2e *m, const int *tok, const int *seq, int n, const unsigned char *want,
@@ -857,9 +1256,16 @@ int mp_e2e_forward(mp_e2e *m, const int *tok, const int *seq, int n, const unsig
     m->nwant = 0;
     for (int t = 0; t < n; t++)
         m->wanted[t] = (!want || want[t]) ? m->nwant++ : -1;
+    double f0 = m->profiling ? mp_now() : 0, inside = 0;
+    if (m->profiling)
+        for (int g = 0; g < MP_E2E_NPROF; g++)
+            inside -= m->prof[g];
     int H = m->hidden;
     for (int t = 0; t < n; t++)
-        bf16_row(m->emb + (size_t)tok[t] * H, m->x + (size_t)t * H, H);
+        mp_e2e_head_row_f32(m->hf, m->emb + (size_t)tok[t] * m->head_row, H,
+                            m->x + (size_t)t * H);
+    if (m->profiling)
+        m->prof[MP_E2E_P_EMBED] += mp_now() - f0;
 
     static const int qkv[3] = {MP_E2E_Q, MP_E2E_K, MP_E2E_V}, o[1] = {MP_E2E_O};
     static const int gu[2] = {MP_E2E_GATE, MP_E2E_UP}, dn[1] = {MP_E2E_DOWN};
@@ -867,21 +1273,26 @@ int mp_e2e_forward(mp_e2e *m, const int *tok, const int *seq, int n, const unsig
         m->layer = l;
         run_tok(m, ST_ATTN_NORM, l > 0);
         float *yqkv[3] = {m->q, m->k, m->v};
-        linear(m, m->xn, 3, qkv, yqkv);
+        linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv);
         run_tok(m, ST_ROPE_STORE, 0);
-        run(m, attn_task, m, n * m->nh);
+        run(m, MP_E2E_P_ATTN, attn_task, m, n * m->nh);
         if (m->sub_norm)
             run_tok(m, ST_ATTN_SUB, 0);
-        linear(m, m->att, 1, o, &m->tmp);
+        linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp);
         run_tok(m, ST_FFN_NORM, 1);
         float *ygu[2] = {m->g, m->u};
-        linear(m, m->xn, 2, gu, ygu);
+        linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu);
         run_tok(m, ST_FFN_ACT, 0);
-        linear(m, m->g, 1, dn, &m->tmp);
+        linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp);
     }
     run_tok(m, ST_FINAL, 1);
     if (m->nwant && logits)
-        run(m, head_task, m, 2);
+        head(m);
+    if (m->profiling) {
+        for (int g = 0; g < MP_E2E_NPROF; g++)
+            inside += m->prof[g];
+        m->prof[MP_E2E_P_OTHER] += (mp_now() - f0) - inside;
+    }
     return MP_OK;
 }
 
@@ -904,7 +1315,7 @@ int mp_e2e_greedy(mp_e2e *m, const int *prompt, int plen, int gen, int *out, flo
     want[plen - 1] = 1;
     int rc = mp_e2e_forward(m, prompt, zeros, plen, want, logits_buf);
     for (int i = 0; !rc && i < gen; i++) {
-        out[i] = mp_e2e_argmax(logits_buf, m->vocab);
+        out[i] = m->best[0];
         if (i + 1 < gen)
             rc = mp_e2e_forward(m, &out[i], zeros, 1, NULL, logits_buf);
     }
@@ -921,3 +1332,34 @@ int mp_e2e_prompt(uint64_t seed, int p, int vocab, int *tok)
     return len;
 }
 
+
+const mp_e2e_setup *mp_e2e_setup_info(const mp_e2e *m)
+{
+    return &m->setup;
+}
+
+double mp_e2e_gemm_seconds(mp_e2e *m, int n)
+{
+    if (n < 1 || n > m->s.max_tokens)
+        return 0;
+    static const int qkv[3] = {MP_E2E_Q, MP_E2E_K, MP_E2E_V}, o[1] = {MP_E2E_O};
+    static const int gu[2] = {MP_E2E_GATE, MP_E2E_UP}, dn[1] = {MP_E2E_DOWN};
+    mp_gen_acts(77, m->xn, (size_t)n * m->hidden);
+    mp_gen_acts(78, m->att, (size_t)n * m->qd);
+    mp_gen_acts(79, m->g, (size_t)n * m->inter);
+    int prof = m->profiling;
+    m->profiling = 0;
+    m->n = n;
+    double t0 = mp_now();
+    for (int l = 0; l < m->nl; l++) {
+        m->layer = l;
+        float *yqkv[3] = {m->q, m->k, m->v}, *ygu[2] = {m->u, m->g};
+        linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv);
+        linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp);
+        linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu);
+        linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp);
+    }
+    double dt = mp_now() - t0;
+    m->profiling = prof;
+    return dt;
+}

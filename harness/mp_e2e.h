@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mp_e2e_head.h"
 #include "mp_harness.h"
 
 /* The seven ternary linear layers of one decoder layer, in execution order. */
@@ -35,7 +36,9 @@ typedef struct mp_e2e_choice {
  * floats), 4 the final norm (layer ignored).  matrix's which: 0 the
  * embedding, 1 the untied head (rows x cols bf16).  ternary: the weights of
  * linear lin of layer (M x K, row-major, {-1,0,1}, or ±1 when binary) and
- * their one scale. */
+ * their one scale.  The callbacks may be called from several pool threads at
+ * once (different tensors, or different rows of one matrix): they must not
+ * share mutable state. */
 typedef struct mp_e2e_source {
     void *ctx;
     uint64_t seed;
@@ -47,10 +50,28 @@ typedef struct mp_e2e_source {
                 mp_err *e);
     int (*ternary)(const struct mp_e2e_source *s, int layer, int lin, int binary, int8_t *w,
                    int m, int k, float *scale, mp_err *e);
+    /* Optional: rows [r0, r1) of matrix which (out holds those rows only), so
+     * the embedding and head are generated in parallel; NULL: matrix() whole. */
+    int (*matrix_rows)(const struct mp_e2e_source *s, int which, uint16_t *out, int r0, int r1,
+                       int cols, mp_err *e);
+    /* Identity of the weights for the on-disk packed-weight cache ("synthetic"
+     * with the seed); NULL: never cached (a file's weights). */
+    const char *cache_id;
 } mp_e2e_source;
 
 /* The synthetic seeded weights every e2e run used before GGUF files. */
 void mp_e2e_synthetic(uint64_t seed, mp_e2e_source *src);
+
+/* The weights of one run, generated once and shared by all its variants
+ * (harness/e2e-share.c): a source that remembers what `inner` gave - the
+ * embedding and head (bf16, generated in parallel on the pool at creation) and
+ * every ternary tensor as 2-bit codes (on first request) - and gives it again
+ * without generating.  Same values as inner, bit for bit. */
+int mp_e2e_shared_create(const mp_e2e_source *inner, const mp_model *md, int layers,
+                         mp_pool *pool, mp_e2e_source **out, mp_err *e);
+void mp_e2e_shared_free(mp_e2e_source *s);
+/* Bytes the shared copy holds for `layers` layers of md. */
+size_t mp_e2e_shared_bytes(const mp_model *md, int layers);
 
 typedef struct mp_e2e_spec {
     mp_model model;     /* architecture (model.layers is the file's count) */
@@ -62,6 +83,9 @@ typedef struct mp_e2e_spec {
     int max_ctx;        /* positions per sequence */
     int max_tokens;     /* tokens per forward call (prefill chunk / batch) */
     int threads;        /* pool size the instance will be run with */
+    mp_e2e_head_fmt head; /* embedding/head precision (--lm-head), default f16 */
+    const char *cache_dir; /* packed-weight cache directory, NULL: none */
+    int shared;         /* estimate only: the run keeps a shared copy (mp_e2e_shared_create) */
 } mp_e2e_spec;
 
 /* Bytes the instance will allocate, by part. */
@@ -70,12 +94,36 @@ typedef struct mp_e2e_mem {
     size_t floats;      /* embedding, head (bf16) and norm weights */
     size_t kv;          /* KV cache for max_seqs x max_ctx */
     size_t scratch;     /* activations, variant act/scratch, RoPE table, logits rows */
-    size_t staging;     /* transient: int8 weights of the largest tensor while packing */
+    size_t staging;     /* transient: int8 weights of the largest tensor per thread while packing */
+    size_t shared;      /* the run's shared copy of the weights (spec.shared) */
     size_t total;
     double ternary_weights; /* count of ternary weights, for bpw */
 } mp_e2e_mem;
 
 typedef struct mp_e2e mp_e2e;
+
+/* How the instance was built: wall time of mp_e2e_create and what the packed-
+ * weight cache did per linear type (one cache file each). */
+typedef struct mp_e2e_setup {
+    double seconds;
+    int cache_hit, cache_miss, cache_stale, cache_corrupt, cache_written;
+    char cache_note[256]; /* what was detected, for a warning */
+} mp_e2e_setup;
+
+/* The --profile groups, each forward call's wall time split over them (see
+ * harness/e2e.c "Profile"). */
+enum {
+    MP_E2E_P_QKV, MP_E2E_P_O, MP_E2E_P_FFN_UP, MP_E2E_P_FFN_DOWN, /* ternary linears */
+    MP_E2E_P_ACT_QUANT,  /* the variants' prepare: activation quantization, tables */
+    MP_E2E_P_LM_HEAD,    /* the head GEMV and the argmax */
+    MP_E2E_P_EMBED,      /* embedding rows */
+    MP_E2E_P_ATTN,       /* RoPE, KV store, attention */
+    MP_E2E_P_NORMS,      /* RMSNorms, residual adds, the FFN activation */
+    MP_E2E_P_SYNC,       /* pool tasks' wall time beyond the threads' mean busy time */
+    MP_E2E_P_OTHER,      /* the rest of the timed interval */
+    MP_E2E_NPROF
+};
+extern const char *const mp_e2e_prof_name[MP_E2E_NPROF];
 
 /* Parses "qkv=NAME,o=NAME,ffn_up=NAME,ffn_down=NAME" (any subset) into
  * per-linear choices (ffn_up covers gate and up); set[] marks what was given.
@@ -111,6 +159,19 @@ int mp_e2e_forward(mp_e2e *m, const int *tok, const int *seq, int n, const unsig
                    float *logits);
 /* Index of the largest logit (the lowest index on ties). */
 int mp_e2e_argmax(const float *logits, int vocab);
+/* The argmax of each logits row of the last forward call (computed in parallel
+ * with the head, equal to mp_e2e_argmax of the row). */
+const int *mp_e2e_tokens(const mp_e2e *m);
+const mp_e2e_setup *mp_e2e_setup_info(const mp_e2e *m);
+/* --profile: on = 1 clears the per-group accumulators and starts adding every
+ * forward call's time to them; get copies the seconds (MP_E2E_NPROF). */
+void mp_e2e_profile(mp_e2e *m, int on);
+void mp_e2e_profile_get(const mp_e2e *m, double *sec);
+/* Wall seconds of every ternary linear of every layer run alone (prepare and
+ * compute, grouped as in a forward call) on n tokens of seeded activations:
+ * the "sum of the GEMMs measured alone" a prefill row is compared with.
+ * Touches no KV cache. */
+double mp_e2e_gemm_seconds(mp_e2e *m, int n);
 
 /* Greedy decoding of one prompt: prefill, then gen tokens (out[gen]).
  * logits_buf holds vocab floats. Uses sequence 0; resets the cache first. */
@@ -138,6 +199,14 @@ typedef struct mp_e2e_row {
     char status[16];     /* ok, skipped, failed */
     char reason[256];
     char times[512];     /* seconds per rep, comma separated */
+    char lm_head[8];     /* f16, q8_0, q4_0 */
+    /* issue 17: the memory bound of a decode row (bytes read per token / the
+     * probe's read bandwidth at these threads) or, for prefill, the sum of its
+     * GEMMs measured alone; share = tps_median / bound_tps.  0 when not known. */
+    size_t token_bytes;
+    double bw_gbs, bound_tps, bound_share;
+    double setup_s;      /* the instance's build time (seconds) */
+    char profile[512];   /* --profile: "group=seconds per token,..." */
 } mp_e2e_row;
 
 /* The rows as a table, CSV, JSON or markdown (harness/output-e2e.c); storing

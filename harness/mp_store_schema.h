@@ -56,6 +56,16 @@ static const char *const mp_schema_migrations[] = {
     " WHERE plan_key IS NOT NULL;",
     /* 5: which llama.cpp build the llamacpp.* peers of a run were (issue 15) */
     "ALTER TABLE runs ADD COLUMN peers TEXT;",
+    /* e2e at the memory limit (issue 17): the head's precision, the build time,
+     * the row's bound (decode: bytes per step / read bandwidth; prefill: its
+     * GEMMs alone) and share, and the --profile split ("group=s/token,...") */
+    "ALTER TABLE e2e ADD COLUMN lm_head TEXT;"
+    "ALTER TABLE e2e ADD COLUMN setup_s REAL;"
+    "ALTER TABLE e2e ADD COLUMN token_bytes INTEGER;"
+    "ALTER TABLE e2e ADD COLUMN bw_gbs REAL;"
+    "ALTER TABLE e2e ADD COLUMN bound_tps REAL;"
+    "ALTER TABLE e2e ADD COLUMN bound_share REAL;"
+    "ALTER TABLE e2e ADD COLUMN profile TEXT;",
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };

@@ -62,27 +62,52 @@ static void result_cell(const mp_e2e_row *r, int lossless, char *buf, size_t len
         snprintf(buf, len, "%.2f ± %.2f", r->tps_median, r->tps_spread);
 }
 
-/* Numeric columns are right-aligned (layers, size, bpw, threads, t/s). */
+/* Numeric columns are right-aligned (layers, size, bpw, threads, t/s, bound,
+ * share, setup). */
 static int is_right(int c, int lossless)
 {
-    return lossless ? c >= 4 : (c == 1 || c == 2 || c == 3 || c == 5 || c == 7);
+    return lossless ? c >= 4 : (c == 1 || c == 2 || c == 3 || c == 5 || c >= 7);
+}
+
+/* --profile: one line per row, milliseconds per token and share of the time. */
+static void print_profiles(FILE *f, const mp_e2e_row *rows, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const mp_e2e_row *r = &rows[i];
+        if (!r->profile[0])
+            continue;
+        char buf[sizeof r->profile];
+        snprintf(buf, sizeof buf, "%s", r->profile);
+        double total = 0, v;
+        char name[32];
+        for (char *it = buf; it && sscanf(it, "%31[^=]=%lf", name, &v) == 2;
+             it = strchr(it, ','), it = it ? it + 1 : NULL)
+            total += v;
+        fprintf(f, "profile %s %s (ms/token, share):", r->variant, r->test);
+        for (char *it = buf; it && sscanf(it, "%31[^=]=%lf", name, &v) == 2;
+             it = strchr(it, ','), it = it ? it + 1 : NULL)
+            fprintf(f, " %s %.3f (%.1f%%)", name, 1e3 * v, total > 0 ? 100.0 * v / total : 0.0);
+        fprintf(f, "; total %.3f\n", 1e3 * total);
+    }
 }
 
 void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int lossless)
 {
     char size[32], cell[400], lay[32], bpw[32];
     static const char *const perf_cols[] = {"model", "layers", "size", "bpw", "variant",
-                                            "threads", "test", "t/s"};
+                                            "threads", "test", "t/s", "bound t/s", "share",
+                                            "setup s"};
     static const char *const ll_cols[] = {"model", "layers", "variant", "method", "prompts",
                                           "tokens", "exact match"};
     const char *const *cols = lossless ? ll_cols : perf_cols;
-    int ncol = lossless ? 7 : 8;
+    int ncol = lossless ? 7 : 11;
     if (fmt == MP_FMT_CSV) {
         fputs(lossless ? "model,layers,model_layers,variant,method,prompts,tokens,matched,share,"
                          "status,reason\n"
                        : "model,layers,model_layers,model_bytes,bpw,variant,threads,test,"
                          "n_prompt,n_gen,batch,reps,tps_median,tps_min,tps_max,tps_spread,"
-                         "status,reason\n",
+                         "status,reason,lm_head,setup_s,token_bytes,bw_gbs,bound_tps,"
+                         "bound_share,profile\n",
               f);
         for (int i = 0; i < n; i++) {
             const mp_e2e_row *r = &rows[i];
@@ -99,6 +124,11 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                         r->tps_max, r->tps_spread, r->status);
             }
             csv_str(f, r->reason);
+            if (!lossless) {
+                fprintf(f, ",%s,%.3f,%zu,%.3f,%.3f,%.4f,", r->lm_head, r->setup_s,
+                        r->token_bytes, r->bw_gbs, r->bound_tps, r->bound_share);
+                csv_str(f, r->profile);
+            }
             fputc('\n', f);
         }
         return;
@@ -126,6 +156,14 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                         r->model_bytes, r->ternary_bytes, r->bpw, r->threads, r->test,
                         r->n_prompt, r->n_gen, r->batch, r->reps, r->tps_median, r->tps_min,
                         r->tps_max, r->tps_spread);
+            if (!lossless) {
+                fprintf(f, ", \"lm_head\": \"%s\", \"setup_s\": %.4f, \"token_bytes\": %zu, "
+                           "\"bw_gbs\": %.4f, \"bound_tps\": %.4f, \"bound_share\": %.6f, "
+                           "\"profile\": ",
+                        r->lm_head, r->setup_s, r->token_bytes, r->bw_gbs, r->bound_tps,
+                        r->bound_share);
+                json_str(f, r->profile);
+            }
             fprintf(f, ", \"status\": \"%s\", \"reason\": ", r->status);
             json_str(f, r->reason);
             fprintf(f, "}%s\n", i + 1 < n ? "," : "");
@@ -135,7 +173,7 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
     }
     /* table and markdown: compute widths, then print */
     enum { MAXROWS = 4096 };
-    int w[8];
+    int w[11];
     for (int c = 0; c < ncol; c++)
         w[c] = (int)strlen(cols[c]);
     for (int pass = 0; pass < 2; pass++) {
@@ -158,14 +196,14 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
         }
         for (int i = 0; i < n && i < MAXROWS; i++) {
             const mp_e2e_row *r = &rows[i];
-            const char *v[8];
+            const char *v[11];
             char pr[16], tk[16];
             if (r->layers < r->model_layers)
                 snprintf(lay, sizeof lay, "%d of %d", r->layers, r->model_layers);
             else
                 snprintf(lay, sizeof lay, "%d", r->layers);
             result_cell(r, lossless, cell, sizeof cell);
-            char th[16];
+            char th[16], bnd[32], shr[32], su[32];
             if (lossless) {
                 snprintf(pr, sizeof pr, "%d", r->prompts);
                 snprintf(tk, sizeof tk, "%d", r->tokens);
@@ -175,7 +213,13 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                 human_bytes(size, sizeof size, r->model_bytes);
                 snprintf(bpw, sizeof bpw, "%.2f", r->bpw);
                 snprintf(th, sizeof th, "%d", r->threads);
-                const char *pv[8] = {r->model, lay, size, bpw, r->variant, th, r->test, cell};
+                int ok = !strcmp(r->status, "ok");
+                snprintf(bnd, sizeof bnd, ok && r->bound_tps > 0 ? "%.2f" : "-", r->bound_tps);
+                snprintf(shr, sizeof shr, ok && r->bound_tps > 0 ? "%.1f%%" : "-",
+                         100.0 * r->bound_share);
+                snprintf(su, sizeof su, r->setup_s > 0 ? "%.2f" : "-", r->setup_s);
+                const char *pv[11] = {r->model, lay, size, bpw, r->variant, th, r->test, cell,
+                                      bnd, shr, su};
                 memcpy(v, pv, sizeof pv);
             }
             for (int c = 0; c < ncol; c++) {
@@ -200,4 +244,6 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                 fputc('\n', f);
         }
     }
+    if (!lossless)
+        print_profiles(f, rows, n);
 }

@@ -21,7 +21,8 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
         "INSERT OR IGNORE INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,"
         "n_gen,batch,threads,reps,tps_median,tps_min,tps_max,tps_spread,model_bytes,"
         "ternary_bytes,bpw,prompts,tokens,matched,match_share,seed,status,reason,times_s,created,"
-        "plan_key) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "plan_key,lm_head,setup_s,token_bytes,bw_gbs,bound_tps,bound_share,profile) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_error(s, e);
@@ -71,6 +72,26 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
         sqlite3_bind_text(st, c++, plan_key, -1, SQLITE_TRANSIENT);
     else
         sqlite3_bind_null(st, c++);
+    sqlite3_bind_text(st, c++, r->lm_head[0] ? r->lm_head : "f16", -1, SQLITE_TRANSIENT);
+    if (r->setup_s > 0)
+        sqlite3_bind_double(st, c++, r->setup_s);
+    else
+        sqlite3_bind_null(st, c++);
+    if (r->token_bytes)
+        sqlite3_bind_int64(st, c++, (sqlite3_int64)r->token_bytes);
+    else
+        sqlite3_bind_null(st, c++);
+    double b[3] = {r->bw_gbs, r->bound_tps, r->bound_share};
+    for (int k = 0; k < 3; k++) {
+        if (b[k] > 0 && !strcmp(r->status, "ok"))
+            sqlite3_bind_double(st, c++, b[k]);
+        else
+            sqlite3_bind_null(st, c++);
+    }
+    if (r->profile[0])
+        sqlite3_bind_text(st, c++, r->profile, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, c++);
     int step = sqlite3_step(st);
     sqlite3_finalize(st);
     return step == SQLITE_DONE ? MP_OK : db_error(s, e);
@@ -90,7 +111,9 @@ int mp_store_e2e_get(mp_store *s, const char *plan_key, const char *model, const
                            "SELECT method, layers, model_layers, n_prompt, n_gen, batch, reps,"
                            " tps_median, tps_min, tps_max, tps_spread, model_bytes, ternary_bytes,"
                            " bpw, prompts, tokens, matched, match_share, seed, status, reason,"
-                           " times_s FROM e2e WHERE plan_key=? AND model=? AND variant=? AND"
+                           " times_s, lm_head, setup_s, token_bytes, bw_gbs, bound_tps,"
+                           " bound_share, profile"
+                           " FROM e2e WHERE plan_key=? AND model=? AND variant=? AND"
                            " test=? AND threads=?",
                            -1, &st, NULL) != SQLITE_OK)
         return -db_error(s, e);
@@ -130,6 +153,13 @@ int mp_store_e2e_get(mp_store *s, const char *plan_key, const char *model, const
         copy_text(st, 19, r->status, sizeof r->status);
         copy_text(st, 20, r->reason, sizeof r->reason);
         copy_text(st, 21, r->times, sizeof r->times);
+        copy_text(st, 22, r->lm_head, sizeof r->lm_head);
+        r->setup_s = sqlite3_column_double(st, 23);
+        r->token_bytes = (size_t)sqlite3_column_int64(st, 24);
+        r->bw_gbs = sqlite3_column_double(st, 25);
+        r->bound_tps = sqlite3_column_double(st, 26);
+        r->bound_share = sqlite3_column_double(st, 27);
+        copy_text(st, 28, r->profile, sizeof r->profile);
     }
     sqlite3_finalize(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mp_engine.h"
+#include "../mp_probe_store.h"
 #include "../mp_store_e2e.h"
 #include "../../kernels/common/mp_numerics.h"
 
@@ -58,6 +59,52 @@ static int keep(const mp_e2e_job *o, const mp_e2e_row *r, mp_err *e)
     return o->store ? mp_store_e2e_put(o->store, o->run_id, o->key, r, e) : MP_OK;
 }
 
+/* The weights every configuration of the run is built from: generated once
+ * (harness/e2e-share.c) when more than one instance will be built. */
+static int shared_source(const mp_e2e_job *o, const mp_model *md, mp_pool *pool, int builds,
+                         mp_e2e_source *syn, mp_e2e_source **sh, mp_err *e)
+{
+    *sh = NULL;
+    if (builds < 2)
+        return MP_OK;
+    const mp_e2e_source *inner = o->src;
+    if (!inner) {
+        mp_e2e_synthetic((uint64_t)o->seed, syn);
+        inner = syn;
+    }
+    return mp_e2e_shared_create(inner, md, o->layers, pool, sh, e);
+}
+
+static void setup_note(const mp_e2e_job *o, const char *label, mp_e2e *m)
+{
+    const mp_e2e_setup *su = mp_e2e_setup_info(m);
+    if (su->cache_note[0] && !o->quiet)
+        fprintf(stderr, "mpbench: %s: weight cache: %s (%d stale, %d corrupt: rebuilt, not "
+                        "used)\n", label, su->cache_note, su->cache_stale, su->cache_corrupt);
+}
+
+/* Read bandwidth (GB/s) at the pool's thread count for the decode bound: the
+ * newest probe of this machine in the store, else measured now. */
+static double read_bw(const mp_e2e_job *o, mp_pool *pool)
+{
+    double bw = 0;
+    if (o->store && o->fingerprint)
+        bw = mp_probe_value(o->store, o->fingerprint, "read_DRAM", o->threads);
+    if (bw <= 0)
+        bw = mp_probe_dram_read(pool, (size_t)256 << 20, 3);
+    return bw;
+}
+
+/* "group=seconds per token,..." of a profile. */
+static void profile_text(const double *sec, double tokens, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int g = 0; g < MP_E2E_NPROF && used < len; g++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=%.4g", g ? "," : "",
+                                 mp_e2e_prof_name[g], sec[g] / tokens);
+}
+
 /* Identity of a performance row: kind 0 pp, 1 tg, 2 tg with a batch of b. */
 static void label_row(const mp_e2e_job *o, const mp_model *md, const mp_e2e_config *c, int kind,
                       int b, mp_e2e_row *r)
@@ -68,6 +115,7 @@ static void label_row(const mp_e2e_job *o, const mp_model *md, const mp_e2e_conf
     snprintf(r->method, sizeof r->method, "%s", c->method);
     r->layers = o->layers, r->model_layers = md->layers, r->threads = o->threads;
     r->reps = o->reps, r->seed = (uint64_t)o->seed, r->batch = b;
+    snprintf(r->lm_head, sizeof r->lm_head, "%s", mp_e2e_head_name(o->head));
     if (kind == 0)
         snprintf(r->test, sizeof r->test, "pp%d", o->pp), r->n_prompt = o->pp;
     else if (kind == 1)
@@ -87,10 +135,18 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     int *ref_tok[2] = {NULL, NULL}; /* [binary]: P x gen reference tokens */
     int *tok = malloc(sizeof(int) * (size_t)gen), prompt[MP_E2E_PROMPT_MAX];
     float *logits = mp_alloc(sizeof(float) * (size_t)vocab);
-    int rc = MP_OK;
+    mp_e2e_source syn, *sh = NULL;
+    int rc = shared_source(o, md, pool, 2, &syn, &sh, e);
+    if (rc) {
+        free(tok);
+        mp_free(logits);
+        mp_progress_end(&pg);
+        return rc;
+    }
     mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
-                        .src = o->src, .max_seqs = 1, .max_ctx = MP_E2E_PROMPT_MAX + gen,
-                        .max_tokens = MP_E2E_PROMPT_MAX, .threads = o->threads};
+                        .src = sh ? sh : o->src, .max_seqs = 1,
+                        .max_ctx = MP_E2E_PROMPT_MAX + gen, .max_tokens = MP_E2E_PROMPT_MAX,
+                        .threads = o->threads, .head = o->head, .cache_dir = o->cache_dir};
     for (int c = 0; c < ncfg && !rc && !mp_engine_interrupted(); c++, mp_progress_step(&pg, 1)) {
         mp_e2e_row *r = &rows[(*nrows)++];
         memset(r, 0, sizeof *r);
@@ -139,6 +195,9 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         mp_e2e *m;
         if ((rc = mp_e2e_create(&vs, pool, &m, e)))
             break;
+        setup_note(o, cfg[c].label, m);
+        r->setup_s = mp_e2e_setup_info(m)->seconds;
+        snprintf(r->lm_head, sizeof r->lm_head, "%s", mp_e2e_head_name(o->head));
         const mp_e2e_mem *mem = mp_e2e_memory(m);
         r->ternary_bytes = mem->ternary;
         r->model_bytes = mem->ternary + mem->floats;
@@ -169,11 +228,45 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         rc = keep(o, r, e);
     }
     mp_progress_end(&pg);
+    mp_e2e_shared_free(sh);
     free(ref_tok[0]);
     free(ref_tok[1]);
     free(tok);
     mp_free(logits);
     return rc;
+}
+
+/* The row's bound and share.  Decode (kind 1, 2): bytes read per step - every
+ * packed ternary tensor, the whole head, one embedding row per token when the
+ * head is untied, the norms, the KV cache at the mean position - over the read
+ * bandwidth, B tokens per step.  Prefill: pp tokens over the median time of its
+ * GEMMs run alone (mp_e2e_gemm_seconds, the same chunks, the same pool). */
+static void bound(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int kind, int B,
+                  double bw, double *sec, mp_e2e_row *r)
+{
+    const mp_e2e_mem *mem = mp_e2e_memory(m);
+    if (kind == 0) {
+        for (int rep = 0; rep < o->reps; rep++) {
+            sec[rep] = 0;
+            for (int at = 0; at < o->pp; at += UBATCH)
+                sec[rep] += mp_e2e_gemm_seconds(m, o->pp - at < UBATCH ? o->pp - at : UBATCH);
+        }
+        qsort(sec, (size_t)o->reps, sizeof *sec, cmp_d);
+        double med = o->reps % 2 ? sec[o->reps / 2]
+                                 : 0.5 * (sec[o->reps / 2 - 1] + sec[o->reps / 2]);
+        r->bound_tps = med > 0 ? o->pp / med : 0;
+    } else {
+        size_t row = mp_e2e_head_row_bytes(o->head, md->hidden);
+        size_t H = (size_t)md->hidden, qd = (size_t)md->heads * md->head_dim;
+        size_t kvd = (size_t)md->kv_heads * md->head_dim;
+        size_t norms = sizeof(float) * (H + (size_t)o->layers * (2 * H + qd + md->intermediate));
+        size_t kv = sizeof(float) * 2 * (size_t)o->layers * kvd * (size_t)(o->tg + 1) / 2;
+        r->token_bytes = mem->ternary + (size_t)md->vocab * row + norms +
+                         (size_t)B * ((md->tied ? 0 : row) + kv);
+        r->bw_gbs = bw;
+        r->bound_tps = bw > 0 ? B * bw * 1e9 / (double)r->token_bytes : 0;
+    }
+    r->bound_share = r->bound_tps > 0 ? r->tps_median / r->bound_tps : 0;
 }
 
 /* Runs pp / tg / batch tests for every configuration; fills rows. */
@@ -190,14 +283,20 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     unsigned char *want = calloc((size_t)(ntok ? ntok : 1), 1);
     float *logits = mp_alloc(sizeof(float) * (size_t)vocab * maxb);
     double *sec = malloc(sizeof(double) * (size_t)o->reps);
+    int builds = 0;
+    for (int c = 0; c < ncfg; c++)
+        builds += !cfg[c].skip[0];
+    mp_e2e_source syn, *sh = NULL;
+    int rc = shared_source(o, md, pool, builds, &syn, &sh, e);
+    double bw = rc || !o->tg ? 0 : read_bw(o, pool);
     mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
-                        .src = o->src, .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
+                        .src = sh ? sh : o->src, .head = o->head, .cache_dir = o->cache_dir,
+                        .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
                         .max_tokens = (o->pp < UBATCH ? o->pp : UBATCH) > maxb
                                           ? (o->pp < UBATCH ? o->pp : UBATCH)
                                           : maxb,
                         .threads = o->threads};
     mp_rng rng = {(uint64_t)o->seed * 7919 + 3};
-    int rc = MP_OK;
     int tests_per_cfg = (o->pp > 0) + (o->tg > 0);
     for (int i = 0; i < o->nbatch && o->tg; i++)
         tests_per_cfg += o->batch[i] > 1;
@@ -235,6 +334,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             memcpy(s.lin, cfg[c].lin, sizeof s.lin);
             if ((rc = mp_e2e_create(&s, pool, &m, e)))
                 break;
+            setup_note(o, cfg[c].label, m);
         }
         for (int ti = 0; ti < ntest && !mp_engine_interrupted(); ti++, mp_progress_step(&pg, 1)) {
             mp_e2e_row *r = &rows[(*nrows)++];
@@ -253,8 +353,12 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             r->ternary_bytes = mem->ternary;
             r->model_bytes = mem->ternary + mem->floats;
             r->bpw = 8.0 * (double)mem->ternary / mem->ternary_weights;
+            r->setup_s = mp_e2e_setup_info(m)->seconds;
             int B = nb[ti];
+            double tsum = 0;
             for (int rep = -1; rep < o->reps; rep++) {
+                if (rep == 0 && o->profile)
+                    mp_e2e_profile(m, 1); /* the timed repetitions only */
                 mp_progress_show(&pg, "%s: %s rep %d/%d", cfg[c].label, r->test, rep + 1,
                                  o->reps);
                 for (int i = 0; i < ntok; i++)
@@ -276,8 +380,9 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     int steps = rep < 0 ? 1 : o->tg;
                     for (int i = 0; i < steps && !rc; i++) {
                         rc = mp_e2e_forward(m, tok, seq, B, NULL, logits);
+                        const int *next = mp_e2e_tokens(m); /* argmax of each row */
                         for (int b = 0; b < B; b++)
-                            tok[b] = mp_e2e_argmax(logits + (size_t)b * vocab, vocab);
+                            tok[b] = next[b];
                     }
                     memset(seq, 0, sizeof *seq * (size_t)B);
                 }
@@ -287,11 +392,22 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     break;
                 }
                 if (rep >= 0)
-                    sec[rep] = dt;
+                    sec[rep] = dt, tsum += dt;
             }
             if (rc)
                 break;
-            fill_stats(r, sec, o->reps, kind[ti] == 0 ? (double)o->pp : (double)o->tg * B);
+            double tokens = kind[ti] == 0 ? (double)o->pp : (double)o->tg * B;
+            fill_stats(r, sec, o->reps, tokens);
+            if (o->profile) {
+                double prof[MP_E2E_NPROF], in = 0;
+                mp_e2e_profile_get(m, prof);
+                mp_e2e_profile(m, 0);
+                for (int g = 0; g < MP_E2E_NPROF; g++)
+                    in += prof[g];
+                prof[MP_E2E_P_OTHER] += tsum - in; /* the token loop outside forward calls */
+                profile_text(prof, tokens * o->reps, r->profile, sizeof r->profile);
+            }
+            bound(o, md, m, kind[ti], B, bw, sec, r);
             snprintf(r->status, sizeof r->status, "ok");
             if (o->layers < md->layers)
                 snprintf(r->reason, sizeof r->reason, "%d of %d layers", o->layers, md->layers);
@@ -301,6 +417,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         mp_e2e_free(m);
     }
     mp_progress_end(&pg);
+    mp_e2e_shared_free(sh);
     free(tok);
     free(seq);
     free(want);

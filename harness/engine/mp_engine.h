@@ -167,6 +167,11 @@ typedef struct mp_e2e_job {
     const char *key;    /* the e2e plan's key: its stored rows are not measured again */
     int quiet;
     const struct mp_e2e_source *src; /* real weights (a GGUF file), NULL: synthetic */
+    /* issue 17 */
+    int profile;             /* --profile: per-group times with each row */
+    mp_e2e_head_fmt head;    /* --lm-head */
+    const char *cache_dir;   /* --weight-cache DIR, NULL: none */
+    const char *fingerprint; /* this machine's: the probe's read bandwidth for the bound */
 } mp_e2e_job;
 
 /* pp / tg / batch rows of every configuration into rows (ncfg x tests). */

@@ -1,0 +1,512 @@
+/* test_e2e_limit.c - suite `e2e_limit`: the end-to-end runner at the memory
+ * limit (issue 17), on the tiny fixture models.
+ *
+ * What is checked: every lossless variant runnable here gives the same greedy
+ * tokens and bit-identical logits for 1, 2, 3 and 8 threads (more threads than
+ * cores on purpose), built directly or through the run's shared weights, with
+ * each --lm-head format; the head formats' rounding stays within half a step
+ * (q8_0) or one step (q4_0, whose top code is clamped at +7) of its block; the
+ * --profile parts partition the measured time (see profile_parts_add_up); the
+ * packed-weight cache is used only when key, sizes and checksums verify, and a
+ * stale, corrupt or truncated file is rebuilt with the right weights; a
+ * database of the schema before the issue-17 columns opens and gets them.
+ * Nothing here depends on how fast anything runs. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_test.h"
+#include "../harness/mp_e2e.h"
+#include "../harness/mp_e2e_cache.h"
+#include "../harness/mp_store_schema.h"
+#include "../kernels/common/mp_numerics.h"
+#include "../variants/mp_registry.h"
+
+#define TINY "tests/fixtures/tiny.txt"
+#define TINY_RELU2 "tests/fixtures/tiny-relu2.txt"
+
+static char out[1 << 17];
+
+static void load(const char *path, mp_model *m)
+{
+    mp_err e;
+    cr_assert_eq(mp_model_load(path, m, &e), MP_OK, "%s", e.msg);
+}
+
+static void tmpdir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/mptest-e2el-XXXXXX");
+    cr_assert(mkdtemp(buf));
+}
+
+static mp_e2e_spec spec_for(const mp_model *m, const mp_variant *v, int threads)
+{
+    enum { GEN = 6 };
+    mp_e2e_spec s = {.model = *m, .layers = m->layers, .seed = 5, .max_seqs = 1,
+                     .max_ctx = MP_E2E_PROMPT_MAX + GEN, .max_tokens = MP_E2E_PROMPT_MAX,
+                     .threads = threads};
+    for (int l = 0; l < MP_E2E_NLIN; l++) {
+        s.lin[l].v = v;
+        if (v)
+            mp_variant_defaults(v, s.lin[l].param);
+    }
+    return s;
+}
+
+/* Greedy tokens of 3 prompts (6 each) and the last logits row, into tok/logits. */
+static void decode(const mp_e2e_spec *s, mp_pool *pool, int *tok, float *logits)
+{
+    mp_err e;
+    mp_e2e *m;
+    cr_assert_eq(mp_e2e_create(s, pool, &m, &e), MP_OK, "%s", e.msg);
+    int V = mp_e2e_vocab(m), prompt[MP_E2E_PROMPT_MAX];
+    for (int p = 0; p < 3; p++) {
+        int len = mp_e2e_prompt(21, p, V, prompt);
+        cr_assert_eq(mp_e2e_greedy(m, prompt, len, 6, tok + 6 * p, logits), MP_OK);
+        /* the parallel argmax is the serial one */
+        cr_assert_eq(mp_e2e_tokens(m)[0], mp_e2e_argmax(logits, V));
+    }
+    mp_e2e_free(m);
+}
+
+/* ---- same tokens for any thread count ----------------------------------------------- */
+/* maxv: how many lossless variants besides the reference (0: all). */
+static void threads_case(const char *fixture, mp_e2e_head_fmt hf, int maxv)
+{
+    static const int tv[4] = {1, 2, 3, 8};
+    mp_pool *pool[4];
+    char bind[256];
+    for (int i = 0; i < 4; i++)
+        pool[i] = mp_pool_create(tv[i], bind, sizeof bind);
+    mp_model md;
+    load(fixture, &md);
+    int V = md.vocab, checked = 0;
+    float *l1 = mp_alloc(sizeof(float) * V), *ln = mp_alloc(sizeof(float) * V);
+    for (int i = -1; i < mp_registry_count(); i++) {
+        const mp_variant *v = i < 0 ? NULL : mp_registry_get(i); /* -1: the reference */
+        if (v && (v->exactness != MP_LOSSLESS || !mp_variant_available(v) || v->self_threaded))
+            continue;
+        if (maxv && checked > maxv)
+            break;
+        mp_e2e_spec s = spec_for(&md, v, 1);
+        s.head = hf;
+        mp_err e;
+        if (mp_e2e_check(&s, &e))
+            continue;
+        int t1[18], tn[18];
+        decode(&s, pool[0], t1, l1);
+        for (int k = 1; k < 4; k++) {
+            s.threads = tv[k];
+            decode(&s, pool[k], tn, ln);
+            const char *name = v ? v->name : "reference";
+            cr_assert(!memcmp(t1, tn, sizeof t1), "%s on %s (%s head): tokens differ between 1 "
+                      "and %d threads", name, fixture, mp_e2e_head_name(hf), tv[k]);
+            cr_assert(!memcmp(l1, ln, sizeof(float) * V), "%s on %s: logits differ between 1 "
+                      "and %d threads", name, fixture, tv[k]);
+        }
+        checked++;
+    }
+    cr_assert_gt(checked, 1, "no lossless variant ran on %s", fixture);
+    mp_free(l1);
+    mp_free(ln);
+    for (int i = 0; i < 4; i++)
+        mp_pool_destroy(pool[i]);
+}
+
+Test(e2e_limit, same_tokens_for_1_2_3_8_threads, .timeout = 300)
+{
+    threads_case(TINY, MP_E2E_HEAD_F16, 0);     /* every lossless variant */
+    threads_case(TINY_RELU2, MP_E2E_HEAD_F16, 6); /* the other architecture: a few */
+}
+
+Test(e2e_limit, same_tokens_for_any_threads_with_quantized_heads)
+{
+    threads_case(TINY, MP_E2E_HEAD_Q8_0, 1);
+    threads_case(TINY_RELU2, MP_E2E_HEAD_Q4_0, 1);
+}
+
+/* ---- the shared weights are the source's ------------------------------------------- */
+Test(e2e_limit, shared_weights_equal_direct)
+{
+    char bind[256];
+    mp_pool *pool = mp_pool_create(2, bind, sizeof bind);
+    const char *fx[2] = {TINY, TINY_RELU2};
+    for (int f = 0; f < 2; f++) {
+        mp_model md;
+        load(fx[f], &md);
+        mp_e2e_source syn, *sh;
+        mp_e2e_synthetic(5, &syn);
+        mp_err e;
+        cr_assert_eq(mp_e2e_shared_create(&syn, &md, md.layers, pool, &sh, &e), MP_OK, "%s",
+                     e.msg);
+        const char *names[3] = {"i2_s.scalar", "f32.scalar", "vnni_int1.scalar"};
+        int V = md.vocab;
+        float *a = mp_alloc(sizeof(float) * V), *b = mp_alloc(sizeof(float) * V);
+        /* twice through the share: the second build unpacks what the first kept */
+        for (int round = 0; round < 2; round++)
+            for (int i = 0; i < 3; i++) {
+                const mp_variant *v = mp_registry_find(names[i]);
+                cr_assert(v, "%s missing", names[i]);
+                mp_e2e_spec s = spec_for(&md, v, 2);
+                if (mp_e2e_check(&s, &e))
+                    continue;
+                int ta[18], tb[18];
+                decode(&s, pool, ta, a);
+                s.src = sh;
+                decode(&s, pool, tb, b);
+                cr_assert(!memcmp(ta, tb, sizeof ta) && !memcmp(a, b, sizeof(float) * V),
+                          "%s on %s: built through the shared weights (round %d) differs",
+                          names[i], fx[f], round);
+            }
+        mp_free(a);
+        mp_free(b);
+        mp_e2e_shared_free(sh);
+    }
+    mp_pool_destroy(pool);
+}
+
+/* ---- head formats -------------------------------------------------------------------- */
+Test(e2e_limit, head_formats_round_within_their_step)
+{
+    enum { H = 256 };
+    float x[H], y[H];
+    uint16_t b[H];
+    uint8_t q[H * 2];
+    mp_gen_acts(3, x, H);
+    x[5] = -40.0f; /* an outlier: the block's extreme is negative */
+    for (int i = 0; i < H; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        b[i] = (uint16_t)(u >> 16); /* truncation is fine: any bf16 values */
+        u = (uint32_t)b[i] << 16;
+        memcpy(&x[i], &u, 4);
+    }
+    const mp_e2e_head_fmt fm[3] = {MP_E2E_HEAD_F16, MP_E2E_HEAD_Q8_0, MP_E2E_HEAD_Q4_0};
+    const size_t bytes[3] = {2 * H, H / 32 * 34, H / 32 * 18};
+    for (int f = 0; f < 3; f++) {
+        cr_assert_eq(mp_e2e_head_row_bytes(fm[f], H), bytes[f]);
+        mp_e2e_head_from_bf16(fm[f], b, H, q);
+        mp_e2e_head_row_f32(fm[f], q, H, y);
+        for (int blk = 0; blk < H / 32; blk++) {
+            float amax = 0;
+            for (int i = 0; i < 32; i++)
+                amax = fmaxf(amax, fabsf(x[blk * 32 + i]));
+            /* step of the block (before the scale's bf16 rounding, 1/128 relative) */
+            double step = f == 1 ? amax / 127.0 : amax / 8.0;
+            double tol = f == 0 ? 0 : (f == 1 ? 0.5 : 1.0) * step * 1.01 + 1e-7;
+            for (int i = 0; i < 32; i++) {
+                double d = fabs((double)y[blk * 32 + i] - x[blk * 32 + i]);
+                cr_assert_leq(d, tol, "%s: weight %d is %g, was %g (block step %g)",
+                              mp_e2e_head_name(fm[f]), blk * 32 + i, y[blk * 32 + i],
+                              x[blk * 32 + i], step);
+            }
+        }
+    }
+    /* the exact outlier is representable: q4_0 maps the negative extreme to -8 */
+    mp_e2e_head_from_bf16(MP_E2E_HEAD_Q4_0, b, H, q);
+    mp_e2e_head_row_f32(MP_E2E_HEAD_Q4_0, q, H, y);
+    cr_assert_float_eq(y[5], x[5], fabsf(x[5]) / 64, "outlier %g -> %g", x[5], y[5]);
+    mp_e2e_head_fmt hf;
+    cr_assert_eq(mp_e2e_head_parse("q4_1", &hf), -1);
+    cr_assert_eq(mp_e2e_head_cols_ok(MP_E2E_HEAD_Q8_0, 100), 0);
+}
+
+/* ---- the profile ------------------------------------------------------------------------
+ * The groups are differences of one monotonic clock over non-overlapping steps
+ * of each forward call, "sync" is each pool task's wall time minus the threads'
+ * mean busy time, and "other" is the rest of the timed interval, so the parts
+ * add up to the measured time exactly; the stored text keeps 4 significant
+ * digits per part, so the sum may differ by at most 11 x 5e-4 relative of the
+ * largest part - 1e-3 of the total is a safe bound.  A part counted twice shows
+ * up as a negative "other", which the test refuses. */
+static double parse_profile(const char *p, double *parts, int *n)
+{
+    double sum = 0, v;
+    char name[32];
+    *n = 0;
+    for (const char *it = p; it && sscanf(it, "%31[^=]=%lf", name, &v) == 2;
+         it = strchr(it, ','), it = it ? it + 1 : NULL) {
+        cr_assert_str_eq(name, mp_e2e_prof_name[*n], "part %d is %s", *n, name);
+        parts[(*n)++] = v;
+        sum += v;
+    }
+    return sum;
+}
+
+Test(e2e_limit, profile_parts_add_up)
+{
+    char dir[64], db[128], cmd[512];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/p.db", dir);
+    snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant 'i2_s.scalar,tl1_1.scalar*' "
+                              "--pp 6 --tg 5 --batch 1,2 --reps 3 --threads 2 --profile --db %s",
+             db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_assert(strstr(out, "profile i2_s.scalar tg5 (ms/token, share): qkv"), "%s", out);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, "SELECT variant, test, profile, times_s, n_prompt, n_gen,"
+                                       " batch, reps, bound_tps, bound_share FROM e2e", -1, &st,
+                                    NULL), SQLITE_OK);
+    int rows = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *var = (const char *)sqlite3_column_text(st, 0);
+        const char *test = (const char *)sqlite3_column_text(st, 1);
+        const char *prof = (const char *)sqlite3_column_text(st, 2);
+        const char *times = (const char *)sqlite3_column_text(st, 3);
+        cr_assert(prof && times, "%s %s: no profile", var, test);
+        double total = 0;
+        for (const char *t = times; t; t = strchr(t, ','), t = t ? t + 1 : NULL)
+            total += atof(t);
+        int pp = sqlite3_column_int(st, 4), tg = sqlite3_column_int(st, 5);
+        int b = sqlite3_column_int(st, 6), reps = sqlite3_column_int(st, 7);
+        double tokens = (pp ? pp : (double)tg * b) * reps;
+        double parts[MP_E2E_NPROF];
+        int n;
+        double sum = parse_profile(prof, parts, &n) * tokens;
+        cr_assert_eq(n, MP_E2E_NPROF, "%s %s: %s", var, test, prof);
+        for (int g = 0; g < n; g++)
+            cr_assert_geq(parts[g], 0.0, "%s %s: part %s is negative: %s", var, test,
+                          mp_e2e_prof_name[g], prof);
+        for (int g = MP_E2E_P_QKV; g <= MP_E2E_P_FFN_DOWN; g++)
+            cr_assert_gt(parts[g], 0.0, "%s %s: no time in %s", var, test, mp_e2e_prof_name[g]);
+        cr_assert_gt(parts[MP_E2E_P_LM_HEAD], 0.0);
+        cr_assert(fabs(sum - total) <= 1e-3 * total, "%s %s: parts add to %.6g s, measured "
+                  "%.6g s", var, test, sum, total);
+        /* every row has its bound and share */
+        cr_assert_gt(sqlite3_column_double(st, 8), 0.0, "%s %s: no bound", var, test);
+        cr_assert_gt(sqlite3_column_double(st, 9), 0.0, "%s %s: no share", var, test);
+        rows++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    cr_assert_geq(rows, 2 * 3, "rows: %d", rows);
+}
+
+/* ---- the packed-weight cache ------------------------------------------------------------ */
+static void build(const mp_e2e_spec *s, mp_pool *pool, float *logits, mp_e2e_setup *su)
+{
+    mp_err e;
+    mp_e2e *m;
+    cr_assert_eq(mp_e2e_create(s, pool, &m, &e), MP_OK, "%s", e.msg);
+    *su = *mp_e2e_setup_info(m);
+    int tok[5] = {3, 1, 4, 1, 5}, seq[5] = {0};
+    cr_assert_eq(mp_e2e_forward(m, tok, seq, 5, NULL, logits), MP_OK);
+    mp_e2e_free(m);
+}
+
+static void poke(const char *path, long off, int whence, const char *bytes, size_t n)
+{
+    FILE *f = fopen(path, "r+b");
+    cr_assert(f, "%s", path);
+    cr_assert_eq(fseek(f, off, whence), 0);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+}
+
+Test(e2e_limit, weight_cache_detects_stale_and_corrupt_files)
+{
+    char dir[64], bind[64];
+    tmpdir(dir, sizeof dir);
+    mp_pool *pool = mp_pool_create(2, bind, sizeof bind);
+    mp_model md;
+    load(TINY, &md);
+    const mp_variant *v = mp_registry_find("tl2_1.scalar.bm32");
+    cr_assert(v);
+    mp_e2e_spec s = spec_for(&md, v, 2);
+    size_t L = (size_t)5 * md.vocab;
+    float *ref = mp_alloc(sizeof(float) * L), *got = mp_alloc(sizeof(float) * L);
+    mp_e2e_setup su;
+    build(&s, pool, ref, &su); /* no cache */
+    cr_assert_eq(su.cache_hit + su.cache_miss + su.cache_written, 0);
+    s.cache_dir = dir;
+    build(&s, pool, got, &su); /* first: miss, written */
+    cr_assert_eq(su.cache_miss, MP_E2E_NLIN);
+    cr_assert_eq(su.cache_written, MP_E2E_NLIN);
+    cr_assert(!memcmp(ref, got, sizeof(float) * L));
+    build(&s, pool, got, &su); /* then: every linear from the cache */
+    cr_assert_eq(su.cache_hit, MP_E2E_NLIN, "hits %d", su.cache_hit);
+    cr_assert_eq(su.cache_written, 0);
+    cr_assert(!memcmp(ref, got, sizeof(float) * L), "weights from the cache differ");
+
+    /* the file of linear "down" */
+    char ident[512], key[64], path[4096];
+    snprintf(ident, sizeof ident, "%s|synthetic|seed=5|%s||down|tern", md.name, v->name);
+    (void)key;
+    mp_e2e_cache_path(dir, ident, path, sizeof path);
+    cr_assert_eq(access(path, R_OK), 0, "no cache file %s", path);
+
+    /* corrupt: one byte of the payload flipped */
+    poke(path, -7, SEEK_END, "\x5a", 1);
+    build(&s, pool, got, &su);
+    cr_assert_eq(su.cache_corrupt, 1, "a flipped payload byte must be detected");
+    cr_assert_eq(su.cache_hit, MP_E2E_NLIN - 1);
+    cr_assert_eq(su.cache_written, 1, "and the file rebuilt");
+    cr_assert(strstr(su.cache_note, "checksum"), "%s", su.cache_note);
+    cr_assert(!memcmp(ref, got, sizeof(float) * L), "a corrupt cache file was used");
+    build(&s, pool, got, &su);
+    cr_assert_eq(su.cache_hit, MP_E2E_NLIN, "rebuilt file not used");
+
+    /* stale: the key inside names another build */
+    FILE *f = fopen(path, "rb");
+    char head[512];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    char *b = memmem(head, n, "build=", 6);
+    cr_assert(b);
+    poke(path, (long)(b - head) + 6, SEEK_SET, "#", 1);
+    build(&s, pool, got, &su);
+    cr_assert_eq(su.cache_stale, 1, "a key of another build must be detected");
+    cr_assert_eq(su.cache_written, 1);
+    cr_assert(!memcmp(ref, got, sizeof(float) * L), "a stale cache file was used");
+
+    /* truncated */
+    cr_assert_eq(truncate(path, 100), 0);
+    build(&s, pool, got, &su);
+    cr_assert_eq(su.cache_corrupt, 1, "a truncated file must be detected");
+    cr_assert(!memcmp(ref, got, sizeof(float) * L));
+
+    /* another seed is another file, never this one */
+    s.seed = 6;
+    build(&s, pool, got, &su);
+    cr_assert_eq(su.cache_miss, MP_E2E_NLIN);
+    cr_assert(memcmp(ref, got, sizeof(float) * L), "another seed gave the same logits");
+
+    /* the command: a stale file is reported and rebuilt */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant tl2_1.scalar.bm32 --seed 5 --pp 4 "
+                              "--tg 2 --reps 1 --no-db --weight-cache %s", dir);
+    poke(path, (long)(b - head) + 6, SEEK_SET, "%", 1);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_assert(strstr(out, "weight cache:") && strstr(out, "stale"), "%s", out);
+    mp_free(ref);
+    mp_free(got);
+    mp_pool_destroy(pool);
+}
+
+/* ---- bad input ------------------------------------------------------------------------ */
+Test(e2e_limit, bad_input_exit_2)
+{
+    cr_assert_eq(mp_test_cli(out, sizeof out, "e2e --model " TINY " --variant i2_s.scalar "
+                             "--lm-head q5_k --no-db"), 2, "%s", out);
+    cr_assert(strstr(out, "--lm-head: 'q5_k'"), "%s", out);
+    cr_assert_eq(mp_test_cli(out, sizeof out, "e2e --lossless --model " TINY " --variant "
+                             "i2_s.scalar --profile --no-db"), 2, "%s", out);
+    cr_assert(strstr(out, "--profile"), "%s", out);
+    cr_assert_eq(mp_test_cli(out, sizeof out, "e2e --model " TINY " --variant i2_s.scalar "
+                             "--weight-cache '' --no-db"), 2, "%s", out);
+}
+
+/* ---- a database of the schema before the issue-17 columns --------------------------------- */
+Test(e2e_limit, opens_a_database_without_the_bound_columns)
+{
+    int mig = 0; /* the migration that adds them (its number may change when merged) */
+    for (int v = 1; v <= MP_SCHEMA_VERSION; v++)
+        if (strstr(mp_schema_migrations[v - 1], "ADD COLUMN bound_share"))
+            mig = v;
+    cr_assert_gt(mig, 0);
+    char dir[64], db[128], sql[512];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/old.db", dir);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    for (int v = 1; v < mig; v++)
+        cr_assert_eq(sqlite3_exec(h, mp_schema_migrations[v - 1], NULL, NULL, NULL), SQLITE_OK,
+                     "migration %d: %s", v, sqlite3_errmsg(h));
+    snprintf(sql, sizeof sql,
+             "INSERT INTO meta VALUES('schema_version','%d');"
+             "INSERT INTO machines(id,fingerprint) VALUES(1,'old-machine');"
+             "INSERT INTO runs(id,machine_id,kind,status) VALUES(1,1,'e2e','ok');"
+             "INSERT INTO e2e(run_id,model,variant,test,threads,status,tps_median) "
+             "VALUES(1,'tiny','i2_s.avx2','tg16',1,'ok',12.5);", mig - 1);
+    cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant i2_s.scalar --pp 4 --tg 2 --reps 1 "
+                              "--profile --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, "SELECT sum(profile IS NULL), sum(profile IS NOT NULL AND "
+                                       "bound_share > 0 AND lm_head = 'f16'), count(*) FROM e2e",
+                                    -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 1, "the old row, without a profile");
+    cr_assert_eq(sqlite3_column_int(st, 1), 2, "pp4 and tg2 with profile and bound");
+    cr_assert_eq(sqlite3_column_int(st, 2), 3);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
+
+/* ---- the head's ISA copies give the portable copy's bits ------------------------------ */
+#if defined(__x86_64__)
+void mp_e2e_head_row_f32__avx2(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
+void mp_e2e_head_row_f32__avx512(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
+float mp_e2e_head_dot__avx2(const float *a, const float *b, int n);
+float mp_e2e_head_dot__avx512(const float *a, const float *b, int n);
+#include "../kernels/common/mp_isa.h"
+#endif
+
+Test(e2e_limit, head_isa_copies_equal_portable)
+{
+    enum { N = 2624 };
+    float *a = mp_alloc(sizeof(float) * N), *b = mp_alloc(sizeof(float) * N);
+    float *y0 = mp_alloc(sizeof(float) * N), *y1 = mp_alloc(sizeof(float) * N);
+    uint16_t *h = mp_alloc(sizeof(uint16_t) * N);
+    uint8_t *q = mp_alloc(sizeof(uint16_t) * N);
+    mp_gen_acts(8, a, N);
+    mp_gen_acts(9, b, N);
+    for (int i = 0; i < N; i++) {
+        uint32_t u;
+        memcpy(&u, &b[i], 4);
+        h[i] = (uint16_t)(u >> 16);
+    }
+    int copies = 0;
+    mp_e2e_head_init();
+    for (int c = 0; c < 3; c++) {
+        void (*row)(mp_e2e_head_fmt, const uint8_t *, int, float *) = mp_e2e_head_row_f32;
+        float (*dot)(const float *, const float *, int) = mp_e2e_head_dot;
+        const char *name = "dispatched";
+#if defined(__x86_64__)
+        unsigned isa = mp_isa_detect();
+        if (c == 1 && !(isa & MP_ISA_AVX2))
+            continue;
+        if (c == 2 && !(isa & MP_ISA_AVX512))
+            continue;
+        if (c == 1)
+            row = mp_e2e_head_row_f32__avx2, dot = mp_e2e_head_dot__avx2, name = "avx2";
+        if (c == 2)
+            row = mp_e2e_head_row_f32__avx512, dot = mp_e2e_head_dot__avx512, name = "avx512";
+#else
+        if (c)
+            continue;
+#endif
+        copies++;
+        static const int ns[] = {1, 15, 16, 17, 63, 64, 65, 100, 2560, N};
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+            float d0 = mp_e2e_head_dot__generic(a, b, ns[k]), d1 = dot(a, b, ns[k]);
+            cr_assert(!memcmp(&d0, &d1, 4), "%s dot n=%d: %.9g vs portable %.9g", name, ns[k],
+                      d1, d0);
+        }
+        for (int f = 0; f < 3; f++) {
+            mp_e2e_head_from_bf16((mp_e2e_head_fmt)f, h, N, q);
+            mp_e2e_head_row_f32__generic((mp_e2e_head_fmt)f, q, N, y0);
+            row((mp_e2e_head_fmt)f, q, N, y1);
+            cr_assert(!memcmp(y0, y1, sizeof(float) * N), "%s row, format %s", name,
+                      mp_e2e_head_name((mp_e2e_head_fmt)f));
+        }
+    }
+    cr_assert_gt(copies, 0);
+    mp_free(a);
+    mp_free(b);
+    mp_free(y0);
+    mp_free(y1);
+    mp_free(h);
+    mp_free(q);
+}
