@@ -52,11 +52,10 @@ int mp_cmd_run(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'v': {
-            size_t l = strlen(globs);
-            snprintf(globs + l, sizeof globs - l, "%s%s", l ? "," : "", optarg);
+        case 'v':
+            if ((rc = mp_append(globs, sizeof globs, optarg, "--variant", &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
-        }
         case 's': shape = optarg; break;
         case 'M': model = optarg; break;
         case 'G': /* --gguf FILE (issue 19): mp_model_load reads GGUF files */
@@ -81,14 +80,10 @@ int mp_cmd_run(int argc, char **argv)
             if ((rc = mp_parse_int(optarg, "--reps", 1, 1000000, &bo.min_reps, &e)))
                 return mp_die(rc, "%s", e.msg);
             break;
-        case 'T': {
-            char *end;
-            bo.min_time = strtod(optarg, &end);
-            if (*end || bo.min_time < 0 || bo.min_time > 3600)
-                return mp_die(2, "--min-time: '%s' is not a number of seconds in [0, 3600]",
-                              optarg);
+        case 'T':
+            if ((rc = mp_parse_double(optarg, "--min-time", 0, 3600, &bo.min_time, &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
-        }
         case 'w': bo.warm = 1; break;
         case 'p': params = optarg; break;
         case 'S':
