@@ -165,6 +165,19 @@ int mp_cmd_run(int argc, char **argv)
         ns = mp_model_shapes(&mdl, shapes, names);
     }
 
+    /* issue 20: a point beyond the machine's memory is refused before anything runs */
+    for (int s = 0; s < ns; s++)
+        for (int a = 0; a < nn; a++)
+            for (int b = 0; b < nt; b++) {
+                double need = mp_bench_memory(cases, nsel, shapes[s][0], shapes[s][1], nv[a], tv[b]);
+                if (need > (double)mp_mem_limit()) {
+                    free(cases);
+                    return mp_die(2, "run: %dx%d n=%d needs ~%.1f GiB, over the limit of %.1f GiB "
+                                     "(3/4 of this machine's RAM)", shapes[s][0], shapes[s][1],
+                                  nv[a], need / 1073741824.0,
+                                  (double)mp_mem_limit() / 1073741824.0);
+                }
+            }
     mp_machine mach;
     mp_machine_probe_info(&mach);
     mp_store *store = NULL;
@@ -193,6 +206,7 @@ int mp_cmd_run(int argc, char **argv)
         mp_die(rc, "%s", e.msg);
     }
     int failed = !rc && out.failed, interrupted = !rc && out.interrupted;
+    long stored = !rc ? out.stored : 0;
     if (!rc)
         mp_engine_out_free(&out);
     free(cases);
@@ -200,6 +214,7 @@ int mp_cmd_run(int argc, char **argv)
     if (rc)
         return rc;
     if (interrupted)
-        return mp_die(130, "interrupted: the points measured so far are stored");
+        return mp_die(130, "interrupted: %ld results stored%s; the point in flight was not",
+                      stored, store ? "" : " (--no-db: none)");
     return failed ? mp_die(1, "some variants gave wrong results (status failed)") : 0;
 }

@@ -319,9 +319,9 @@ int mp_cmd_sweep(int argc, char **argv)
                 out.total, db);
     else
         fprintf(stderr, "mpbench: sweep %s: %d of %ld results measured by this process in "
-                        "%.1fs (%s)%s, stored in %s\n",
+                        "%.1fs (%s)%s; %ld new rows stored in %s by this process\n",
                 plan.key, out.nrows, out.total, mp_now() - t0, status,
-                out.total != out.todo ? ", the rest resumed from the store" : "", db);
+                out.total != out.todo ? ", the rest resumed from the store" : "", out.stored, db);
     /* what the user came for: every row (--rows) or the best per method */
     mp_result *all = NULL;
     int nall = 0;
@@ -333,12 +333,14 @@ int mp_cmd_sweep(int argc, char **argv)
         mp_results_summary(stdout, fmt, all, nall);
     free(all);
     int failed = out.failed, interrupted = out.interrupted;
+    long stored = out.stored;
     mp_engine_out_free(&out);
     mp_plan_free(&plan);
     mp_store_close(store);
     if (rc)
         return rc;
     if (interrupted)
-        return mp_die(130, "interrupted: re-run the same command to measure the rest");
+        return mp_die(130, "interrupted: %ld results stored by this process are kept; re-run the "
+                           "same command to resume (stored points are skipped)", stored);
     return failed ? mp_die(1, "some variants gave wrong results (status failed)") : 0;
 }

@@ -157,6 +157,11 @@ typedef struct mp_result {
 void mp_bench_defaults(mp_bench_opts *o);
 /* Measures every case on one problem (m, k, n) with the pool's threads; results
  * has ncase entries.  Repetitions of the cases are interleaved in random order. */
+/* Bytes one point needs before rotation copies (weights, activations,
+ * outputs, oracles, one packed copy, prepared activations and scratch of
+ * every case), as a double so no shape overflows it.  The engine refuses a
+ * point beyond mp_mem_limit() (its cases are skipped with the reason). */
+double mp_bench_memory(const mp_case *cases, int ncase, int m, int k, int n, int threads);
 int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
                    const mp_bench_opts *o, mp_result *results, mp_err *e);
 void mp_result_free(mp_result *r);
@@ -202,6 +207,9 @@ int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e)
  * and the new one dropped, so concurrent or repeated sweeps never duplicate. */
 int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const mp_result *r,
                      int n, mp_err *e);
+/* Result rows mp_store_results added through this handle (a row another
+ * process stored first is not counted). */
+long mp_store_inserted(const mp_store *s);
 /* Records, once per run, which events were refused and why. */
 int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters *c, mp_err *e);
 int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err *e);

@@ -25,7 +25,13 @@
 struct mp_store {
     sqlite3 *db;
     char path[1024];
+    long inserted; /* result rows this process added (not those another had) */
 };
+
+long mp_store_inserted(const mp_store *s)
+{
+    return s ? s->inserted : 0;
+}
 
 void *mp_store_db(mp_store *s)
 {
@@ -540,6 +546,7 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
     }
     char now[32];
     now_iso(now, sizeof now);
+    long nnew = 0;
     for (int i = 0; i < n && !rc; i++) {
         const mp_result *x = &r[i];
         char isa[32];
@@ -588,6 +595,7 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
         int inserted = sqlite3_changes(s->db) == 1;
+        nnew += inserted;
         sqlite3_reset(st);
         free(times);
         if (!rc && inserted && x->counters && x->reps > 0)
@@ -599,5 +607,8 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
         exec(s, "ROLLBACK", &ignore);
         return rc;
     }
-    return exec(s, "COMMIT", e);
+    if ((rc = exec(s, "COMMIT", e)))
+        return rc;
+    s->inserted += nnew;
+    return MP_OK;
 }
