@@ -26,7 +26,24 @@ struct mp_store {
     sqlite3 *db;
     char path[1024];
     long inserted; /* result rows this process added (not those another had) */
+    dev_t dev;     /* the file opened: a database deleted or replaced under a */
+    ino_t ino;     /* running sweep is an error, not rows written into the void */
 };
+
+/* MP_EIO when the path no longer names the file this store opened. */
+static int still_there(mp_store *s, mp_err *e)
+{
+    struct stat st;
+    if (!s->ino)
+        return MP_OK; /* in memory */
+    if (stat(s->path, &st) != 0)
+        return mp_fail(e, MP_EIO, "database %s was deleted while this command ran (%s); "
+                                  "nothing more is stored", s->path, strerror(errno));
+    if (st.st_dev != s->dev || st.st_ino != s->ino)
+        return mp_fail(e, MP_EIO, "database %s was replaced by another file while this command "
+                                  "ran; nothing more is stored", s->path);
+    return MP_OK;
+}
 
 long mp_store_inserted(const mp_store *s)
 {
@@ -122,8 +139,8 @@ int mp_store_verify(const char *path, const char *what, int *version, mp_err *e)
     sqlite3_finalize(q);
     sqlite3_close(db);
     if (!ok)
-        return mp_fail(e, MP_EIO, "%s %s: an SQLite database but not mpbench's (no valid schema "
-                                  "version); left untouched", what, path);
+        return mp_fail(e, MP_EIO, "%s %s: not an mpbench database: SQLite but not mpbench's (no "
+                                  "valid schema version); left untouched", what, path);
     if (*version > MP_SCHEMA_VERSION)
         return mp_fail(e, MP_EIO, "%s %s: schema version %d is newer than this mpbench (%d)",
                        what, path, *version, MP_SCHEMA_VERSION);
@@ -308,6 +325,8 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
         }
     }
     mark_interrupted(s);
+    if (stat(path, &st) == 0)
+        s->dev = st.st_dev, s->ino = st.st_ino;
     *out = s;
     return MP_OK;
 }
@@ -530,7 +549,10 @@ int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err
 int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const mp_result *r,
                      int n, mp_err *e)
 {
-    int rc = exec(s, "BEGIN IMMEDIATE", e);
+    int rc = still_there(s, e);
+    if (rc)
+        return rc;
+    rc = exec(s, "BEGIN IMMEDIATE", e);
     if (rc)
         return rc;
     sqlite3_stmt *st;

@@ -419,7 +419,7 @@ Test(report, bad_input)
     FILE *f = fopen(db, "w");
     fputs("hello, not sqlite\n", f);
     fclose(f);
-    RUN(2, "report --db %s --out %s/R.md", db, dir);
+    RUN(3, "report --db %s --out %s/R.md", db, dir);
     cr_assert(strstr(out, "not an mpbench database"), "%s", out);
     char *b = slurp(db);
     cr_assert_str_eq(b, "hello, not sqlite\n");
