@@ -306,10 +306,20 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
     if (!(bw > 0) && !(dot > 0))
         return no_data(&j, "no probe of this machine for the roofs (run 'mpbench probe')");
     double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
-    char titles[4096] = "";
+    char titles[4096] = "", ceils[2048] = "";
     for (int mi = 0; mi < nm; mi++) {
         fprintf(j.f, "# method %s: arithmetic intensity (ops/byte of packed weights), GOPS, "
                      "variant, shape, N\n", meth[mi]);
+        /* issue 16: the method's compute roof, its best variant's measured in-cache
+         * ceiling (probe "ceiling_<variant>", GOPS per core) times the threads */
+        double ceil = 0;
+        for (int i = 0; i < r->nrows; i++)
+            if (!strcmp(r->rows[i].method, meth[mi]))
+                ceil = fmax(ceil, mp_rep_ceiling(r, r->rows[i].variant) * t);
+        size_t cu = strlen(ceils);
+        snprintf(ceils + cu, sizeof ceils - cu, "%s%.6g", cu ? " " : "", ceil);
+        if (ceil > 0)
+            ymax = fmax(ymax, ceil);
         for (int i = 0; i < r->nrows; i++) {
             const mp_rep_row *x = &r->rows[i];
             if (strcmp(x->cache, r->cache) || !f_sel(x, &s) || strcmp(x->method, meth[mi]) ||
@@ -335,6 +345,8 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
     addvar(&j, "titles=%s", qt);
     addvar(&j, "bw=%.6g", bw);
     addvar(&j, "peak=%.6g", peak);
+    gp_quote(qt, sizeof qt, ceils);
+    addvar(&j, "ceils=%s", qt);
     addvar(&j, "xmin=%.6g", xmin / 4);
     addvar(&j, "xmax=%.6g", xmax * 4);
     addvar(&j, "ymin=%.6g", ymin / 4);
@@ -345,7 +357,8 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
                  bwt > 1 ? "s" : "");
     if (dot > 0)
         snprintf(dots, sizeof dots, "int8 dot %.1f GOPS per core x %d", dot, t);
-    snprintf(title, sizeof title, "Roofline, %d thread%s: %s (%s)\nroofs from the probe: %s%s%s",
+    snprintf(title, sizeof title, "Roofline, %d thread%s: %s (%s)\nroofs from the probe: %s%s%s; "
+             "dotted: each method's compute ceiling",
              t, t > 1 ? "s" : "", r->mach.cpu_model, r->mach.fingerprint, roofs,
              roofs[0] && dots[0] ? ", " : "", dots);
     gp_dquote(qt, sizeof qt, title);

@@ -12,10 +12,12 @@
 
 static void probe_usage(FILE *f)
 {
-    fputs("usage: mpbench probe [--threads LIST] [--quick] [--db PATH | --no-db]\n"
-          "                     [--format table|csv|json|md] [--quiet]\n"
+    fputs("usage: mpbench probe [--threads LIST] [--quick] [--no-ceilings]\n"
+          "                     [--db PATH | --no-db] [--format table|csv|json|md] [--quiet]\n"
           "  Bandwidth (read, copy, triad) per thread count and working set (L1, L2, L3,\n"
-          "  DRAM), int8 dot-product and byte-shuffle peaks of one core.\n",
+          "  DRAM), int8 dot-product and byte-shuffle peaks of one core, and each\n"
+          "  available variant's in-cache compute ceiling (GOPS on one core, seed 003's\n"
+          "  compute roof; --no-ceilings skips them).\n",
           f);
 }
 
@@ -25,9 +27,10 @@ int mp_cmd_probe(int argc, char **argv)
         {"threads", required_argument, 0, 't'}, {"quick", no_argument, 0, 'q'},
         {"db", required_argument, 0, 'd'},      {"no-db", no_argument, 0, 'D'},
         {"format", required_argument, 0, 'f'},  {"quiet", no_argument, 0, 'Q'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"no-ceilings", no_argument, 0, 'C'},   {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *tlist = NULL, *db = "results/mpbench.db";
-    int no_db = 0, quick = 0, quiet = 0, c, rc;
+    int no_db = 0, quick = 0, quiet = 0, ceilings = 1, c, rc;
     mp_format fmt = MP_FMT_TABLE;
     mp_err e;
     char cmdline[1024];
@@ -45,6 +48,7 @@ int mp_cmd_probe(int argc, char **argv)
                 return mp_die(2, "--format: '%s' is not one of table, csv, json, md", optarg);
             break;
         case 'Q': quiet = 1; break;
+        case 'C': ceilings = 0; break;
         case 'h': probe_usage(stdout); return 0;
         default:
             probe_usage(stderr);
@@ -69,8 +73,11 @@ int mp_cmd_probe(int argc, char **argv)
                    (rc = mp_store_machine(store, &mach, &machine_id, &e))))
         return mp_die(rc, "%s", e.msg);
 
-    mp_probe_row rows[256];
-    int nrows = mp_probe_measure(&mach, tv, nt, quick, rows, 256, quiet);
+    enum { MAXROWS = 512 };
+    mp_probe_row *rows = calloc(MAXROWS, sizeof *rows);
+    int nrows = mp_probe_measure(&mach, tv, nt, quick, rows, MAXROWS, quiet);
+    if (ceilings)
+        nrows = mp_ceiling_rows(rows, nrows, MAXROWS, quiet);
     mp_probe_print(stdout, fmt, rows, nrows);
     rc = 0;
     if (store) {
@@ -80,5 +87,6 @@ int mp_cmd_probe(int argc, char **argv)
             mp_die(rc, "%s", e.msg);
         mp_store_close(store);
     }
+    free(rows);
     return rc;
 }

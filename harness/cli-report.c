@@ -94,10 +94,12 @@ static const paper_row paper_tps[] = {
 /* seed 004 Table 7: share of 1000 WildChat prompts (700M model, <= 100 tokens)
  * whose output matched the FP32 kernel exactly. */
 static const struct {
-    const char *prefix; /* method prefix */
+    const char *method; /* our method name, matched exactly (issue 16: TL1_0/TL2_0, the
+                         * lossy int8-table variants, are not the paper's lossless TL1/TL2) */
     const char *figure;
 } paper_lossless[] = {
-    {"TQ1_0", "1.4%"}, {"TQ2_0", "1.4%"}, {"I2_S", "100%"}, {"TL1", "100%"}, {"TL2", "100%"},
+    {"TQ1_0", "1.4%"}, {"TQ2_0", "1.4%"}, {"I2_S", "100%"}, {"TL1_1", "100% (TL1)"},
+    {"TL2_1", "100% (TL2)"},
 };
 
 /* ---- small formatting helpers -------------------------------------------------- */
@@ -161,6 +163,33 @@ static const char *row_label(const mp_rep *r, const char *variant, char *buf, si
         }
     snprintf(buf, len, "%s", variant);
     return buf;
+}
+
+/* "Runs: a, b, c." for the distinct runs in ids (n of them), then a blank line:
+ * every table names the runs its numbers come from (issue 16). */
+static void runs_line(FILE *f, const int64_t *ids, int n)
+{
+    int64_t u[256];
+    int nu = 0;
+    for (int i = 0; i < n; i++) {
+        int j;
+        for (j = 0; j < nu && u[j] != ids[i]; j++)
+            ;
+        if (j == nu && nu < 256)
+            u[nu++] = ids[i];
+    }
+    for (int a = 0; a < nu; a++)
+        for (int b = a + 1; b < nu; b++)
+            if (u[b] < u[a]) {
+                int64_t t = u[a];
+                u[a] = u[b], u[b] = t;
+            }
+    if (!nu)
+        return;
+    fprintf(f, "From run%s ", nu > 1 ? "s" : "");
+    for (int i = 0; i < nu; i++)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)u[i]);
+    fputs(".\n\n", f);
 }
 
 /* ---- sections ------------------------------------------------------------------- */
@@ -267,9 +296,10 @@ static void sec_probe(FILE *f, mp_rep *r)
         fputs("No probe of this machine: run `mpbench probe`.\n\n", f);
     } else {
         int tv[64];
-        int nt = 0;
+        int nt = 0, nceil = 0;
         for (int i = 0; i < r->nprobe; i++) {
             int j;
+            nceil += !strncmp(r->probe[i].kind, "ceiling_", 8);
             for (j = 0; j < nt && tv[j] != r->probe[i].threads; j++)
                 ;
             if (j == nt && nt < 64)
@@ -296,7 +326,7 @@ static void sec_probe(FILE *f, mp_rep *r)
             int seen = 0;
             for (int d = 0; d < nd; d++)
                 seen |= !strcmp(done[d], r->probe[i].kind);
-            if (seen || nd == 256)
+            if (seen || nd == 256 || !strncmp(r->probe[i].kind, "ceiling_", 8))
                 continue;
             snprintf(done[nd++], sizeof done[0], "%s", r->probe[i].kind);
             fprintf(f, "| %s | %s |", r->probe[i].kind, r->probe[i].unit);
@@ -313,6 +343,13 @@ static void sec_probe(FILE *f, mp_rep *r)
             fputc('\n', f);
         }
         fputc('\n', f);
+        fputs("Bandwidth is measured the way STREAM does it: each thread pinned, streaming its "
+              "own first-touched part of the buffer, all threads started together, best of "
+              "several passes; copy counts 2 bytes per byte copied, triad 3.", f);
+        if (nceil)
+            fprintf(f, "  The same probe measured the in-cache compute ceiling of %d variants "
+                       "(section 7's compute roofs).", nceil);
+        fputs("\n\n", f);
     }
     fputs("The papers' machines, for scale (seed 003 §IV-A, measured read bandwidth): Core "
           "Ultra 9 285K (ARL, 24 cores) 98 GB/s; Core Ultra 7 255H (ARLH, 14 cores) 75 GB/s; "
@@ -342,7 +379,12 @@ static int size_col(const char *model)
     return -1;
 }
 
-/* tokens/s, with "(L/M layers)" for partial models; the status when not ok. */
+/* An e2e row whose repetitions span more than this share of its median
+ * ((max - min) / median) is marked unstable, as a kernel row past 10% CV is. */
+#define E2E_UNSTABLE_PCT 20.0
+
+/* tokens/s, "±h%" (half the min-max spread), "(L/M layers)" for partial models;
+ * the status when not ok. */
 static void e2e_cell(char *buf, size_t len, const e2e_row *x)
 {
     if (strcmp(x->status, "ok")) {
@@ -350,6 +392,12 @@ static void e2e_cell(char *buf, size_t len, const e2e_row *x)
         return;
     }
     size_t u = (size_t)snprintf(buf, len, "%.2f", x->tps);
+    /* spread over the repetitions, † past the kernel tables' 10% (issue 16) */
+    if (x->tps > 0 && x->tps_max > 0 && x->tps_min > 0 && u < len) {
+        double spread = 100.0 * (x->tps_max - x->tps_min) / x->tps;
+        u += (size_t)snprintf(buf + u, len - u, " ±%.0f%%%s", spread / 2,
+                              spread > E2E_UNSTABLE_PCT ? "†" : "");
+    }
     if (x->layers > 0 && x->layers < x->model_layers && u < len)
         snprintf(buf + u, len - u, " (%d/%d layers)", x->layers, x->model_layers);
 }
@@ -397,7 +445,11 @@ static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
     if (!nv || !p_tq2)
         return;
     fprintf(f, "Decode speed relative to TQ2_0 in the same model, this machine (%d thread%s) "
-               "[seed 000 Table 7, i7-13700H]; partial models compare like with like:\n\n"
+               "[seed 000 Table 7, i7-13700H in brackets].  A partial model \"(L/M layers)\" "
+               "runs the first L of its M layers with the whole embedding and output head, so the "
+               "head's share of the time is larger than in the whole model and its ratio is not "
+               "the paper's whole-model ratio (printed \"whole model\" beside it, not "
+               "comparable):\n\n"
                "| kernel |", threads, threads > 1 ? "s" : "");
     for (int c = 0; c < NSIZES; c++)
         if (sizes[c].ours)
@@ -428,11 +480,19 @@ static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
         for (int c = 0; c < NSIZES; c++) {
             if (!sizes[c].ours)
                 continue;
-            char ours[32] = "–", theirs[32] = "";
-            if (cells[c] && tq2[c] && tq2[c]->tps > 0 && cells[c]->layers == tq2[c]->layers)
-                snprintf(ours, sizeof ours, "%.2f", cells[c]->tps / tq2[c]->tps);
+            char ours[64] = "–", theirs[48] = "";
+            int partial = 0;
+            if (cells[c] && tq2[c] && tq2[c]->tps > 0 && cells[c]->layers == tq2[c]->layers) {
+                partial = cells[c]->layers > 0 && cells[c]->layers < cells[c]->model_layers;
+                if (partial)
+                    snprintf(ours, sizeof ours, "%.2f (%d/%d layers)", cells[c]->tps / tq2[c]->tps,
+                             cells[c]->layers, cells[c]->model_layers);
+                else
+                    snprintf(ours, sizeof ours, "%.2f", cells[c]->tps / tq2[c]->tps);
+            }
             if (p && p->v[c] > 0 && p_tq2->v[c] > 0)
-                snprintf(theirs, sizeof theirs, " [%.2f]", p->v[c] / p_tq2->v[c]);
+                snprintf(theirs, sizeof theirs, partial ? " [whole model: %.2f]" : " [%.2f]",
+                         p->v[c] / p_tq2->v[c]);
             else if (p && p->v[c] == NA)
                 snprintf(theirs, sizeof theirs, " [N/A]");
             fprintf(f, " %s%s |", ours, theirs);
@@ -492,6 +552,8 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
             for (int c = 0; c < NSIZES; c++)
                 fputs("--:|", f);
             fputc('\n', f);
+            int64_t runs[MAXV];
+            int nruns = 0;
             for (int vi = 0; vi < nv; vi++) {
                 const e2e_row *cells[NSIZES] = {0};
                 double bpw = 0;
@@ -513,13 +575,17 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
                         bpw);
                 for (int c = 0; c < NSIZES; c++) {
                     char buf[64] = "–";
-                    if (cells[c])
+                    if (cells[c]) {
                         e2e_cell(buf, sizeof buf, cells[c]);
+                        if (nruns < MAXV)
+                            runs[nruns++] = cells[c]->run;
+                    }
                     fprintf(f, " %s |", buf);
                 }
                 fputc('\n', f);
             }
             fputc('\n', f);
+            runs_line(f, runs, nruns);
             if (!kind && tv[ti] >= r->mach.pus)
                 e2e_ratio_table(f, e, ne, tv[ti]);
         }
@@ -584,39 +650,81 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
     fputc('\n', f);
 }
 
-/* Section 3: the lossless check's share per variant beside seed 004 Table 7. */
-static void sec_lossless(FILE *f, const e2e_row *e, int ne)
+/* The paper's lossless figure for a method (exact name), "–" when the paper has none. */
+static const char *paper_lossless_figure(const char *method)
+{
+    for (size_t p = 0; p < sizeof paper_lossless / sizeof paper_lossless[0]; p++)
+        if (!strcmp(method, paper_lossless[p].method))
+            return paper_lossless[p].figure;
+    return "–";
+}
+
+/* Largest kernel error (max relative error against the reference) stored for a
+ * variant in any kernel result; NAN when none. */
+static double kernel_error(const mp_rep *r, const char *variant)
+{
+    double e = NAN;
+    for (int i = 0; i < r->nrows; i++)
+        if (!strcmp(r->rows[i].variant, variant) && !isnan(r->rows[i].max_rel_err) &&
+            (isnan(e) || r->rows[i].max_rel_err > e))
+            e = r->rows[i].max_rel_err;
+    return e;
+}
+
+/* Section 3: the lossless check's share per variant beside seed 004 Table 7; the
+ * numerics label comes from the variant's catalog row, the paper's figure only
+ * for the method the paper measured (exact name). */
+static void sec_lossless(FILE *f, const mp_rep *r, const e2e_row *e, int ne)
 {
     fputs("## 3. Lossless share (seed 004 Table 7)\n\n", f);
-    int any = 0;
+    int any = 0, nruns = 0;
+    int64_t runs[MAXV];
     for (int i = 0; i < ne; i++) {
         const e2e_row *x = &e[i];
         if (strcmp(x->test, "lossless"))
             continue;
         if (!any++)
-            fputs("| variant | method | model | layers | prompts | tokens | matched | share | "
-                  "paper (seed 004 Table 7) |\n|---|---|---|--:|--:|--:|--:|--:|--:|\n", f);
-        const char *paper = "–";
-        for (size_t p = 0; p < sizeof paper_lossless / sizeof paper_lossless[0]; p++)
-            if (!strncmp(x->method, paper_lossless[p].prefix, strlen(paper_lossless[p].prefix)))
-                paper = paper_lossless[p].figure;
+            fputs("| variant | method | numerics | model | layers | prompts | tokens | matched | "
+                  "share | kernel error (max rel) | paper (seed 004 Table 7) |\n"
+                  "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n", f);
+        const char *numerics = mp_rep_numerics(x->variant);
+        if (nruns < MAXV)
+            runs[nruns++] = x->run;
         fputs("| ", f);
         md_escape(f, x->variant);
-        fprintf(f, " | %s | %s | %d/%d | %d | %d | ", x->method, x->model, x->layers,
-                x->model_layers, x->prompts, x->tokens);
-        if (strcmp(x->status, "ok") && strcmp(x->status, "failed"))
-            fprintf(f, "%s | – | %s |\n", x->status, paper);
-        else
-            fprintf(f, "%d | %.1f%%%s | %s |\n", x->matched, 100.0 * x->share,
-                    strcmp(x->status, "ok") ? " (failed)" : "", paper);
+        fprintf(f, " | %s | %s | %s | %d/%d | %d | %d | ", x->method, numerics, x->model,
+                x->layers, x->model_layers, x->prompts, x->tokens);
+        char err[32] = "–";
+        double ke = kernel_error(r, x->variant);
+        if (!strcmp(numerics, "lossless"))
+            snprintf(err, sizeof err, "0 (bit for bit)");
+        else if (!isnan(ke))
+            snprintf(err, sizeof err, "%.2g", ke);
+        if (strcmp(x->status, "ok") && strcmp(x->status, "failed")) {
+            fprintf(f, "%s: ", x->status);
+            md_escape(f, x->reason[0] ? x->reason : "no reason stored");
+            fprintf(f, " | – | %s | %s |\n", err, paper_lossless_figure(x->method));
+        } else {
+            fprintf(f, "%d | %.1f%%%s | %s | %s |\n", x->matched, 100.0 * x->share,
+                    strcmp(x->status, "ok") ? " (failed)" : "", err,
+                    paper_lossless_figure(x->method));
+        }
     }
     if (!any)
         fputs("No lossless check on this machine: run `mpbench e2e --lossless --model "
-              "bitnetcpp-700m --variant 'i2_s*,tq2_0*,tq1_0*' --prompts 50`.\n\n",
+              "bitnetcpp-125m --layers 2 --variant 'i2_s*,tq2_0*,tq1_0*' --prompts 50`.\n\n",
               f);
     else
         fputc('\n', f);
-    fputs("Paper (seed 004 Table 7, 1000 WildChat prompts, 700M model, up to 100 tokens, exact "
+    runs_line(f, runs, nruns);
+    fputs("numerics: the variant's catalog row (lossless: bit for bit with the reference; "
+          "lossy: int8 tables or block-quantized activations, its kernel error is the largest "
+          "max relative error stored for it; float: a float baseline).  The paper's figure is "
+          "printed only beside the method it measured: its TL1/TL2 are the lossless "
+          "pack-and-unpack kernels (our TL1_1/TL2_1), not the int8-table TL1_0/TL2_0.  TQ1_0 "
+          "and TQ2_0 need K to be a multiple of their 256-weight block: a model whose K is not "
+          "(the 2-layer test model has K = 128) is skipped with that reason.\n\n"
+          "Paper (seed 004 Table 7, 1000 WildChat prompts, 700M model, up to 100 tokens, exact "
           "match with an FP32 kernel): TQ1_0 1.4%, TQ2_0 1.4%, I2_S 100%, TL1 100%, TL2 100%.  "
           "Our prompts are seeded random token sequences on synthetic weights, against the "
           "reference integer arithmetic (DESIGN.md \"Numerics\").\n\n",
@@ -639,7 +747,45 @@ static int f_match(const mp_rep_row *x, const void *ctx)
            (!c->method_prefix || !strncmp(x->method, c->method_prefix, strlen(c->method_prefix)));
 }
 
-/* Table: rows variants, columns shapes, value gops or gbps, at (n, threads). */
+/* Keeps, of vars (sorted by method), the variant of each method with the highest
+ * mean value (gops or gbps) over the shapes at (n, threads): the body shows the
+ * best path per method, the CSV beside the report every variant.  Returns the count. */
+static int best_per_method(const mp_rep *r, const char **vars, int nv, int (*shapes)[2], int ns,
+                           int n, int threads, int gbps)
+{
+    int out = 0;
+    for (int v = 0; v < nv;) {
+        const char *method = "";
+        for (int i = 0; i < r->nrows; i++)
+            if (!strcmp(r->rows[i].variant, vars[v]))
+                method = r->rows[i].method;
+        int best = v;
+        double best_mean = -1;
+        int w;
+        for (w = v; w < nv; w++) {
+            const char *m2 = "";
+            for (int i = 0; i < r->nrows; i++)
+                if (!strcmp(r->rows[i].variant, vars[w]))
+                    m2 = r->rows[i].method;
+            if (strcmp(m2, method))
+                break;
+            double sum = 0;
+            for (int s = 0; s < ns; s++) {
+                const mp_rep_row *x = mp_rep_pick(r, vars[w], shapes[s][0], shapes[s][1], n, threads);
+                if (x && (!strcmp(x->status, "ok") || !strcmp(x->status, "unstable")))
+                    sum += gbps ? x->gbps : x->gops;
+            }
+            if (sum / ns > best_mean)
+                best_mean = sum / ns, best = w;
+        }
+        vars[out++] = vars[best];
+        v = w;
+    }
+    return out;
+}
+
+/* Table: rows the best variant per method, columns shapes, value gops or gbps,
+ * at (n, threads). */
 static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
 {
     flt c = {n, threads, -1, -1, NULL};
@@ -647,6 +793,7 @@ static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
     const char *vars[MAXV];
     int ns = mp_rep_distinct_shapes(r, f_match, &c, shapes, MAXS);
     int nv = mp_rep_distinct_variants(r, f_match, &c, vars, MAXV);
+    nv = best_per_method(r, vars, nv, shapes, ns, n, threads, gbps);
     char cols[MAXS][32];
     const char *colp[MAXS];
     for (int s = 0; s < ns; s++) {
@@ -654,6 +801,8 @@ static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
         colp[s] = cols[s];
     }
     table_head(f, "variant (method) b(bpw)", colp, ns);
+    int64_t runs[MAXV * 4];
+    int nruns = 0;
     for (int v = 0; v < nv; v++) {
         char label[160];
         fprintf(f, "| %s |", row_label(r, vars[v], label, sizeof label));
@@ -662,10 +811,13 @@ static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
             char buf[64];
             cell(buf, sizeof buf, x, x ? (gbps ? x->gbps : x->gops) : 0, gbps ? "%.2f" : "%.1f");
             fprintf(f, " %s |", buf);
+            if (x && nruns < MAXV * 4)
+                runs[nruns++] = x->run_id;
         }
         fputc('\n', f);
     }
     fputc('\n', f);
+    runs_line(f, runs, nruns);
 }
 
 /* Section 4: GOPS per variant x shape at N = 128 (else the largest N), per thread count. */
@@ -687,7 +839,8 @@ static void sec_fig8(FILE *f, mp_rep *r)
         int tv[MAXN];
         int nt = mp_rep_distinct_int(r, MP_REP_THREADS, f_match, &c, tv, MAXN);
         for (int t = 0; t < nt; t++) {
-            fprintf(f, "N = %d%s, %d thread%s, GOPS (2·M·K·N / median time):\n\n", n,
+            fprintf(f, "N = %d%s, %d thread%s, GOPS (2·M·K·N / median time), the best variant "
+                       "per method (every variant: the CSV below):\n\n", n,
                     n == 128 ? "" : " (no N = 128 stored: the largest N)", tv[t],
                     tv[t] > 1 ? "s" : "");
             grid(f, r, n, tv[t], 0);
@@ -867,99 +1020,6 @@ static void sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne)
           f);
 }
 
-/* read_DRAM GB/s that run stored for itself (sweep --probe-bw), 0 if none. */
-static double run_bw(mp_rep *r, int64_t run, int threads)
-{
-    return mp_store_rep_run_bw(r->store, run, threads);
-}
-
-/* Section 7: N = 1 GB/s per variant and shape against the roofline prediction. */
-static void sec_gemv(FILE *f, mp_rep *r)
-{
-    fputs("## 7. GEMV bandwidth against the roofline model (seed 003 Fig. 5–7, eq. 1–3)\n\n", f);
-    flt c = {1, -1, -1, -1, NULL};
-    int tv[MAXN];
-    int nt = mp_rep_distinct_int(r, MP_REP_THREADS, f_match, &c, tv, MAXN);
-    if (!nt)
-        fputs("No N = 1 results on this machine: run `mpbench run --variant "
-              "'i2_s*,tq2_0*,q8_0*,vnni*' --model llama3-8b-1.58 --n 1`.\n\n",
-              f);
-    int anyprobe = r->nprobe > 0, over = 0, own_used = 0;
-    for (int t = 0; t < nt; t++) {
-        int bwt = 0, dott = 0;
-        double bw = mp_rep_probe(r, "read_DRAM", tv[t], &bwt);
-        double dot = mp_rep_probe(r, "int8_dot_", 1, &dott); /* per core */
-        fprintf(f, "N = 1, %d thread%s.  ", tv[t], tv[t] > 1 ? "s" : "");
-        if (bw > 0)
-            fprintf(f, "Bandwidth roof: read_DRAM %.2f GB/s (probe, %d thread%s)%s", bw, bwt,
-                    bwt > 1 ? "s" : "", bwt != tv[t] ? " — nearest probed thread count" : "");
-        else
-            fputs("No read_DRAM probe (run `mpbench probe`): no prediction", f);
-        if (dot > 0)
-            fprintf(f, "; compute cap: int8 dot peak %.1f GOPS per core × %d, as GB/s of packed "
-                       "weights = GOPS × bytes/op", dot, tv[t]);
-        fputs(".\n\n| variant (method) | bpw | shape | GB/s | roofline GB/s | bound | achieved |\n"
-              "|---|--:|---|--:|--:|---|--:|\n",
-              f);
-        const char *vars[MAXV];
-        int shapes[MAXS][2];
-        flt ct = {1, tv[t], -1, -1, NULL};
-        int nv = mp_rep_distinct_variants(r, f_match, &ct, vars, MAXV);
-        int ns = mp_rep_distinct_shapes(r, f_match, &ct, shapes, MAXS);
-        for (int v = 0; v < nv; v++)
-            for (int s = 0; s < ns; s++) {
-                const mp_rep_row *x = mp_rep_pick(r, vars[v], shapes[s][0], shapes[s][1], 1, tv[t]);
-                if (!x)
-                    continue;
-                char g[64];
-                cell(g, sizeof g, x, x->gbps, "%.2f");
-                fprintf(f, "| %s (%s) | %.2f | %dx%d | %s |", x->variant, x->method, x->bpw, x->m,
-                        x->k, g);
-                double own = run_bw(r, x->run_id, tv[t]);
-                double pred = own > 0 ? own : bw, ops = 2.0 * x->m * (double)x->k;
-                own_used |= own > 0;
-                const char *bound = "bandwidth";
-                if (dot > 0 && x->packed_bytes > 0) {
-                    double cap = dot * tv[t] * (double)x->packed_bytes / ops; /* GB/s */
-                    if (!(pred > 0) || cap < pred)
-                        pred = cap, bound = "compute";
-                }
-                int measured = !strcmp(x->status, "ok") || !strcmp(x->status, "unstable");
-                if (pred > 0 && measured) {
-                    fprintf(f, " %.2f | %s | %.0f%% |\n", pred, bound, 100.0 * x->gbps / pred);
-                    over |= x->gbps > pred * 1.05;
-                }
-                else
-                    fputs(" – | – | – |\n", f);
-            }
-        fputc('\n', f);
-    }
-    if (own_used)
-        fputs("Where the result's own run stored its read_DRAM bandwidth (`sweep --probe-bw`), "
-              "that figure is the bandwidth roof of its rows instead of the probe's.\n\n", f);
-    if (over)
-        fputs("Achieved above 100%: the kernel read faster than the probe's read_DRAM figure "
-              "(a probe taken under load, or weights partly served from cache on a VM that "
-              "misreports its last-level cache); rerun `mpbench probe` on a quiet machine.\n\n",
-              f);
-    if (nt && !anyprobe)
-        fputs("No probe of this machine, so no roofline prediction: run `mpbench probe`.\n\n", f);
-    fputs("Model (seed 003 eq. 1–3): cycles per output 256-bit vector = max(B/bw_core, C); the "
-          "effective bandwidth per core is min(bw_core, B/C), B = bytes read per output vector "
-          "(8 for int2, 4 for int1), C = cycles of the up-convert-and-compute sequence.  C is "
-          "not measured here; the int8 dot-product peak of the probe stands in for the compute "
-          "term (an upper bound: it ignores the up-convert instructions), so \"roofline GB/s\" "
-          "= min(read_DRAM(T), T × int8_dot × packed bytes / (2·M·K)).\n\n"
-          "Paper (seed 003 Fig. 5–7, bars plot only; §IV-B text): on ARL and ARLH the int2 GEMV "
-          "kernels are within 10–20% of the int8 roofline and near peak bandwidth (within 2–5% "
-          "of int8 for the larger shapes on ARL); for the smallest shape on ARL the ideal int2 "
-          "time is 6 µs against 8.9 µs measured (98 GB/s peak); on ARLH the 1-bit model gives "
-          "55 GB/s (E cores capped at 0.85 bytes/cycle, 2.85 GB/s); on LNL int2 is within "
-          "20–25% of peak for the larger shapes and int1 is around 30 GB/s (model: about "
-          "37 GB/s, 6.5 GB/s per P core and 2.92 GB/s per E core).\n\n",
-          f);
-}
-
 /* ratios within one run against a baseline method */
 /* base-method time / variant time at N = n, all from the newest non-tune run that
  * measured base at n (one table per thread count of that run). */
@@ -1017,9 +1077,15 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
         if (j == nv && nv < MAXV)
             vars[nv++] = x[i].variant;
     }
-    for (int t = 0; t < nt; t++) {
+    /* the body: the run's largest thread count only (kernel-results.csv has the rest) */
+    int tmax = 0;
+    for (int t = 1; t < nt; t++)
+        if (tv[t] > tv[tmax])
+            tmax = t;
+    for (int t = tmax; t < nt && t == tmax; t++) {
         fprintf(f, "Against %s at N = %d, %d thread%s (run %lld; %s time ÷ variant time, > 1: "
-                   "faster than %s; the fastest %s variant of the run is the baseline):\n\n",
+                   "faster than %s; the fastest %s variant of the run is the baseline; the "
+                   "fastest variant of each method):\n\n",
                 base, n, tv[t], tv[t] > 1 ? "s" : "", (long long)run, base, base, base);
         char cols[MAXS][32];
         const char *colp[MAXS];
@@ -1038,11 +1104,46 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
                     (bus[s] == 0 || x[i].us < bus[s]))
                     bus[s] = x[i].us;
         }
+        /* the body shows the fastest variant of each method (highest mean speed-up
+         * over the shapes; every row is in kernel-results.csv) */
+        double mean[MAXV];
         for (int v = 0; v < nv; v++) {
-            int present = 0;
+            double sum = 0;
+            for (int s = 0; s < ns; s++) {
+                double bt = 0;
+                for (int i = 0; i < nx; i++)
+                    if (x[i].t == tv[t] && x[i].m == shapes[s][0] && x[i].k == shapes[s][1] &&
+                        !strcmp(x[i].variant, vars[v]) && x[i].us > 0 &&
+                        (!strcmp(x[i].status, "ok") || !strcmp(x[i].status, "unstable")) &&
+                        (bt == 0 || x[i].us < bt))
+                        bt = x[i].us;
+                if (bt > 0 && bus[s] > 0)
+                    sum += bus[s] / bt;
+            }
+            mean[v] = ns ? sum / ns : 0;
+        }
+        for (int v = 0; v < nv; v++) {
+            int present = 0, beaten = 0;
             for (int i = 0; i < nx; i++)
                 present |= x[i].t == tv[t] && !strcmp(x[i].variant, vars[v]);
-            if (!present)
+            const char *mv = "";
+            for (int i = 0; i < nx; i++)
+                if (!strcmp(x[i].variant, vars[v]))
+                    mv = x[i].method;
+            for (int w = 0; w < nv && present; w++) {
+                if (w == v)
+                    continue;
+                const char *mw = "";
+                int pw = 0;
+                for (int i = 0; i < nx; i++)
+                    if (!strcmp(x[i].variant, vars[w])) {
+                        mw = x[i].method;
+                        pw |= x[i].t == tv[t];
+                    }
+                if (pw && !strcmp(mv, mw) && (mean[w] > mean[v] || (mean[w] == mean[v] && w < v)))
+                    beaten = 1;
+            }
+            if (!present || beaten)
                 continue;
             const char *method = "";
             for (int i = 0; i < nx; i++)
@@ -1089,8 +1190,15 @@ static void sec_ratios(FILE *f, mp_rep *r)
     static const char *const bases[] = {"LLAMACPP_TQ2_0", "LLAMACPP_Q8_0", "TQ2_0", "I2_S"};
     static const int ns[] = {1, 128};
     for (int b = 0; b < 4; b++)
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++) {
+            /* our TQ2_0 is a row of llama.cpp's TQ2_0 table when that was measured:
+             * a second table against it would repeat the first (kernel-results.csv
+             * has every row) */
+            if (!strcmp(bases[b], "TQ2_0") &&
+                mp_store_rep_ratio_run(r->store, r->mach.id, "LLAMACPP_TQ2_0", ns[i], r->cache))
+                continue;
             ratio_table(f, r, bases[b], ns[i]);
+        }
     fputs("Papers, for comparison: seed 001 §5.2 (Fig. 8) Vec-LUT I2 over TQ2_0 1.7–2.9× "
           "single-thread (kernel, N = prompt tokens); seed 000 Table 7 (i7-13700H, 7B): I2_S "
           "20.62 vs TQ2_0 19.92 tokens/s (1.04×), TL2_0 20.72; seed 003 §IV-B: int2 within "
@@ -1163,44 +1271,106 @@ static void sec_plots(FILE *f, const char *plots)
     fputc('\n', f);
 }
 
-/* Section 11: every row whose status is not ok, with its reason (first 200). */
+/* Writes s as one CSV field (quoted when it holds a comma, quote or newline). */
+static void csv_field(FILE *c, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, c);
+        return;
+    }
+    fputc('"', c);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', c);
+        fputc(*s == '\n' ? ' ' : *s, c);
+    }
+    fputc('"', c);
+}
+
+/* Every stored kernel result of the report's machine (newest per key, the
+ * report's cache mode) into CSV_DIR/kernel-results.csv: the exhaustive tables
+ * the body leaves out. */
+static void csv_results(FILE *f, const mp_rep *r, mp_rep_out *o)
+{
+    char path[4200], err[512];
+    FILE *c = mp_rep_out_csv(o, "kernel-results.csv", path, sizeof path, err, sizeof err);
+    if (!c) {
+        fprintf(f, "(The table of every kernel result could not be written: %s.)\n\n", err);
+        return;
+    }
+    fputs("run,variant,method,family,isa,params,m,k,n,threads,cache,status,bpw,median_us,gops,"
+          "gbps,max_rel_err,reason\n", c);
+    for (int i = 0; i < r->nrows; i++) {
+        const mp_rep_row *x = &r->rows[i];
+        if (strcmp(x->cache, r->cache))
+            continue;
+        fprintf(c, "%lld,%s,%s,%s,%s,", (long long)x->run_id, x->variant, x->method, x->family,
+                x->isa);
+        csv_field(c, x->params);
+        fprintf(c, ",%d,%d,%d,%d,%s,%s,%.4f,%.3f,%.3f,%.3f,", x->m, x->k, x->n, x->threads,
+                x->cache, x->status, x->bpw, x->median_us, x->gops, x->gbps);
+        if (!isnan(x->max_rel_err))
+            fprintf(c, "%.3g", x->max_rel_err);
+        fputc(',', c);
+        csv_field(c, x->reason);
+        fputc('\n', c);
+    }
+    fprintf(f, "Every kernel result of this machine (newest per variant, parameters, shape, N, "
+               "threads; %s cache), with its run, status and reason: [%s](%s).\n\n",
+            r->cache, path, path);
+}
+
+/* Section 12: every row that failed or was skipped, with its reason (first 100);
+ * unstable rows are counted here and listed in the CSV. */
 static void sec_bad(FILE *f, mp_rep *r)
 {
-    fputs("## 11. Rows not measured or not stable\n\n", f);
-    int n = 0;
-    /* failed and skipped first: they have no number anywhere else */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < r->nrows; i++) {
-            const mp_rep_row *x = &r->rows[i];
-            if (!strcmp(x->status, "ok") || (strcmp(x->status, "unstable") == 0) != pass)
-                continue;
-            if (n++ == 0)
-                fputs("| variant | params | shape | N | threads | cache | status | reason |\n"
-                      "|---|---|---|--:|--:|---|---|---|\n", f);
-            if (n > 200)
-                continue;
-            fprintf(f, "| %s | %s | %dx%d | %d | %d | %s | %s | ", x->variant, x->params, x->m,
-                    x->k, x->n, x->threads, x->cache, x->status);
-            md_escape(f, x->reason);
-            fputs(" |\n", f);
+    fputs("## 12. Rows not measured or not stable\n\n", f);
+    int n = 0, unstable = 0;
+    for (int i = 0; i < r->nrows; i++) {
+        const mp_rep_row *x = &r->rows[i];
+        if (!strcmp(x->status, "unstable")) {
+            unstable++;
+            continue;
         }
+        if (!strcmp(x->status, "ok"))
+            continue;
+        if (n++ == 0)
+            fputs("| variant | params | shape | N | threads | cache | status | reason |\n"
+                  "|---|---|---|--:|--:|---|---|---|\n", f);
+        if (n > 100)
+            continue;
+        fprintf(f, "| %s | %s | %dx%d | %d | %d | %s | %s | ", x->variant, x->params, x->m,
+                x->k, x->n, x->threads, x->cache, x->status);
+        md_escape(f, x->reason);
+        fputs(" |\n", f);
     }
-    if (n > 200)
-        fprintf(f, "| … %d more | | | | | | | |\n", n - 200);
-    if (!n)
-        fputs("None: every stored result of this machine has status ok.\n", f);
-    fputc('\n', f);
+    if (n > 100)
+        fprintf(f, "| … %d more (kernel-results.csv) | | | | | | | |\n", n - 100);
+    if (n)
+        fputc('\n', f);
+    if (unstable)
+        fprintf(f, "%d rows are unstable (robust CV above 10%% after re-measuring; † in the "
+                   "tables): status and reason in kernel-results.csv.\n\n", unstable);
+    if (!n && !unstable)
+        fputs("None: every stored result of this machine has status ok.\n\n", f);
 }
 
 static void report_usage(FILE *f)
 {
-    fputs("usage: mpbench report [--db PATH] [--out REPORT.md] [--machine FINGERPRINT]\n"
-          "                      [--plots DIR] [--cache cold|warm]\n"
-          "  Regenerates the report from the store (default results/mpbench.db) for one\n"
-          "  machine (default: the machine of the newest run), each table next to the\n"
-          "  papers' own figures.  --plots: where `mpbench plot` wrote its PNGs, for the\n"
-          "  links (default results/plots).  --cache: which results the tables show\n"
-          "  (default cold: weights streamed from memory, as in the papers).\n",
+    fputs("usage: mpbench report [--db PATH] [--out REPORT.md] [--csv DIR] [--claims TSV]\n"
+          "                      [--machine FINGERPRINT] [--plots DIR] [--cache cold|warm]\n"
+          "                      [--check]\n"
+          "  Regenerates the report from the store (default results/report.db, the\n"
+          "  committed database: `make report`) for one machine (default: the machine of\n"
+          "  the newest run), each table next to the papers' own figures, and the\n"
+          "  exhaustive tables as CSV files in --csv (default results/report beside the\n"
+          "  report, linked relative to it).  --claims:\n"
+          "  the papers' claims to judge (default results/claims.tsv).  --plots: where\n"
+          "  `mpbench plot` wrote its PNGs, for the links (default results/plots).\n"
+          "  --cache: which results the tables show (default cold: weights streamed from\n"
+          "  memory, as in the papers).  --check: write nothing; regenerate into temporary\n"
+          "  files and compare them with --out and the CSVs in place (every byte but the\n"
+          "  generation-time line); exit 1 naming the first difference.\n",
           f);
 }
 
@@ -1209,11 +1379,13 @@ int mp_cmd_report(int argc, char **argv)
     static const struct option opts[] = {
         {"db", required_argument, 0, 'd'},      {"out", required_argument, 0, 'o'},
         {"machine", required_argument, 0, 'm'}, {"plots", required_argument, 0, 'p'},
-        {"cache", required_argument, 0, 'c'},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    const char *db = "results/mpbench.db", *out = "REPORT.md", *machine = NULL,
-               *plots = "results/plots", *cache = "cold";
-    int c;
+        {"cache", required_argument, 0, 'c'},   {"csv", required_argument, 0, 'C'},
+        {"claims", required_argument, 0, 'L'},  {"check", no_argument, 0, 'K'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    const char *db = "results/report.db", *out = "REPORT.md", *machine = NULL,
+               *plots = "results/plots", *cache = "cold", *csv = NULL,
+               *claims = "results/claims.tsv";
+    int c, check = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -1222,6 +1394,9 @@ int mp_cmd_report(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'm': machine = optarg; break;
         case 'p': plots = optarg; break;
+        case 'C': csv = optarg; break;
+        case 'L': claims = optarg; break;
+        case 'K': check = 1; break;
         case 'c':
             if (strcmp(optarg, "cold") && strcmp(optarg, "warm"))
                 return mp_die(2, "--cache: '%s' is not cold or warm", optarg);
@@ -1237,33 +1412,51 @@ int mp_cmd_report(int argc, char **argv)
         return mp_die(2, "report: unexpected argument '%s'", argv[optind]);
     if (!*out)
         return mp_die(2, "--out: empty path");
+    if (csv && !*csv)
+        return mp_die(2, "--csv: empty path");
     struct stat sb;
     if (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode))
         return mp_die(2, "--out %s: is a directory", out);
+    if (csv && stat(csv, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return mp_die(2, "--csv %s: not a directory", csv);
+    if (check && stat(out, &sb) != 0)
+        return mp_die(2, "--check: --out %s does not exist (nothing to compare with)", out);
     mp_rep r;
     mp_err e;
     int rc = mp_rep_open(db, machine, &r, &e);
     if (rc)
         return mp_die(rc, "%s", e.msg);
     r.cache = cache;
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        mp_rep_close(&r);
-        return mp_die(2, "--out %s: cannot write next to it (%s)", out, strerror(errno));
+    /* the CSV tables: --csv as given, else results/report beside the report
+     * (linked relative to it) */
+    static mp_rep_out o;
+    o.check = check;
+    if (csv) {
+        snprintf(o.csv_dir, sizeof o.csv_dir, "%s", csv);
+        snprintf(o.csv_link, sizeof o.csv_link, "%s", csv);
+    } else {
+        const char *slash = strrchr(out, '/');
+        snprintf(o.csv_dir, sizeof o.csv_dir, "%.*s%sresults/report",
+                 slash ? (int)(slash - out) : 0, out, slash ? "/" : "");
+        snprintf(o.csv_link, sizeof o.csv_link, "results/report");
     }
-    FILE *f = fdopen(fd, "w");
+    char err[1024];
+    FILE *f = mp_rep_out_open(&o, out, err, sizeof err);
+    if (!f) {
+        mp_rep_close(&r);
+        return mp_die(2, "--out %s", err);
+    }
     e2e_row *e2e;
     int ne = load_e2e(&r, &e2e);
     sec_header(f, &r, db);
     sec_probe(f, &r);
     sec_e2e_tps(f, &r, e2e, ne);
-    sec_lossless(f, e2e, ne);
+    sec_lossless(f, &r, e2e, ne);
     sec_fig8(f, &r);
+    csv_results(f, &r, &o);
     sec_fig11(f, &r);
     sec_fig12(f, &r, e2e, ne);
-    sec_gemv(f, &r);
+    mp_rep_sec_roofline(f, &r, &o);
     sec_ratios(f, &r);
     sec_tuned(f, &r);
     /* links are relative to the report: a relative --plots only works from a
@@ -1276,19 +1469,15 @@ int mp_cmd_report(int argc, char **argv)
             snprintf(plinks, sizeof plinks, "%s/%s", cwd, plots);
     }
     sec_plots(f, plinks);
+    fputs("## 11. The papers' claims, judged\n\n", f);
+    mp_rep_sec_claims(f, &r, e2e, ne, claims);
     sec_bad(f, &r);
     free(e2e);
     mp_rep_close(&r);
-    int werr = ferror(f);
-    if (fclose(f) != 0 || werr) {
-        unlink(tmp);
-        return mp_die(1, "--out %s: write failed", out);
-    }
-    chmod(tmp, 0644);
-    if (rename(tmp, out) != 0) {
-        unlink(tmp);
-        return mp_die(1, "--out %s: cannot rename %s into place (%s)", out, tmp, strerror(errno));
-    }
-    fprintf(stderr, "mpbench: report written to %s\n", out);
+    if (mp_rep_out_finish(&o, 1, err, sizeof err))
+        return mp_die(1, "report%s: %s", check ? " --check" : "", err);
+    fprintf(stderr, check ? "mpbench: report: %s and its CSV files match %s\n"
+                          : "mpbench: report written to %s (from %s)\n",
+            out, db);
     return 0;
 }

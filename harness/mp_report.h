@@ -17,11 +17,12 @@
 typedef struct mp_rep {
     mp_store *store;
     const char *db_path;
+    char copy[64]; /* the private copy the report reads (mp_rep_open), "" when none */
     const char *cache; /* the cache mode the tables and plots show: "cold" (default) or "warm" */
     mp_rep_machine mach;
     mp_rep_row *rows; /* newest row per (variant, params, m, k, n, threads, cache mode) */
     int nrows;
-    mp_probe_row probe[256]; /* the newest `mpbench probe` run (else newest probe rows) */
+    mp_probe_row probe[512]; /* the newest `mpbench probe` run (else newest probe rows) */
     int nprobe;
     int64_t probe_run;
 } mp_rep;
@@ -58,6 +59,59 @@ int mp_rep_distinct_variants(const mp_rep *r, mp_rep_filter f, const void *ctx,
 /* The probe figure kind at `threads` (nearest thread count below, else above); 0 if none.
  * kind_prefix matches the start of the kind ("int8_dot_" matches any ISA). */
 double mp_rep_probe(const mp_rep *r, const char *kind_prefix, int threads, int *got_threads);
+
+/* A variant's numerics from its catalog row: "lossless", "lossy", "float", or
+ * "unknown" (a name this build does not have). */
+const char *mp_rep_numerics(const char *variant);
+
+/* The newest probe's compute ceiling of a variant (GOPS on one core, kind
+ * "ceiling_<variant>", engine/ceiling.c); 0 when the probe did not measure it. */
+double mp_rep_ceiling(const mp_rep *r, const char *variant);
+
+/* ---- the files a report writes (report-out.c) ---------------------------------- */
+
+enum { MP_REP_OUT_MAX = 16 };
+typedef struct mp_rep_out_file {
+    char tmp[4200], final[4100];
+    FILE *f;
+} mp_rep_out_file;
+typedef struct mp_rep_out {
+    int check; /* --check: compare with the files in place instead of replacing them */
+    char csv_dir[4096];  /* where the CSV tables go */
+    char csv_link[4096]; /* the same folder as the report links it */
+    int n;
+    mp_rep_out_file f[MP_REP_OUT_MAX];
+} mp_rep_out;
+
+/* Opens a temporary file next to path for writing (NULL with err set). */
+FILE *mp_rep_out_open(mp_rep_out *o, const char *path, char *err, size_t len);
+/* Opens CSV table `name` in o->csv_dir; *link gets the report's link to it. */
+FILE *mp_rep_out_csv(mp_rep_out *o, const char *name, char *link, size_t linklen, char *err,
+                     size_t len);
+/* Closes every file; ok: renames them into place, or with o->check compares each
+ * with the file in place (REPORT.md's generation-time line excepted); !ok: removes
+ * them.  0 when all went well, else 1 with the first problem in err. */
+int mp_rep_out_finish(mp_rep_out *o, int ok, char *err, size_t len);
+
+/* ---- sections in their own files ------------------------------------------------ */
+
+/* Section 7 (report-roofline.c): N = 1 GB/s against seed 003's roofline, a
+ * bandwidth roof (probe read_DRAM) and a compute roof per variant (its measured
+ * in-cache ceiling), the best variant per method in the body, every row in
+ * CSV_DIR/gemv-roofline.csv.  Returns the number of rows above their roof. */
+int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o);
+
+/* Roof of one N = 1 row at its thread count: min of the bandwidth roof (the
+ * run's own read_DRAM, else the probe's) and the compute roof (the variant's
+ * ceiling, else the int8 dot peak, as GB/s of its packed weights).  Returns the
+ * roof in GB/s (0: no probe); *bound "bandwidth" or "compute". */
+double mp_rep_roof(const mp_rep *r, const mp_rep_row *x, double *bw_roof, double *compute_roof,
+                   const char **bound, const char **compute_src);
+
+/* The claims table (report-claims.c): every row of claims_path (TSV, see
+ * results/claims.tsv) with ours computed from the store and a verdict. */
+void mp_rep_sec_claims(FILE *f, const mp_rep *r, const mp_rep_e2e *e, int ne,
+                       const char *claims_path);
 
 /* Where the gnuplot scripts are: $MPBENCH_SCRIPTS, ./scripts, or next to the binary. */
 const char *mp_rep_scripts_dir(void);

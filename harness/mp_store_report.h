@@ -36,6 +36,9 @@ typedef struct mp_rep_e2e {
     char model[64], variant[256], method[64], test[32], status[16], reason[160];
     int layers, model_layers, n_prompt, n_gen, batch, threads, prompts, tokens, matched;
     double tps, bpw, share;
+    double tps_min, tps_max; /* over the repetitions; 0 when not stored */
+    int reps;
+    int64_t run; /* the run that stored it */
 } mp_rep_e2e;
 
 /* One tuner decision (the tuned table); the text is valid during the callback

@@ -2,7 +2,9 @@
  * mp_report.h): the machine's newest results and probe, loaded through the
  * store's typed readers (store-report.c), and the choices made over them (which
  * row a table cell shows, distinct axes, probe lookups).  No SQL here. */
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,30 @@ int mp_rep_params_default(const char *variant, const char *params)
     return !strcmp(buf, params);
 }
 
+/* Copies src to dst (created or truncated); MP_EUSAGE naming src on failure. */
+static int copy_file(const char *src, const char *dst, mp_err *e, int must_exist)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in)
+        return must_exist ? mp_fail(e, MP_EUSAGE, "--db %s: cannot read (%s)", src,
+                                    strerror(errno))
+                          : MP_OK;
+    FILE *out = fopen(dst, "wb");
+    if (!out) {
+        fclose(in);
+        return mp_fail(e, MP_EUSAGE, "--db %s: cannot copy to %s (%s)", src, dst, strerror(errno));
+    }
+    char buf[1 << 16];
+    size_t n;
+    int bad = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        bad |= fwrite(buf, 1, n, out) != n;
+    bad |= ferror(in);
+    fclose(in);
+    bad |= fclose(out) != 0;
+    return bad ? mp_fail(e, MP_EUSAGE, "--db %s: copying to %s failed", src, dst) : MP_OK;
+}
+
 int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
 {
     memset(r, 0, sizeof *r);
@@ -43,9 +69,40 @@ int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
     if (sb.st_size == 0)
         return mp_fail(e, MP_EUSAGE, "--db %s: empty file, not an mpbench database; left untouched",
                        db_path);
-    int rc = mp_store_open(db_path, &r->store, e);
-    if (rc)
+    /* Issue 16: a report never writes its database (the committed
+     * results/report.db must stay byte for byte what was committed, and opening
+     * a store switches it to WAL and migrates it to this build's schema), so it
+     * reads a private copy, removed on close. */
+    snprintf(r->copy, sizeof r->copy, "/tmp/mpbench-report-XXXXXX");
+    int fd = mkstemp(r->copy);
+    if (fd < 0)
+        return mp_fail(e, MP_EUSAGE, "--db %s: cannot make a temporary copy (%s)", db_path,
+                       strerror(errno));
+    close(fd);
+    if (copy_file(db_path, r->copy, e, 1)) {
+        unlink(r->copy);
+        r->copy[0] = 0;
+        return MP_EUSAGE;
+    }
+    char wal[4200], wal_copy[4200];
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    snprintf(wal_copy, sizeof wal_copy, "%s-wal", r->copy);
+    if (stat(wal, &sb) == 0 && copy_file(wal, wal_copy, e, 0)) {
+        mp_rep_close(r);
+        return MP_EUSAGE;
+    }
+    int rc = mp_store_open(r->copy, &r->store, e);
+    if (rc) {
+        /* name the user's file, not the copy */
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        char *at = strstr(msg, r->copy);
+        if (at)
+            snprintf(e->msg, sizeof e->msg, "%.*s%s%s", (int)(at - msg), msg, db_path,
+                     at + strlen(r->copy));
+        mp_rep_close(r);
         return rc;
+    }
     if ((rc = mp_store_rep_machine(r->store, db_path, machine, &r->mach, e)) ||
         (rc = mp_store_rep_results(r->store, db_path, r->mach.id, &r->rows, &r->nrows, e))) {
         mp_rep_close(r);
@@ -53,13 +110,21 @@ int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
     }
     for (int i = 0; i < r->nrows; i++)
         r->rows[i].is_default = mp_rep_params_default(r->rows[i].variant, r->rows[i].params);
-    r->nprobe = mp_store_rep_probe(r->store, r->mach.id, r->probe, 256, &r->probe_run);
+    r->nprobe = mp_store_rep_probe(r->store, r->mach.id, r->probe, 512, &r->probe_run);
     return MP_OK;
 }
 
 void mp_rep_close(mp_rep *r)
 {
     mp_store_close(r->store);
+    if (r->copy[0]) {
+        static const char *const sfx[] = {"", "-wal", "-shm", "-journal"};
+        for (int i = 0; i < 4; i++) {
+            char p[4200];
+            snprintf(p, sizeof p, "%s%s", r->copy, sfx[i]);
+            unlink(p);
+        }
+    }
     free(r->rows);
     memset(r, 0, sizeof *r);
 }
@@ -197,6 +262,22 @@ double mp_rep_probe(const mp_rep *r, const char *kind_prefix, int threads, int *
     if (got_threads)
         *got_threads = r->probe[best].threads;
     return r->probe[best].value;
+}
+
+const char *mp_rep_numerics(const char *variant)
+{
+    const mp_variant *v = mp_registry_find(variant);
+    if (!v)
+        return "unknown";
+    return v->exactness == MP_LOSSLESS ? "lossless" : v->exactness == MP_LOSSY ? "lossy" : "float";
+}
+
+double mp_rep_ceiling(const mp_rep *r, const char *variant)
+{
+    for (int i = 0; i < r->nprobe; i++)
+        if (!strncmp(r->probe[i].kind, "ceiling_", 8) && !strcmp(r->probe[i].kind + 8, variant))
+            return r->probe[i].value;
+    return 0;
 }
 
 const char *mp_rep_scripts_dir(void)

@@ -225,7 +225,8 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, mp_rep_e2e **out, char *er
     const char *sql =
         "SELECT x.model,x.variant,ifnull(x.method,''),x.test,ifnull(x.status,''),"
         "ifnull(x.reason,''),x.layers,x.model_layers,x.n_prompt,x.n_gen,x.batch,x.threads,"
-        "x.prompts,x.tokens,x.matched,x.tps_median,x.bpw,x.match_share FROM e2e x WHERE x.id IN "
+        "x.prompts,x.tokens,x.matched,x.tps_median,x.bpw,x.match_share,ifnull(x.tps_min,0),"
+        "ifnull(x.tps_max,0),ifnull(x.reps,0),x.run_id FROM e2e x WHERE x.id IN "
         "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
         "y.model,y.variant,y.test,y.threads,y.layers) ORDER BY x.id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -259,6 +260,10 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, mp_rep_e2e **out, char *er
         x->tps = sqlite3_column_double(st, 15);
         x->bpw = sqlite3_column_double(st, 16);
         x->share = sqlite3_column_double(st, 17);
+        x->tps_min = sqlite3_column_double(st, 18);
+        x->tps_max = sqlite3_column_double(st, 19);
+        x->reps = sqlite3_column_int(st, 20);
+        x->run = sqlite3_column_int64(st, 21);
     }
     sqlite3_finalize(st);
     return n;

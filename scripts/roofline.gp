@@ -1,9 +1,11 @@
 # roofline.gp - `mpbench plot roofline`: measured GOPS of every variant x shape x N
 # against arithmetic intensity (ops per byte of packed weights, 2*M*K*N / bytes),
 # under the machine's roofs from `mpbench probe`: bandwidth (read_DRAM GB/s x AI)
-# and compute (int8 dot-product peak x threads).  Log-log.
-# Inputs (gnuplot -e): datafile outpng outsvg nblocks titles bw peak xmin xmax
-# ymin ymax plottitle.  The data has one block per method (index i).
+# and compute (int8 dot-product peak x threads), and per method its own compute
+# ceiling (the probe's in-cache measurement of its best variant x threads, in the
+# method's colour; issue 16: both roofs of seed 003's model).  Log-log.
+# Inputs (gnuplot -e): datafile outpng outsvg nblocks titles ceils bw peak xmin
+# xmax ymin ymax plottitle.  The data has one block per method (index i).
 roof(x) = (bw > 0 ? (peak > 0 ? (bw*x < peak ? bw*x : peak) : bw*x) : peak)
 do for [term=1:2] {
     if (term == 1) {
@@ -34,6 +36,7 @@ do for [term=1:2] {
     plot roof(x) with lines lw 3 lc rgb "black" title "roof", \
          (bw > 0 ? bw*x : 1/0) with lines dt 2 lc rgb "gray40" title (bw > 0 ? sprintf("read_DRAM %.1f GB/s x AI", bw) : ""), \
          (peak > 0 ? peak : 1/0) with lines dt 3 lc rgb "gray40" title (peak > 0 ? sprintf("int8 dot %.0f GOPS", peak) : ""), \
-         for [i=0:nblocks-1] datafile index i using 1:2 with points pt (i%7)+4 ps 1.4 lc (i+1) title word(titles, i+1)
+         for [i=0:nblocks-1] datafile index i using 1:2 with points pt (i%7)+4 ps 1.4 lc (i+1) title word(titles, i+1), \
+         for [i=0:nblocks-1] (word(ceils, i+1) + 0 > 0 ? word(ceils, i+1) + 0 : 1/0) with lines dt 3 lw 1.5 lc (i+1) notitle
     unset output
 }

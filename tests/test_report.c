@@ -18,6 +18,8 @@
 #include "../harness/mp_harness.h"
 #include "../harness/mp_store_internal.h"
 #include "../harness/mp_store_report.h"
+#include "../harness/mp_report.h"
+#include "../variants/mp_registry.h"
 
 static char out[262144];
 
@@ -203,7 +205,7 @@ Test(report, sections_and_numbers)
         "## 5. Ablation", "seed 001 Fig. 11", "## 6. Prompt length", "seed 001 Fig. 12",
         "## 7. GEMV bandwidth against the roofline model (seed 003 Fig. 5–7, eq. 1–3)",
         "## 8. Speed ratios within one run", "## 9. Tuned parameters", "## 10. Plots",
-        "## 11. Rows not measured or not stable"};
+        "## 12. Rows not measured or not stable"};
     for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++)
         HAS(t, secs[i]);
     /* probe */
@@ -220,8 +222,8 @@ Test(report, sections_and_numbers)
     HAS(t, "| tq2_0.avx2 | – | – | 1.00 [1.00] |");
     HAS(t, "| seed 004 Table 5 (2 threads) | i7-13700H bitnet.cpp | 316.35 |");
     /* lossless */
-    HAS(t, "| 20 | 320 | 20 | 100.0% | 100% |");
-    HAS(t, "| 20 | 320 | 3 | 15.0% | 1.4% |");
+    HAS(t, "| 20 | 320 | 20 | 100.0% | 0 (bit for bit) | 100% |");
+    HAS(t, "| 20 | 320 | 3 | 15.0% | – | 1.4% |");
     /* Fig. 8 at N = 128: i2_s 2560x2560 t=1: gops 65.5+1+100 */
     HAS(t, "N = 128, 1 thread, GOPS");
     HAS(t, "| i2_s.avx2 (I2_S) b(2.00) | 166.5 | 176.5 |");
@@ -234,14 +236,16 @@ Test(report, sections_and_numbers)
     /* GEMV: i2_s 2560x2560 t=1 gbps 8.19+1 = 9.19; roofline: min(run 2's own read_DRAM
      * 99.5, compute 150 GOPS * 1638400 B / (2*2560*2560) = 18.75 GB/s); at 2 threads the
      * probe's 20.25 against 37.5 */
-    HAS(t, "| i2_s.avx2 (I2_S) | 2.00 | 2560x2560 | 9.19 | 18.75 | compute | 49% |");
-    HAS(t, "| i2_s.avx2 (I2_S) | 2.00 | 2560x2560 | 10.19 | 20.25 | bandwidth | 50% |");
+    HAS(t, "| i2_s.avx2 (I2_S) | 2.00 | 2560x2560 | 9.19 | 99.50 | 18.75* | compute | 49% |");
+    HAS(t, "| i2_s.avx2 (I2_S) | 2.00 | 2560x2560 | 10.19 | 20.25 | 37.50* | bandwidth | 50% |");
     HAS(t, "sweep --probe-bw");
     /* unstable marked, failed in place of a number */
     HAS(t, "4.37†");
     HAS(t, "| vnni_int2.avx2 (VNNI_INT2) | 2.00 | 2560x2560 | failed |");
     /* ratios: tq2_0 time = 1.5 x i2_s time */
-    HAS(t, "Against TQ2_0 at N = 1, 1 thread (run 2");
+    /* the body shows the largest thread count of the run (2; at 2 threads the
+     * fixture's times keep the 1.5 ratio) */
+    HAS(t, "Against TQ2_0 at N = 1, 2 threads (run 2");
     HAS(t, "| i2_s.avx2 (I2_S) | 1.50× | 1.50× |");
     HAS(t, "Against I2_S at N = 128, 2 threads (run 2");
     HAS(t, "| tq2_0.avx2 (TQ2_0) | 0.67× | 0.67× |");
@@ -275,7 +279,7 @@ Test(report, empty_store_says_what_fills_each_section)
     HAS(t, "mpbench sweep --quick");
     HAS(t, "mpbench tune");
     HAS(t, "no run measured TQ2_0 at N = 1");
-    HAS(t, "## 11. Rows not measured or not stable");
+    HAS(t, "## 12. Rows not measured or not stable");
     free(t);
 }
 
@@ -631,4 +635,127 @@ Test(report, store_typed_readers)
     mp_store_close(s);
     /* and the report still renders from such a database */
     RUN(0, "report --db %s --out %s/R.md", db, dir);
+}
+
+/* Issue 16: a kernel faster than its roof makes the report say the roof is
+ * wrong, never print a share above 100%; a variant's own compute ceiling (probe
+ * row "ceiling_<variant>") is its compute roof. */
+Test(report, never_a_share_above_100_percent)
+{
+    char dir[64], db[128], md[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/fix.db", dir);
+    snprintf(md, sizeof md, "%s/REPORT.md", dir);
+    make_fixture(db);
+    mp_store *s;
+    mp_err e;
+    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
+    sqlite3 *h = mp_store_db(s);
+    /* run 5 (no --probe-bw of its own): the probe's 12.5 GB/s at 1 thread is the
+     * bandwidth roof; q8_0 reads 30 GB/s, above it */
+    sql(h, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status) VALUES"
+           "(5,1,'run','2026-01-05','mpbench run',0.5,'ok')");
+    result(h, 5, "q8_0.avx2", "Q8_0", "", 2560, 2560, 1, 1, 8.5, 100, 30.0, 130, "ok", "");
+    /* f16 with its own ceiling: 20 GOPS x 13107200 B / (2*2560*2560) = 20 GB/s
+     * compute roof, below the bandwidth roof?  no: 12.5 < 20, bandwidth bound */
+    sql(h, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) VALUES"
+           "(1,'ceiling_f16.avx2',1,65536,20,'GOPS'),(1,'ceiling_vnni_int1.avx2',1,65536,4,'GOPS')");
+    result(h, 5, "f16.avx2", "F16", "", 2560, 2560, 1, 1, 16.0, 100, 10.0, 130, "ok", "");
+    mp_store_close(s);
+    RUN(0, "report --db %s --out %s --plots %s/plots", db, md, dir);
+    char *t = slurp(md);
+    HAS(t, "| q8_0.avx2 (Q8_0) | 8.50 | 2560x2560 | 30.00 | 12.50 |");
+    HAS(t, "| bandwidth | above roof |");
+    HAS(t, "**Roof wrong for");
+    /* f16: compute roof from its ceiling, 20 GB/s, no "*" (not the int8 stand-in) */
+    HAS(t, "| f16.avx2 (F16) | 16.00 | 2560x2560 | 10.00 | 12.50 | 20.00 | bandwidth | 80% |");
+    /* vnni_int1: 4 GOPS x 819200 B / 13107200 = 0.25 GB/s compute roof, but it
+     * read 4.37: above its compute roof */
+    HAS(t, "| 0.25 | compute | above roof |");
+    /* no cell anywhere holds a share above 100% */
+    for (const char *p = t; (p = strchr(p, '%')); p++) {
+        const char *b = p;
+        while (b > t && ((b[-1] >= '0' && b[-1] <= '9') || b[-1] == '.'))
+            b--;
+        if (b == p)
+            continue;
+        double v = atof(b);
+        if (b > t && (b[-1] == '-' || b[-1] == '+' || b[-1] == '>' || b[-1] == '<' ||
+                      b[-1] == '~' || b[-1] == '\xb1'))
+            continue; /* ±spread, thresholds in prose */
+        const char *ls = b;
+        while (ls > t && ls[-1] != '\n')
+            ls--;
+        if (strncmp(ls, "| ", 2) || !strstr(ls, "roof"))
+            continue; /* only the roofline tables' cells are shares */
+        cr_assert_leq(v, 100.0, "a share above 100%%: '%.40s'", b);
+    }
+    free(t);
+}
+
+/* The lossless table's numerics column comes from the catalog row, and the
+ * paper's 100% only stands beside the method the paper measured: TL1_0 (int8
+ * tables, lossy) is not the paper's lossless TL1 (our TL1_1). */
+Test(report, lossless_labels_from_numerics)
+{
+    char dir[64], db[128], md[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/fix.db", dir);
+    snprintf(md, sizeof md, "%s/REPORT.md", dir);
+    make_fixture(db);
+    mp_store *s;
+    mp_err e;
+    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
+    sqlite3 *h = mp_store_db(s);
+    sql(h, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
+           "prompts,tokens,matched,match_share,status,reason) VALUES"
+           "(4,'bitnetcpp-125m','tl1_0.avx2.bm32','TL1_0',2,11,'lossless',2,2.0,10,80,4,0.4,'ok',''),"
+           "(4,'bitnetcpp-125m','tl1_1.avx2.bm32','TL1_1',2,11,'lossless',2,2.0,10,80,10,1.0,'ok',''),"
+           "(4,'tiny','tq1_0.avx2','TQ1_0',2,2,'lossless',2,1.69,0,0,0,0,'skipped',"
+           "'K = 128 is not a multiple of 256')");
+    result(h, 2, "tl1_0.avx2.bm32", "TL1_0", "", 2560, 2560, 1, 1, 2.0, 100, 5, 50, "ok", "");
+    sql(h, "UPDATE results SET max_rel_err = 0.031 WHERE variant = 'tl1_0.avx2.bm32'");
+    mp_store_close(s);
+    RUN(0, "report --db %s --out %s", db, md);
+    char *t = slurp(md);
+    HAS(t, "| tl1_0.avx2.bm32 | TL1_0 | lossy | bitnetcpp-125m | 2/11 | 10 | 80 | 4 | 40.0% | 0.031 | – |");
+    HAS(t, "| tl1_1.avx2.bm32 | TL1_1 | lossless | bitnetcpp-125m | 2/11 | 10 | 80 | 10 | 100.0% | "
+           "0 (bit for bit) | 100% (TL1) |");
+    HAS(t, "| i2_s.avx2 | I2_S | lossless |");
+    HAS(t, "| tq2_0.avx2 | TQ2_0 | lossy |");
+    HAS(t, "skipped: K = 128 is not a multiple of 256");
+    free(t);
+    /* every catalog row: the label is its exactness */
+    for (int i = 0; i < mp_registry_count(); i++) {
+        const mp_variant *v = mp_registry_get(i);
+        const char *want = v->exactness == MP_LOSSLESS ? "lossless"
+                           : v->exactness == MP_LOSSY  ? "lossy"
+                                                       : "float";
+        cr_assert_str_eq(mp_rep_numerics(v->name), want, "%s", v->name);
+    }
+    cr_assert_str_eq(mp_rep_numerics("no_such.variant"), "unknown");
+}
+
+/* Provenance (issue 16): REPORT.md and its CSV tables are what `mpbench report`
+ * makes of the committed results/report.db, byte for byte but the generation
+ * line; and --check does notice a changed line. */
+Test(report, committed_report_regenerates_from_committed_db, .timeout = 120)
+{
+    RUN(0, "report --db results/report.db --out REPORT.md --check");
+    cr_assert(strstr(out, "match"), "%s", out);
+    /* a copy with one number changed must fail, naming the line */
+    char dir[64], md[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(md, sizeof md, "%s/REPORT.md", dir);
+    char *t = slurp("REPORT.md");
+    char *p = strstr(t, "## 1. Machine");
+    cr_assert(p, "REPORT.md has no section 1");
+    p[3] = '9'; /* "## 9. Machine" */
+    FILE *f = fopen(md, "w");
+    cr_assert(f);
+    fputs(t, f);
+    fclose(f);
+    free(t);
+    RUN(1, "report --db results/report.db --out %s --csv results/report --check", md);
+    cr_assert(strstr(out, "differs from its database: line"), "%s", out);
 }

@@ -29,6 +29,7 @@
     X(elut)                    \
     X(veclut)                  \
     X(vnni)                    \
+    X(i8)                      \
     X(peer)
 
 #define MP_DECLARE_FAMILY(f) extern const mp_variant mp_catalog_##f[];

@@ -9,10 +9,12 @@
  * best of 9 repetitions of ~2 ms after a warm-up.  About 30 ms.  Eq. 3 is then
  * min(per-core read bandwidth, this). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "mp_engine.h"
+#include "../mp_probe_store.h"
 #include "../../kernels/common/mp_numerics.h"
 #include "../../variants/mp_registry.h"
 
@@ -73,4 +75,29 @@ double mp_ceiling_bytes_per_sec(const mp_variant *v, const int *param_in)
     mp_free(x);
     mp_free(w);
     return best > 0 && isfinite(best) ? tile_bytes / best : 0.0;
+}
+
+int mp_ceiling_rows(mp_probe_row *rows, int n, int max, int quiet)
+{
+    int nv = mp_registry_count();
+    mp_progress pg;
+    mp_progress_begin(&pg, nv, quiet);
+    for (int i = 0; i < nv && n < max; i++) {
+        const mp_variant *v = mp_registry_get(i);
+        mp_progress_show(&pg, "compute ceiling of %s", v->name);
+        mp_progress_step(&pg, 1);
+        if (v->family == MP_FAMILY_PEER || v->self_threaded)
+            continue;
+        /* bytes of 2-bit (1-bit) weights per second -> weights/s -> 2 ops each */
+        double gops = mp_ceiling_bytes_per_sec(v, NULL) * 1e-9 *
+                      (v->domain == MP_DOMAIN_BINARY ? 8 : 4) * 2;
+        if (!(gops > 0))
+            continue;
+        mp_probe_row *r = &rows[n++];
+        snprintf(r->kind, sizeof r->kind, "ceiling_%s", v->name);
+        r->threads = 1, r->bytes = 32 * 2048, r->value = gops;
+        snprintf(r->unit, sizeof r->unit, "GOPS");
+    }
+    mp_progress_end(&pg);
+    return n;
 }

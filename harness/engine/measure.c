@@ -1,4 +1,4 @@
-/* bench.c - the measurement engine (DESIGN.md "Measurement").
+/* measure.c - the measurement engine (DESIGN.md "Measurement").
  *
  * For one problem (M, K, N, threads) and a list of cases (variant + parameter
  * values) it: generates seeded weights and activations; packs each case and

@@ -192,5 +192,10 @@ int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
 /* In-cache throughput of v's compute loop on one core, bytes of 2-bit (1-bit)
  * weights per second; 0 when v is unavailable or cannot take the probe shape. */
 double mp_ceiling_bytes_per_sec(const mp_variant *v, const int *param);
+/* Issue 16: the same loop as GOPS (2 operations per weight and token), the unit
+ * every variant's compute roof is stored in whatever its bits per weight:
+ * "ceiling_<variant>" probe rows, one per available variant (peers excluded:
+ * they thread themselves), appended to rows[] from index n; new count returned. */
+int mp_ceiling_rows(struct mp_probe_row *rows, int n, int max, int quiet);
 
 #endif

@@ -1,0 +1,61 @@
+/* i8-simd.h - the I8 product once for every x86 SIMD path (the pattern of
+ * kernels/vlut/vlut-simd.h: one template, several ISAs).  The including file
+ * (i8-avx2.c, i8-avxvnni.c, i8-avx512vnni.c, each built with its own flags)
+ * defines:
+ *
+ *   I8_FN           the function's name
+ *   I8_VEC          the vector type; I8_BYTES its width in bytes (32 or 64)
+ *   I8_LOAD(p)      an unaligned load; I8_ZERO() a zero vector
+ *   I8_DOT(a, u, q) a += the int32 sums of 4 adjacent products of the stored
+ *                   weight bytes u with the int8 activations q
+ *   I8_HSUM(a)      the sum of a's int32 lanes
+ *   I8_OFFSET       what I8_DOT leaves to subtract per unit of sum(q): 128 when
+ *                   it multiplies the stored unsigned bytes (w + 128, VNNI's
+ *                   vpdpbusd), 0 when it recovers the signed weights itself
+ *
+ * Four rows share each activation load; every path produces the reference's
+ * int32 sum exactly and dequantizes it with mp_dequant (lossless). */
+#include "i8.h"
+
+#include "../common/mp_numerics.h"
+
+static inline void i8_rows(const mp_op *op, const void *act, int n, float *y, int r, int nr)
+{
+    const int k = op->k;
+    const size_t rb = mp_i8_row_bytes(k);
+    const uint8_t *w0 = op->w + (size_t)r * rb;
+    for (int t = 0; t < n; t++) {
+        const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+        const int8_t *q = mp_q8act_q(act, k, t);
+        I8_VEC a0 = I8_ZERO(), a1 = I8_ZERO(), a2 = I8_ZERO(), a3 = I8_ZERO();
+        for (size_t j = 0; j < rb; j += I8_BYTES) {
+            I8_VEC qv = I8_LOAD(q + j);
+            I8_DOT(a0, I8_LOAD(w0 + j), qv);
+            if (nr > 1)
+                I8_DOT(a1, I8_LOAD(w0 + rb + j), qv);
+            if (nr > 2)
+                I8_DOT(a2, I8_LOAD(w0 + 2 * rb + j), qv);
+            if (nr > 3)
+                I8_DOT(a3, I8_LOAD(w0 + 3 * rb + j), qv);
+        }
+        const int32_t corr = I8_OFFSET * h->qsum;
+        float *yt = y + (size_t)t * op->m + r;
+        yt[0] = mp_dequant(I8_HSUM(a0) - corr, op->w_scale, h->x_scale);
+        if (nr > 1)
+            yt[1] = mp_dequant(I8_HSUM(a1) - corr, op->w_scale, h->x_scale);
+        if (nr > 2)
+            yt[2] = mp_dequant(I8_HSUM(a2) - corr, op->w_scale, h->x_scale);
+        if (nr > 3)
+            yt[3] = mp_dequant(I8_HSUM(a3) - corr, op->w_scale, h->x_scale);
+    }
+}
+
+void I8_FN(const mp_op *op, const void *act, int n, float *y, int m0, int m1, void *scratch)
+{
+    (void)scratch;
+    int r = m0;
+    for (; r + 4 <= m1; r += 4)
+        i8_rows(op, act, n, y, r, 4);
+    for (; r < m1; r++)
+        i8_rows(op, act, n, y, r, 1);
+}

@@ -1,0 +1,25 @@
+/* i8.c - catalog rows of the I8 variants: int8 weights times int8 activations
+ * with the dot-product instructions seed 003 §III feeds from its up-converted
+ * int2/int1 weights, measured directly (§IV-B's int8 roofline comparison,
+ * issue 16).  Lossless: the reference's int32 sums exactly (kernels/i8/i8.h).
+ * Family vnni: the same instructions as VNNI_INT2/INT1, without the up-convert. */
+#include "catalog.h"
+#include "../kernels/i8/i8.h"
+
+#define I8_ROW(isa_tok, isa_bits)                                                     \
+    {.name = "i8." #isa_tok, .method = "I8", .family = MP_FAMILY_VNNI, .isa = isa_bits,  \
+     .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY, .k_multiple = 1,            \
+     .m_align = 1, .source = "seed 003 §IV-B (int8 baseline)",                          \
+     .packed_size = mp_i8_packed_size, .pack = mp_i8_pack, .unpack = mp_i8_unpack,      \
+     .act_size = mp_i8_act_size, .prepare = mp_i8_prepare,                              \
+     .compute = mp_i8_gemm__##isa_tok}
+
+const mp_variant mp_catalog_i8[] = {
+    I8_ROW(scalar, MP_ISA_SCALAR),
+#if MP_CATALOG_X86
+    I8_ROW(avx2, MP_ISA_AVX2),
+    I8_ROW(avxvnni, MP_ISA_AVX2 | MP_ISA_AVXVNNI),
+    I8_ROW(avx512vnni, MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVX512VNNI),
+#endif
+    {0},
+};
