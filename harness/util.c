@@ -253,6 +253,8 @@ int mp_select_variants(const char *globs, const mp_variant **out, int max, int *
                            "--variant: '%s' matches no variant (see 'mpbench list variants')",
                            g);
     }
+    if (!n) /* found by fuzz-args: "--variant ," selected nothing and succeeded */
+        return mp_fail(e, MP_EUSAGE, "--variant '%s': no pattern in the list", globs);
     /* registry order, so output does not depend on how the globs were written */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0; j--) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#undef MP_FUZZ_TARGET /* the entry point is the target file's, not this helper's */
 #include "mp_fuzz.h"
 
 const char *mp_fuzz_file(const uint8_t *data, size_t size, const char *suffix)
