@@ -13,7 +13,7 @@ for t in "$@"; do
     bin=$build/fuzz-$t
     work=$build/corpus/$t
     crashes=$build/crashes/$t
-    rm -rf "$work" && mkdir -p "$work" "$crashes"
+    rm -rf "$work" "$crashes" && mkdir -p "$work" "$crashes"
     cp tests/fuzz/corpus/$t/* "$work"/ 2>/dev/null
     log=$build/fuzz-$t.log
     # -rss_limit_mb: a GGUF or database claiming huge sizes must be refused, not allocated
