@@ -41,7 +41,7 @@ endif
 BUILD   ?= build
 SRCS    := $(sort $(filter-out $(ARCH_EXCLUDE),$(wildcard kernels/*/*.c variants/*.c tuner/*.c harness/*.c harness/*/*.c)))
 LIBSRCS := $(filter-out harness/main.c,$(SRCS))
-TESTSRCS := $(sort $(wildcard tests/*.c))
+TESTSRCS := $(sort $(wildcard tests/*.c tests/fuzz/*.c))
 # test-only variants (the regression canary, a variant wrong on purpose): linked
 # into the test binaries as objects, so their registering constructor runs
 TESTVARSRCS := $(sort $(wildcard tests/variants/*.c))
@@ -60,7 +60,7 @@ armflags = $(if $(filter %-i8mm.c,$1),$(I8MM_FLAGS),$(if $(filter %-dotprod.c,$1
 
 PHONY_REPORT := report-check report-data
 .PHONY: all deps peers test check-asan bench clean plots report $(PHONY_REPORT) table7 e2e-limit regress regress-baseline \
-        regress-selftest test-slurm slurm-deps test-arm arm-kernels arm-harness
+        regress-selftest test-slurm slurm-deps test-arm arm-kernels arm-harness fuzz fuzz-build
 
 ifeq ($(ARCH)-$(filter aarch64,$(HOST_ARCH)),aarch64-)
 all: arm-kernels
@@ -96,6 +96,31 @@ check-asan:
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) $(MAKE) BUILD=build-asan BIN=build-asan/mpbench \
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	    test
+
+# Fuzzing (issue 20): libFuzzer with Debian's clang (in `make deps`), one binary
+# per parser of outside input (tests/fuzz/fuzz-*.c), with ASan + UBSan.  The
+# library is built with clang into build-fuzz/ with coverage instrumentation;
+# `make fuzz FUZZ_SECONDS=N` runs each target N seconds from a copy of its seed
+# corpus (tests/fuzz/corpus/TARGET/) and prints target, executions, exec/s,
+# coverage and crashes (scripts/fuzz.sh); a crash input is kept in
+# build-fuzz/crashes/ and fails the target.  Copy it into the corpus once fixed:
+# the corpus is replayed by `make test` (tests/test_fuzz.c).
+FUZZ_SECONDS ?= 30
+FUZZ_BUILD   := build-fuzz
+FUZZ_TARGETS := args model tuned gguf db
+FUZZ_CFLAGS  := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+    -fno-omit-frame-pointer
+fuzz-build:
+	$(MAKE) CC=clang BUILD=$(FUZZ_BUILD) CFLAGS="$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link" \
+	    $(FUZZ_BUILD)/libmp.a
+	@for t in $(FUZZ_TARGETS); do \
+	    echo "clang ... -o $(FUZZ_BUILD)/fuzz-$$t"; \
+	    clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $(BASEFLAGS) -DMP_FUZZ_TARGET=mp_fuzz_$$t \
+	        tests/fuzz/fuzz-$$t.c tests/fuzz/fuzz-file.c $(FUZZ_BUILD)/libmp.a $(LDLIBS) \
+	        -o $(FUZZ_BUILD)/fuzz-$$t || exit 1; \
+	done
+fuzz: fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
 
 # A short benchmark set: the best path of every method on the 2B-4T FFN shape,
 # decode (N = 1) and prefill (N = 128), then the regression sweep's variants on 2 threads.
@@ -210,7 +235,7 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    build-essential pkg-config git libcriterion-dev libsqlite3-dev sqlite3 \
-	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox
+	    libhwloc-dev hwloc libpapi-dev papi-tools libpfm4-dev gnuplot-nox clang
 	@# npm fetches the llama.cpp peer; a machine may already carry Node.js from
 	@# elsewhere (nodesource ships npm inside its nodejs, and Debian's npm then
 	@# conflicts with it), so Debian's are installed only when npm is missing,
@@ -253,7 +278,7 @@ slurm-deps:
 	    slurm-wlm munge sqlite3
 
 clean:
-	rm -rf build build-asan build-aarch64 $(BIN)
+	rm -rf build build-asan build-aarch64 build-fuzz $(BIN)
 
 # The report and its plots from the committed database results/report.db
 # (issue 16, provenance): `make report` regenerates REPORT.md and the CSV tables

@@ -197,6 +197,7 @@ int mp_cmd_compare(int argc, char **argv)
     enum { NORM_NONE, NORM_BW, NORM_COMMON } normalize = NORM_COMMON;
     int force = 0, c, rc;
     mp_format fmt = MP_FMT_TABLE;
+    mp_err pe;
     g_q = 0.5;
     optind = 1;
     opterr = 0;
@@ -206,9 +207,8 @@ int mp_cmd_compare(int argc, char **argv)
         case 'b': base = optarg; break;
         case 'n': newp = optarg; break;
         case 't':
-            thr = strtod(optarg, &end);
-            if (*end || thr < 0 || thr > 1000)
-                return mp_die(2, "--threshold: '%s' is not a percentage", optarg);
+            if (mp_parse_double(optarg, "--threshold", 0, 1000, &thr, &pe))
+                return mp_die(2, "--threshold: '%s' is not a percentage in [0, 1000]", optarg);
             break;
         case 'N': normalize = NORM_NONE; break;
         case 'S':

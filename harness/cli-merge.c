@@ -1,9 +1,10 @@
 /* cli-merge.c - `mpbench merge OUT.db IN.db...`: fold databases from several
  * machines (or sweep shards) into one.  Machines are matched by fingerprint and
- * keep it; a run already present in OUT (same machine, start time, command,
- * kind) is skipped whole; sweep results are unique per sweep key and item, so
- * shards of one sweep merge into exactly the unsharded set.  Each input is merged
- * in one transaction: a failure leaves OUT as it was before that input.  This
+ * keep it; a run already present in OUT (the same run uid) is skipped whole;
+ * sweep results are unique per sweep key and item, so shards of one sweep merge
+ * into exactly the unsharded set.  Every input is checked (read-only) before
+ * OUT is opened, so a bad input leaves OUT untouched (or not created); each
+ * input is then merged in one transaction and verified.  This
  * file handles the arguments and messages; the merge itself is the store's
  * (store-merge.c). */
 #include <stdio.h>
@@ -24,12 +25,16 @@ int mp_cmd_merge(int argc, char **argv)
     }
     if (argc < 3)
         return mp_die(2, "usage: mpbench merge OUT.db IN.db [IN.db...]");
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], argv[1]))
-            return mp_die(2, "merge: input %s is also the output", argv[i]);
-    mp_store *store;
     mp_err e;
-    int rc = mp_store_open(argv[1], &store, &e);
+    int rc;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], argv[1]) || mp_same_file(argv[i], argv[1]))
+            return mp_die(2, "merge: input %s is also the output %s", argv[i], argv[1]);
+        if ((rc = mp_store_merge_check(argv[i], &e)))
+            return mp_die(rc, "%s; nothing merged", e.msg);
+    }
+    mp_store *store;
+    rc = mp_store_open(argv[1], &store, &e);
     if (rc)
         return mp_die(rc, "%s", e.msg);
     for (int i = 2; i < argc && !rc; i++) {

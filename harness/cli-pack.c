@@ -55,10 +55,12 @@ int mp_cmd_pack(int argc, char **argv)
             break;
         case 'o': out = optarg; break;
         case 'c': {
-            char *end;
-            scale = strtof(optarg, &end);
-            if (*end || !(scale > 0))
-                return mp_die(2, "--scale: '%s' is not a positive number", optarg);
+            /* a float scale: finite, positive, within float's range */
+            double d;
+            if (mp_parse_double(optarg, "--scale", 0, 3.0e38, &d, &e) || !(d > 0))
+                return mp_die(2, "--scale: '%s' is not a finite positive number (at most 3e38)",
+                              optarg);
+            scale = (float)d;
             break;
         }
         case 'p': params = optarg; break;
@@ -74,6 +76,8 @@ int mp_cmd_pack(int argc, char **argv)
         return mp_die(2, "pack: --variant, --shape and --out are required");
     if (!!wpath == (seed >= 0))
         return mp_die(2, "pack: give exactly one of --weights FILE or --seed S");
+    if (wpath && mp_same_file(wpath, out))
+        return mp_die(2, "pack: --out %s is the --weights file itself; write elsewhere", out);
     const mp_variant *v = mp_registry_find(vname);
     if (!v)
         return mp_die(2, "--variant: unknown variant '%s' (see 'mpbench list variants')", vname);
@@ -135,14 +139,14 @@ int mp_cmd_pack(int argc, char **argv)
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         free(p);
-        return mp_die(2, "--out %s: %s", out, strerror(errno));
+        return mp_die(MP_EIO, "--out %s: %s", out, strerror(errno));
     }
     int ok = fwrite(p, 1, bytes, f) == bytes;
     ok &= fclose(f) == 0;
     free(p);
     if (!ok || rename(tmp, out) != 0) {
         unlink(tmp);
-        return mp_die(1, "--out %s: write failed: %s", out, strerror(errno));
+        return mp_die(MP_EIO, "--out %s: write failed: %s", out, strerror(errno));
     }
     fprintf(stderr, "%s: %dx%d -> %zu bytes (%.4f bpw) in %s\n", v->name, m, k, bytes,
             8.0 * (double)bytes / ((double)m * k), out);

@@ -52,11 +52,10 @@ int mp_cmd_run(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'v': {
-            size_t l = strlen(globs);
-            snprintf(globs + l, sizeof globs - l, "%s%s", l ? "," : "", optarg);
+        case 'v':
+            if ((rc = mp_append(globs, sizeof globs, optarg, "--variant", &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
-        }
         case 's': shape = optarg; break;
         case 'M': model = optarg; break;
         case 'G': /* --gguf FILE (issue 19): mp_model_load reads GGUF files */
@@ -81,14 +80,10 @@ int mp_cmd_run(int argc, char **argv)
             if ((rc = mp_parse_int(optarg, "--reps", 1, 1000000, &bo.min_reps, &e)))
                 return mp_die(rc, "%s", e.msg);
             break;
-        case 'T': {
-            char *end;
-            bo.min_time = strtod(optarg, &end);
-            if (*end || bo.min_time < 0 || bo.min_time > 3600)
-                return mp_die(2, "--min-time: '%s' is not a number of seconds in [0, 3600]",
-                              optarg);
+        case 'T':
+            if ((rc = mp_parse_double(optarg, "--min-time", 0, 3600, &bo.min_time, &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
-        }
         case 'w': bo.warm = 1; break;
         case 'p': params = optarg; break;
         case 'S':
@@ -170,6 +165,19 @@ int mp_cmd_run(int argc, char **argv)
         ns = mp_model_shapes(&mdl, shapes, names);
     }
 
+    /* issue 20: a point beyond the machine's memory is refused before anything runs */
+    for (int s = 0; s < ns; s++)
+        for (int a = 0; a < nn; a++)
+            for (int b = 0; b < nt; b++) {
+                double need = mp_bench_memory(cases, nsel, shapes[s][0], shapes[s][1], nv[a], tv[b]);
+                if (need > (double)mp_mem_limit()) {
+                    free(cases);
+                    return mp_die(2, "run: %dx%d n=%d needs ~%.1f GiB, over the limit of %.1f GiB "
+                                     "(3/4 of this machine's RAM)", shapes[s][0], shapes[s][1],
+                                  nv[a], need / 1073741824.0,
+                                  (double)mp_mem_limit() / 1073741824.0);
+                }
+            }
     mp_machine mach;
     mp_machine_probe_info(&mach);
     mp_store *store = NULL;
@@ -198,6 +206,7 @@ int mp_cmd_run(int argc, char **argv)
         mp_die(rc, "%s", e.msg);
     }
     int failed = !rc && out.failed, interrupted = !rc && out.interrupted;
+    long stored = !rc ? out.stored : 0;
     if (!rc)
         mp_engine_out_free(&out);
     free(cases);
@@ -205,6 +214,7 @@ int mp_cmd_run(int argc, char **argv)
     if (rc)
         return rc;
     if (interrupted)
-        return mp_die(130, "interrupted: the points measured so far are stored");
+        return mp_die(130, "interrupted: %ld results stored%s; the point in flight was not",
+                      stored, store ? "" : " (--no-db: none)");
     return failed ? mp_die(1, "some variants gave wrong results (status failed)") : 0;
 }

@@ -85,7 +85,7 @@ int mp_cmd_sweep(int argc, char **argv)
         {"probe-bw", no_argument, 0, 'P'},     {"rows", no_argument, 0, 'R'},
         {"quiet", no_argument, 0, 'Q'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
-    char globs[1024] = "", models[2048] = "", shapes_arg[2048] = "", cmdline[4096];
+    char globs[1024] = "", models[2048] = "", shapes_arg[8192] = "", cmdline[4096];
     const char *nlist = NULL, *tlist = NULL, *params = "default", *counters = NULL,
                *backend = "pfm", *db = "results/mpbench.db";
     int quick = 0, shard_i = 1, shard_n = 1, seed = 1, dry = 0, probe_bw = 0, rows = 0, quiet = 0;
@@ -101,25 +101,22 @@ int mp_cmd_sweep(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'q': quick = 1; break;
-        case 'v': {
-            size_t l = strlen(globs);
-            snprintf(globs + l, sizeof globs - l, "%s%s", l ? "," : "", optarg);
+        case 'v':
+            if ((rc = mp_append(globs, sizeof globs, optarg, "--variant", &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
-        }
         case 'G': /* --gguf FILE (issue 19): mp_model_load reads GGUF files */
             if ((rc = mp_gguf_arg(optarg)))
                 return rc;
             /* fall through */
-        case 'M': {
-            size_t l = strlen(models);
-            snprintf(models + l, sizeof models - l, "%s%s", l ? "," : "", optarg);
+        case 'M':
+            if ((rc = mp_append(models, sizeof models, optarg, "--model", &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
-        }
-        case 's': {
-            size_t l = strlen(shapes_arg);
-            snprintf(shapes_arg + l, sizeof shapes_arg - l, "%s%s", l ? "," : "", optarg);
+        case 's':
+            if ((rc = mp_append(shapes_arg, sizeof shapes_arg, optarg, "--shape", &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
-        }
         case 'n': nlist = optarg; break;
         case 't': tlist = optarg; break;
         case 'p':
@@ -128,24 +125,19 @@ int mp_cmd_sweep(int argc, char **argv)
             params = optarg;
             break;
         case 'x':
-            if (sscanf(optarg, "%d/%d", &shard_i, &shard_n) != 2 || shard_n < 1 ||
-                shard_i < 1 || shard_i > shard_n || strspn(optarg, "0123456789/") != strlen(optarg))
-                return mp_die(2, "--shard: '%s' is not I/N with 1 <= I <= N", optarg);
+            if ((rc = mp_parse_shard(optarg, &shard_i, &shard_n, &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
         case 'r':
             if ((rc = mp_parse_int(optarg, "--reps", 1, 1000000, &bo.min_reps, &e)))
                 return mp_die(rc, "%s", e.msg);
             reps_given = 1;
             break;
-        case 'T': {
-            char *end;
-            bo.min_time = strtod(optarg, &end);
-            if (*end || bo.min_time < 0 || bo.min_time > 3600)
-                return mp_die(2, "--min-time: '%s' is not a number of seconds in [0, 3600]",
-                              optarg);
+        case 'T':
+            if ((rc = mp_parse_double(optarg, "--min-time", 0, 3600, &bo.min_time, &e)))
+                return mp_die(rc, "%s", e.msg);
             time_given = 1;
             break;
-        }
         case 'w': bo.warm = 1; break;
         case 'c': counters = optarg; break;
         case 'b': backend = optarg; break;
@@ -217,11 +209,13 @@ int mp_cmd_sweep(int argc, char **argv)
             nall = mp_model_list(&all);
             buf[0] = 0;
             for (int i = 0; i < nall; i++) {
-                size_t l = strlen(buf);
-                snprintf(buf + l, sizeof buf - l, "%s%s", i ? "," : "", all[i]);
+                if (!rc)
+                    rc = mp_append(buf, sizeof buf, all[i], "--model all", &e);
                 free(all[i]);
             }
             free(all);
+            if (rc)
+                return mp_die(rc, "%s", e.msg);
         }
         char *save = NULL;
         for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -235,22 +229,18 @@ int mp_cmd_sweep(int argc, char **argv)
                 int dup = 0;
                 for (int j = 0; j < ns; j++)
                     dup |= shapes[j][0] == sh[i][0] && shapes[j][1] == sh[i][1];
-                if (!dup && ns < MAX_SHAPES)
+                if (!dup && ns == MAX_SHAPES)
+                    return mp_die(2, "--model: more than %d distinct shapes", MAX_SHAPES);
+                if (!dup)
                     shapes[ns][0] = sh[i][0], shapes[ns][1] = sh[i][1], ns++;
             }
         }
     }
     if (shapes_arg[0]) {
-        char buf[2048];
-        snprintf(buf, sizeof buf, "%s", shapes_arg);
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            int m, k;
-            if ((rc = mp_parse_shape(tok, &m, &k, NULL, &e)))
-                return mp_die(rc, "%s", e.msg);
-            if (ns < MAX_SHAPES)
-                shapes[ns][0] = m, shapes[ns][1] = k, ns++;
-        }
+        int more;
+        if ((rc = mp_parse_shape_list(shapes_arg, shapes + ns, MAX_SHAPES - ns, &more, &e)))
+            return mp_die(rc, "%s", e.msg);
+        ns += more;
     }
     int nv[MAX_LIST], tv[MAX_LIST], nn = 1, nt = 1;
     nv[0] = 1, tv[0] = 1;
@@ -329,9 +319,9 @@ int mp_cmd_sweep(int argc, char **argv)
                 out.total, db);
     else
         fprintf(stderr, "mpbench: sweep %s: %d of %ld results measured by this process in "
-                        "%.1fs (%s)%s, stored in %s\n",
+                        "%.1fs (%s)%s; %ld new rows stored in %s by this process\n",
                 plan.key, out.nrows, out.total, mp_now() - t0, status,
-                out.total != out.todo ? ", the rest resumed from the store" : "", db);
+                out.total != out.todo ? ", the rest resumed from the store" : "", out.stored, db);
     /* what the user came for: every row (--rows) or the best per method */
     mp_result *all = NULL;
     int nall = 0;
@@ -343,12 +333,14 @@ int mp_cmd_sweep(int argc, char **argv)
         mp_results_summary(stdout, fmt, all, nall);
     free(all);
     int failed = out.failed, interrupted = out.interrupted;
+    long stored = out.stored;
     mp_engine_out_free(&out);
     mp_plan_free(&plan);
     mp_store_close(store);
     if (rc)
         return rc;
     if (interrupted)
-        return mp_die(130, "interrupted: re-run the same command to measure the rest");
+        return mp_die(130, "interrupted: %ld results stored by this process are kept; re-run the "
+                           "same command to resume (stored points are skipped)", stored);
     return failed ? mp_die(1, "some variants gave wrong results (status failed)") : 0;
 }

@@ -153,7 +153,6 @@ int mp_cmd_tune(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        char *end;
         switch (c) {
         case 'v': globs = optarg; break;
         case 'M': model = optarg; break;
@@ -171,14 +170,12 @@ int mp_cmd_tune(int argc, char **argv)
                 return mp_die(rc, "%s", e.msg);
             break;
         case 'g':
-            margin = strtod(optarg, &end);
-            if (*end || margin < 0 || margin > 90)
-                return mp_die(2, "--margin: '%s' is not a percentage in [0, 90]", optarg);
+            if ((rc = mp_parse_double(optarg, "--margin (a percentage)", 0, 90, &margin, &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
         case 'a':
-            alpha = strtod(optarg, &end);
-            if (*end || alpha <= 0 || alpha >= 1)
-                return mp_die(2, "--alpha: '%s' is not in (0, 1)", optarg);
+            if (mp_parse_double(optarg, "--alpha", 0, 1, &alpha, &e) || alpha <= 0 || alpha >= 1)
+                return mp_die(2, "--alpha: '%s' is not a number in (0, 1)", optarg);
             break;
         case 'r':
             if ((rc = mp_parse_int(optarg, "--reps", 9, 100000, &reps, &e)))

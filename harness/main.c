@@ -1,6 +1,7 @@
 /* main.c - the mpbench command line: a table of commands, each implemented in
- * its own harness/cli-*.c file.  Exit codes: 0 ok, 1 run-time failure, 2 bad
- * usage or bad input. */
+ * its own harness/cli-*.c file.  Exit codes: 0 ok, 1 run-time failure (wrong
+ * results), 2 bad usage or bad input, 3 a database or file failure (MP_EIO),
+ * 130 interrupted. */
 #include <stdio.h>
 #include <string.h>
 

@@ -107,6 +107,11 @@ int mp_model_load(const char *name, mp_model *m, mp_err *e)
     int lineno = 0, rc = MP_OK;
     while (fgets(line, sizeof line, f)) {
         lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = mp_fail(e, MP_EUSAGE, "%s:%d: line longer than %zu bytes", path, lineno,
+                         sizeof line - 2);
+            break;
+        }
         char *s = trim(line);
         if (!*s || *s == '#')
             continue;
@@ -185,6 +190,20 @@ int mp_model_load(const char *name, mp_model *m, mp_err *e)
     if (m->heads % m->kv_heads)
         return mp_fail(e, MP_EUSAGE, "%s: heads %d not a multiple of kv_heads %d", path,
                        m->heads, m->kv_heads);
+    /* every product the decoder and the shapes form must fit an int, and every
+     * weight matrix the kernels' 32-bit index (issue 20: 10^5 heads x 10^5
+     * head_dim wrapped into a negative shape) */
+    const double hd = m->head_dim, dims[] = {(double)m->heads * hd, (double)m->kv_heads * hd};
+    for (int i = 0; i < 2; i++)
+        if (dims[i] > 1e8)
+            return mp_fail(e, MP_EUSAGE, "%s: %s x head_dim = %.0f, more than the limit of "
+                           "100000000", path, i ? "kv_heads" : "heads", dims[i]);
+    const double mats[][2] = {{dims[0], m->hidden}, {m->intermediate, m->hidden},
+                              {m->vocab, m->hidden}};
+    for (int i = 0; i < 3; i++)
+        if (mats[i][0] * mats[i][1] > (double)INT_MAX)
+            return mp_fail(e, MP_EUSAGE, "%s: a %.0fx%.0f weight matrix, more than the limit "
+                           "of %d weights", path, mats[i][0], mats[i][1], INT_MAX);
     return MP_OK;
 }
 

@@ -1,8 +1,10 @@
 /* mp_harness.h - the parts of the mpbench program that talk to each other:
  * models and shapes, the machine, the thread pool, the measurement engine, the
  * store and the output formats.  Functions at this boundary return status codes
- * (MP_OK, MP_EUSAGE for bad input, MP_ERUN for run-time failures) and write a
- * message naming the input into an mp_err. */
+ * (MP_OK, MP_EUSAGE for bad input, MP_ERUN for run-time failures, MP_EIO for a
+ * database or file that cannot be read or written: unreadable, read-only,
+ * corrupt, locked, disk full) and write a message naming the input into an
+ * mp_err.  The codes are the process's exit codes (README "Exit codes"). */
 #ifndef MP_HARNESS_H
 #define MP_HARNESS_H
 
@@ -12,7 +14,7 @@
 
 #include "../kernels/mp_kernel.h"
 
-enum { MP_OK = 0, MP_ERUN = 1, MP_EUSAGE = 2 };
+enum { MP_OK = 0, MP_ERUN = 1, MP_EUSAGE = 2, MP_EIO = 3 };
 
 typedef struct mp_err {
     char msg[1024];
@@ -22,8 +24,24 @@ typedef struct mp_err {
 int mp_fail(mp_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Prints "mpbench: MESSAGE" to stderr and returns code (for `return mp_die(...)`). */
 int mp_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* argv joined with spaces, for the runs table. */
+/* argv joined with spaces, for the runs table (a long line is cut with "..."). */
 void mp_join_argv(int argc, char **argv, char *buf, size_t len);
+/* Appends sep (when buf is not empty) and item to buf; MP_EUSAGE naming `what`
+ * when it does not fit, never a silent cut. */
+int mp_append(char *buf, size_t len, const char *item, const char *what, mp_err *e);
+/* A finite number in [lo, hi] (NaN and inf refused), naming `what`. */
+int mp_parse_double(const char *s, const char *what, double lo, double hi, double *out,
+                    mp_err *e);
+/* --shard I/N: 1 <= I <= N <= 1000000, digits only, overflow refused. */
+int mp_parse_shard(const char *s, int *i, int *n, mp_err *e);
+/* A comma-separated list of MxK shapes into out[max][2]; more than max, an
+ * empty item or a bad shape is refused. */
+int mp_parse_shape_list(const char *s, int (*out)[2], int max, int *count, mp_err *e);
+/* 1 when a and b name the same existing file (through links, ./, symlinks). */
+int mp_same_file(const char *a, const char *b);
+/* The memory a command may plan to use: 3/4 of the machine's RAM (sysconf), or
+ * MPBENCH_MEM_LIMIT_MB when set (tests). */
+size_t mp_mem_limit(void);
 
 /* ---- models (harness/models.c) ---------------------------------------------- */
 typedef struct mp_model {
@@ -139,6 +157,11 @@ typedef struct mp_result {
 void mp_bench_defaults(mp_bench_opts *o);
 /* Measures every case on one problem (m, k, n) with the pool's threads; results
  * has ncase entries.  Repetitions of the cases are interleaved in random order. */
+/* Bytes one point needs before rotation copies (weights, activations,
+ * outputs, oracles, one packed copy, prepared activations and scratch of
+ * every case), as a double so no shape overflows it.  The engine refuses a
+ * point beyond mp_mem_limit() (its cases are skipped with the reason). */
+double mp_bench_memory(const mp_case *cases, int ncase, int m, int k, int n, int threads);
 int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
                    const mp_bench_opts *o, mp_result *results, mp_err *e);
 void mp_result_free(mp_result *r);
@@ -163,9 +186,16 @@ typedef struct mp_store mp_store;
 void mp_model_annotate(mp_result *r, int n, mp_pool *pool, mp_store *store,
                        const mp_machine *mach);
 
-/* Opens or creates the database; refuses directories, non-SQLite files and
- * SQLite files that are not mpbench's. */
+/* Opens or creates the database; refuses (MP_EIO, untouched) directories,
+ * non-regular files, non-SQLite files, SQLite files that are not mpbench's or
+ * fail SQLite's quick_check (a corrupt page), and a read-only file or folder.
+ * Runs this host left 'running' from a process that no longer exists are
+ * marked 'interrupted'. */
 int mp_store_open(const char *path, mp_store **out, mp_err *e);
+/* Checks a database file without writing to it (opened read-only): a regular
+ * file, SQLite, quick_check ok, an mpbench schema version (into *version).
+ * MP_EIO naming `what` and path otherwise. */
+int mp_store_verify(const char *path, const char *what, int *version, mp_err *e);
 void mp_store_close(mp_store *s);
 int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_err *e);
 int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
@@ -177,6 +207,9 @@ int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e)
  * and the new one dropped, so concurrent or repeated sweeps never duplicate. */
 int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const mp_result *r,
                      int n, mp_err *e);
+/* Result rows mp_store_results added through this handle (a row another
+ * process stored first is not counted). */
+long mp_store_inserted(const mp_store *s);
 /* Records, once per run, which events were refused and why. */
 int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters *c, mp_err *e);
 int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err *e);

@@ -56,7 +56,15 @@ static const char *const mp_schema_migrations[] = {
     " WHERE plan_key IS NOT NULL;",
     /* 5: which llama.cpp build the llamacpp.* peers of a run were (issue 15) */
     "ALTER TABLE runs ADD COLUMN peers TEXT;",
-    /* e2e at the memory limit (issue 17): the head's precision, the build time,
+    /* 6: exact run identity (issue 20): a random 128-bit uid per run (hex), unique
+     * across machines, so merge never takes two runs for one; the host and pid
+     * of the process, so a run left 'running' by a killed process is marked
+     * 'interrupted' on the next open.  Runs from before keep NULL. */
+    "ALTER TABLE runs ADD COLUMN uid TEXT;"
+    "ALTER TABLE runs ADD COLUMN host TEXT;"
+    "ALTER TABLE runs ADD COLUMN pid INTEGER;"
+    "CREATE UNIQUE INDEX runs_uid ON runs(uid) WHERE uid IS NOT NULL;",
+    /* 7: e2e at the memory limit (issue 17): the head's precision, the build time,
      * the row's bound (decode: bytes per step / read bandwidth; prefill: its
      * GEMMs alone) and share, and the --profile split ("group=s/token,...") */
     "ALTER TABLE e2e ADD COLUMN lm_head TEXT;"

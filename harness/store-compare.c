@@ -104,6 +104,16 @@ static int read_rows(sqlite3 *db, const char *path, const char *what, mp_cmp_run
             rc = num_col(q, 5 + i, &v[i], what, path, run, id, e);
         if (rc)
             break;
+        /* untrusted values: a shape that no run could have, a time that is no time */
+        int sane = isfinite(v[4]) && v[4] > 0;
+        for (int i = 0; i < 4; i++)
+            sane &= v[i] >= 1 && v[i] <= 2147483647.0 && v[i] == (double)(long long)v[i];
+        if (!sane) {
+            rc = mp_fail(e, MP_EUSAGE, "%s %s: run %lld, result %lld: m, k, n, threads or "
+                                       "median_us out of range; refusing this run",
+                         what, path, run, id);
+            break;
+        }
         r->m = (int)v[0], r->k = (int)v[1], r->n = (int)v[2], r->threads = (int)v[3];
         r->median_us = v[4];
         rc = parse_times((const char *)sqlite3_column_text(q, 10), r, what, path, run, id, e);
@@ -117,10 +127,14 @@ int mp_store_compare_read(const char *path, const char *what, int64_t run_id, mp
 {
     memset(out, 0, sizeof *out);
     out->run_id = run_id;
+    int version;
+    int vrc = mp_store_verify(path, what, &version, e);
+    if (vrc)
+        return vrc;
     sqlite3 *db;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         sqlite3_close(db);
-        return mp_fail(e, MP_EUSAGE, "%s %s: cannot open", what, path);
+        return mp_fail(e, MP_EIO, "%s %s: cannot open", what, path);
     }
     sqlite3_stmt *q;
     int rc = MP_OK;

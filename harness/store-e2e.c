@@ -10,7 +10,7 @@
 
 static int db_error(mp_store *s, mp_err *e)
 {
-    return mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(mp_store_db(s)));
+    return mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(mp_store_db(s)));
 }
 
 int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp_e2e_row *r,

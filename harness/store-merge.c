@@ -58,10 +58,57 @@ static int exec(sqlite3 *db, const char *sql, mp_err *e, const char *what)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int rc = mp_fail(e, MP_ERUN, "merge %s: %s", what, msg ? msg : "error");
+        int rc = mp_fail(e, MP_EIO, "merge %s: %s", what, msg ? msg : "error");
         sqlite3_free(msg);
         return rc;
     }
+    return MP_OK;
+}
+
+/* Inside the merge's transaction: every result row of the input is in the
+ * output, under its run (by uid, or the legacy identity) or, for a sweep row,
+ * under its sweep key.  A row missing rolls the input back. */
+static int verify_rows(sqlite3 *db, const char *in, mp_err *e)
+{
+    static const char *const sql =
+        "SELECT count(*) FROM src.results sr JOIN src.runs su ON sr.run_id=su.id "
+        "JOIN src.machines sm ON su.machine_id=sm.id WHERE NOT EXISTS ("
+        " SELECT 1 FROM main.results r JOIN main.runs u ON r.run_id=u.id"
+        " JOIN main.machines m ON u.machine_id=m.id"
+        " WHERE r.variant=sr.variant AND r.params=sr.params AND r.m IS sr.m AND r.k IS sr.k"
+        " AND r.n IS sr.n AND r.threads IS sr.threads AND r.cache_mode IS sr.cache_mode AND ("
+        "  (sr.sweep_key IS NOT NULL AND r.sweep_key=sr.sweep_key) OR"
+        "  (su.uid IS NOT NULL AND u.uid=su.uid) OR"
+        "  (su.uid IS NULL AND u.uid IS NULL AND m.fingerprint=sm.fingerprint AND"
+        "   u.started IS su.started AND u.command IS su.command AND u.kind IS su.kind)))";
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+        return mp_fail(e, MP_EIO, "merge %s: verifying: %s", in, sqlite3_errmsg(db));
+    long missing = -1;
+    if (sqlite3_step(q) == SQLITE_ROW)
+        missing = (long)sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    if (missing < 0)
+        return mp_fail(e, MP_EIO, "merge %s: verifying: %s", in, sqlite3_errmsg(db));
+    if (missing)
+        return mp_fail(e, MP_EIO, "merge %s: %ld result rows of the input would not be in the "
+                                  "output; nothing of this input merged", in, missing);
+    return MP_OK;
+}
+
+int mp_store_merge_check(const char *in, mp_err *e)
+{
+    int version, rc = mp_store_verify(in, "merge: input", &version, e);
+    if (rc)
+        return rc;
+    if (version == 0)
+        return mp_fail(e, MP_EIO, "merge: input %s: an empty database, nothing to merge", in);
+    if (version != MP_SCHEMA_VERSION)
+        return mp_fail(e, MP_EUSAGE,
+                       "merge: input %s has schema version %d, this mpbench writes %d: open it "
+                       "once with this mpbench (e.g. 'mpbench sweep --dry-run ... --db %s') to "
+                       "migrate it",
+                       in, version, MP_SCHEMA_VERSION, in);
     return MP_OK;
 }
 
@@ -69,33 +116,11 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
                    mp_err *e)
 {
     sqlite3 *db = mp_store_db(s);
-    struct stat st;
-    if (stat(in, &st) != 0 || !S_ISREG(st.st_mode))
-        return mp_fail(e, MP_EUSAGE, "merge: input %s: not a file", in);
-    /* validate the input read-only before attaching */
-    sqlite3 *src;
-    if (sqlite3_open_v2(in, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        sqlite3_close(src);
-        return mp_fail(e, MP_EUSAGE, "merge: input %s: cannot open", in);
-    }
-    sqlite3_stmt *q;
-    int version = -1;
-    if (sqlite3_prepare_v2(src, "SELECT value FROM meta WHERE key='schema_version'", -1, &q,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
-        version = atoi((const char *)sqlite3_column_text(q, 0));
-    sqlite3_finalize(q);
-    sqlite3_close(src);
-    if (version < 0)
-        return mp_fail(e, MP_EUSAGE, "merge: input %s: not an mpbench database", in);
-    if (version != MP_SCHEMA_VERSION)
-        return mp_fail(e, MP_EUSAGE,
-                       "merge: input %s has schema version %d, this mpbench writes %d: open it "
-                       "once with this mpbench (e.g. 'mpbench sweep --dry-run ... --db %s') to "
-                       "migrate it",
-                       in, version, MP_SCHEMA_VERSION, in);
+    int rc = mp_store_merge_check(in, e);
+    if (rc)
+        return rc;
     char *sql = sqlite3_mprintf("ATTACH %Q AS src", in);
-    int rc = exec(db, sql, e, in);
+    rc = exec(db, sql, e, in);
     sqlite3_free(sql);
     if (rc)
         return rc;
@@ -109,25 +134,33 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
                   e, in);
     sqlite3_stmt *runs = NULL;
     if (!rc && sqlite3_prepare_v2(db,
-                                  "SELECT r.id, m.fingerprint, r.started, r.command, r.kind "
+                                  "SELECT r.id, m.fingerprint, r.started, r.command, r.kind, r.uid "
                                   "FROM src.runs r JOIN src.machines m ON r.machine_id=m.id "
                                   "ORDER BY r.id",
                                   -1, &runs, NULL) != SQLITE_OK)
-        rc = mp_fail(e, MP_ERUN, "merge %s: %s", in, sqlite3_errmsg(db));
+        rc = mp_fail(e, MP_EIO, "merge %s: %s", in, sqlite3_errmsg(db));
     while (!rc && sqlite3_step(runs) == SQLITE_ROW) {
         sqlite3_int64 old = sqlite3_column_int64(runs, 0);
         const char *fp = (const char *)sqlite3_column_text(runs, 1);
         sqlite3_stmt *chk;
+        /* a run is the same run only by its uid (issue 20: two runs started in
+         * one second by one command are two runs); runs from before schema 6
+         * have none and are matched as before, by machine, start, command, kind */
+        int has_uid = sqlite3_column_type(runs, 5) != SQLITE_NULL;
         if (sqlite3_prepare_v2(db,
-                               "SELECT r.id FROM runs r JOIN machines m ON r.machine_id=m.id "
-                               "WHERE m.fingerprint=? AND r.started IS ? AND r.command IS ? AND "
-                               "r.kind IS ?",
+                               has_uid ? "SELECT id FROM runs WHERE uid=?"
+                                       : "SELECT r.id FROM runs r JOIN machines m ON "
+                                         "r.machine_id=m.id WHERE m.fingerprint=? AND r.started "
+                                         "IS ? AND r.command IS ? AND r.kind IS ? AND r.uid IS NULL",
                                -1, &chk, NULL) != SQLITE_OK) {
-            rc = mp_fail(e, MP_ERUN, "merge %s: %s", in, sqlite3_errmsg(db));
+            rc = mp_fail(e, MP_EIO, "merge %s: %s", in, sqlite3_errmsg(db));
             break;
         }
-        for (int i = 1; i <= 4; i++)
-            sqlite3_bind_value(chk, i, sqlite3_column_value(runs, i));
+        if (has_uid)
+            sqlite3_bind_value(chk, 1, sqlite3_column_value(runs, 5));
+        else
+            for (int i = 1; i <= 4; i++)
+                sqlite3_bind_value(chk, i, sqlite3_column_value(runs, i));
         int exists = sqlite3_step(chk) == SQLITE_ROW;
         sqlite3_finalize(chk);
         if (exists) {
@@ -178,6 +211,8 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
         (*runs_added)++;
     }
     sqlite3_finalize(runs);
+    if (!rc)
+        rc = verify_rows(db, in, e);
     mp_err ignore;
     exec(db, rc ? "ROLLBACK" : "COMMIT", rc ? &ignore : e, in);
     exec(db, "DETACH src", &ignore, in);

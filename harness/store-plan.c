@@ -13,7 +13,7 @@
 
 static int db_error(mp_store *s, mp_err *e)
 {
-    return mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(mp_store_db(s)));
+    return mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(mp_store_db(s)));
 }
 
 static const char *text(sqlite3_stmt *st, int i)

@@ -13,10 +13,10 @@ int mp_probe_store(mp_store *s, int64_t run_id, const mp_probe_row *r, int n, mp
     sqlite3 *db = mp_store_db(s);
     sqlite3_stmt *st;
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-        return mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(db));
+        return mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(db));
     if (sqlite3_prepare_v2(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) "
                                "VALUES(?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
-        int rc = mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(db));
+        int rc = mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(db));
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL); /* no transaction left open */
         return rc;
     }
@@ -29,7 +29,7 @@ int mp_probe_store(mp_store *s, int64_t run_id, const mp_probe_row *r, int n, mp
         sqlite3_bind_double(st, 5, r[i].value);
         sqlite3_bind_text(st, 6, r[i].unit, -1, SQLITE_TRANSIENT);
         if (sqlite3_step(st) != SQLITE_DONE)
-            rc = mp_fail(e, MP_ERUN, "database: %s", sqlite3_errmsg(db));
+            rc = mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(db));
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);

@@ -388,7 +388,7 @@ int mp_store_rep_tune_group(mp_store *s, int64_t machine_id, const char *variant
         "x.variant, x.m, x.k, x.n, x.threads ORDER BY c DESC, x.run_id DESC LIMIT 1";
     memset(g, 0, sizeof *g);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        mp_fail(e, MP_ERUN, "%s", sqlite3_errmsg(db));
+        mp_fail(e, MP_EIO, "%s", sqlite3_errmsg(db));
         return -1;
     }
     sqlite3_bind_int64(st, 1, machine_id);

@@ -5,10 +5,12 @@
  * a version in meta; opening an older database applies the migrations in order.
  * A file that is not SQLite, or SQLite that is not ours, is refused untouched. */
 #include <errno.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,7 +25,30 @@
 struct mp_store {
     sqlite3 *db;
     char path[1024];
+    long inserted; /* result rows this process added (not those another had) */
+    dev_t dev;     /* the file opened: a database deleted or replaced under a */
+    ino_t ino;     /* running sweep is an error, not rows written into the void */
 };
+
+/* MP_EIO when the path no longer names the file this store opened. */
+static int still_there(mp_store *s, mp_err *e)
+{
+    struct stat st;
+    if (!s->ino)
+        return MP_OK; /* in memory */
+    if (stat(s->path, &st) != 0)
+        return mp_fail(e, MP_EIO, "database %s was deleted while this command ran (%s); "
+                                  "nothing more is stored", s->path, strerror(errno));
+    if (st.st_dev != s->dev || st.st_ino != s->ino)
+        return mp_fail(e, MP_EIO, "database %s was replaced by another file while this command "
+                                  "ran; nothing more is stored", s->path);
+    return MP_OK;
+}
+
+long mp_store_inserted(const mp_store *s)
+{
+    return s ? s->inserted : 0;
+}
 
 void *mp_store_db(mp_store *s)
 {
@@ -34,7 +59,7 @@ static int exec(mp_store *s, const char *sql, mp_err *e)
 {
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, msg ? msg : "error");
+        int rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, msg ? msg : "error");
         sqlite3_free(msg);
         return rc;
     }
@@ -55,6 +80,99 @@ static int user_version(sqlite3 *db, int *out)
     return SQLITE_OK;
 }
 
+int mp_store_verify(const char *path, const char *what, int *version, mp_err *e)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return mp_fail(e, MP_EIO, "%s %s: %s", what, path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return mp_fail(e, MP_EIO, "%s %s: not a regular file", what, path);
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        int rc = mp_fail(e, MP_EIO, "%s %s: cannot open (%s)", what, path,
+                         db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return rc;
+    }
+    sqlite3_busy_timeout(db, 30000);
+    /* quick_check reads every page: a corrupt one is found here, before the
+     * database is trusted or written to */
+    sqlite3_stmt *q;
+    char verdict[200] = "";
+    int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW && sqlite3_column_text(q, 0))
+            snprintf(verdict, sizeof verdict, "%s", (const char *)sqlite3_column_text(q, 0));
+    }
+    if (rc != SQLITE_ROW && !verdict[0])
+        snprintf(verdict, sizeof verdict, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(q);
+    if (strcmp(verdict, "ok")) {
+        int code = sqlite3_errcode(db);
+        sqlite3_close(db);
+        if (code == SQLITE_NOTADB || code == SQLITE_OK || code == SQLITE_ROW ||
+            code == SQLITE_DONE)
+            return mp_fail(e, MP_EIO, "%s %s: not an mpbench database (%s); left untouched",
+                           what, path, verdict);
+        if (code == SQLITE_CORRUPT)
+            return mp_fail(e, MP_EIO, "%s %s: corrupt (%s); left untouched", what, path,
+                           verdict);
+        return mp_fail(e, MP_EIO, "%s %s: cannot read (%s)", what, path, verdict);
+    }
+    int ntables = 0;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type='table'", -1, &q,
+                           NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+        ntables = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    *version = 0;
+    int ok = ntables == 0;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='schema_version'", -1, &q,
+                           NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW &&
+        sqlite3_column_type(q, 0) != SQLITE_NULL) {
+        const char *v = (const char *)sqlite3_column_text(q, 0);
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (!*end && n >= 1 && n < 1000000)
+            *version = (int)n, ok = 1;
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    if (!ok)
+        return mp_fail(e, MP_EIO, "%s %s: not an mpbench database: SQLite but not mpbench's (no "
+                                  "valid schema version); left untouched", what, path);
+    if (*version > MP_SCHEMA_VERSION)
+        return mp_fail(e, MP_EIO, "%s %s: schema version %d is newer than this mpbench (%d)",
+                       what, path, *version, MP_SCHEMA_VERSION);
+    return MP_OK;
+}
+
+/* Runs of this host whose process is gone were killed: say so. */
+static void mark_interrupted(mp_store *s)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(s->db, "SELECT id, pid FROM runs WHERE status='running' AND host=? "
+                                  "AND pid IS NOT NULL", -1, &q, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(q, 1, host, -1, SQLITE_TRANSIENT);
+    int64_t ids[256];
+    int n = 0;
+    while (n < 256 && sqlite3_step(q) == SQLITE_ROW) {
+        pid_t pid = (pid_t)sqlite3_column_int64(q, 1);
+        if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH)
+            ids[n++] = sqlite3_column_int64(q, 0);
+    }
+    sqlite3_finalize(q);
+    for (int i = 0; i < n; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "UPDATE runs SET status='interrupted' WHERE id=%lld AND "
+                                  "status='running'", (long long)ids[i]);
+        sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+    }
+}
+
 int mp_store_open(const char *path, mp_store **out, mp_err *e)
 {
     struct stat st;
@@ -64,6 +182,30 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
         return mp_fail(e, MP_EUSAGE, "--db %s: is a directory, not a database file", path);
+    if (exists && !S_ISREG(st.st_mode))
+        return mp_fail(e, MP_EIO, "--db %s: not a regular file (a device or pipe); give a "
+                                  "database file", path);
+    if (exists) {
+        /* the folder must take SQLite's journal and WAL files, the file our rows */
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            slash == dir ? (void)(dir[1] = 0) : (void)(*slash = 0);
+        else
+            snprintf(dir, sizeof dir, ".");
+        if (access(path, W_OK) != 0)
+            return mp_fail(e, MP_EIO, "--db %s: read-only (%s); left untouched", path,
+                           strerror(errno));
+        if (access(dir, W_OK) != 0)
+            return mp_fail(e, MP_EIO, "--db %s: its folder %s is read-only (%s): SQLite writes "
+                                      "its journal there; left untouched", path, dir,
+                           strerror(errno));
+        int version;
+        int rc = st.st_size ? mp_store_verify(path, "--db", &version, e) : MP_OK;
+        if (rc)
+            return rc;
+    }
     if (!exists) {
         /* create the parent folder of the default location */
         char dir[1024];
@@ -72,7 +214,7 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
         if (slash) {
             *slash = 0;
             if (*dir && stat(dir, &st) != 0 && mkdir(dir, 0755) != 0)
-                return mp_fail(e, MP_EUSAGE, "--db %s: cannot create folder %s (%s)", path,
+                return mp_fail(e, MP_EIO, "--db %s: cannot create folder %s (%s)", path,
                                dir, strerror(errno));
         }
     }
@@ -80,7 +222,7 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     snprintf(s->path, sizeof s->path, "%s", path);
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
-        int rc = mp_fail(e, MP_EUSAGE, "--db %s: cannot open (%s)", path,
+        int rc = mp_fail(e, MP_EIO, "--db %s: cannot open (%s)", path,
                          s->db ? sqlite3_errmsg(s->db) : "out of memory");
         mp_store_close(s);
         return rc;
@@ -97,7 +239,7 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
         usleep(10000); /* another process is creating the file right now */
     }
     if (prc != SQLITE_OK) {
-        int rc = mp_fail(e, MP_EUSAGE, "--db %s: not an mpbench database (%s); left untouched",
+        int rc = mp_fail(e, MP_EIO, "--db %s: not an mpbench database (%s); left untouched",
                          path, sqlite3_errmsg(s->db));
         mp_store_close(s);
         return rc;
@@ -116,14 +258,14 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     }
     sqlite3_finalize(q);
     if (step != SQLITE_DONE) {
-        int rc = mp_fail(e, MP_EUSAGE, "--db %s: not an mpbench database (%s); left untouched",
+        int rc = mp_fail(e, MP_EIO, "--db %s: not an mpbench database (%s); left untouched",
                          path, sqlite3_errmsg(s->db));
         mp_store_close(s);
         return rc;
     }
     int version = 0;
     if (ntables && (!has_meta || user_version(s->db, &version) != SQLITE_OK || version < 1)) {
-        int rc = mp_fail(e, MP_EUSAGE,
+        int rc = mp_fail(e, MP_EIO,
                          "--db %s: an SQLite database but not mpbench's (no schema version); "
                          "left untouched",
                          path);
@@ -131,7 +273,7 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
         return rc;
     }
     if (version > MP_SCHEMA_VERSION) {
-        int rc = mp_fail(e, MP_EUSAGE,
+        int rc = mp_fail(e, MP_EIO,
                          "--db %s: schema version %d is newer than this mpbench (%d)", path,
                          version, MP_SCHEMA_VERSION);
         mp_store_close(s);
@@ -182,6 +324,9 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
             return rc;
         }
     }
+    mark_interrupted(s);
+    if (stat(path, &st) == 0)
+        s->dev = st.st_dev, s->ino = st.st_ino;
     *out = s;
     return MP_OK;
 }
@@ -221,7 +366,7 @@ int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_e
         "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) "
         "ON CONFLICT(fingerprint) DO UPDATE SET l1d_kib=excluded.l1d_kib";
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     sqlite3_bind_text(st, 1, m->fingerprint, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, m->cpu_model, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(st, 3, m->cores);
@@ -237,16 +382,35 @@ int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_e
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     if (sqlite3_prepare_v2(s->db, "SELECT id FROM machines WHERE fingerprint=?", -1, &st,
                            NULL) != SQLITE_OK)
-        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     sqlite3_bind_text(st, 1, m->fingerprint, -1, SQLITE_TRANSIENT);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *machine_id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? MP_OK : mp_fail(e, MP_ERUN, "database %s: machine row missing", s->path);
+    return rc == SQLITE_ROW ? MP_OK : mp_fail(e, MP_EIO, "database %s: machine row missing", s->path);
+}
+
+/* 128 random bits as 32 hex digits: the run's identity across machines. */
+static void run_uid(char out[33])
+{
+    unsigned char b[16];
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
+        /* no entropy source: time, pid and address bits, still unique in practice */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+                     ((uint64_t)getpid() << 48) ^ (uint64_t)(uintptr_t)&ts;
+        for (int i = 0; i < 16; i++) {
+            x ^= x >> 33, x *= 0xff51afd7ed558ccdull, x ^= x >> 29;
+            b[i] = (unsigned char)x;
+        }
+    }
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
 int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
@@ -258,9 +422,10 @@ int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
     sqlite3_stmt *st;
     const char *sql =
         "INSERT INTO runs(machine_id,kind,started,git_commit,compiler,kernel,command,load_avg,"
-        "governor,hypervisor,binding,status,peers) VALUES(?,?,?,?,?,?,?,?,?,?,?,'running',?)";
+        "governor,hypervisor,binding,status,peers,uid,host,pid) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?)";
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     sqlite3_bind_int64(st, 1, machine_id);
     sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, now, -1, SQLITE_TRANSIENT);
@@ -273,10 +438,16 @@ int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
     sqlite3_bind_text(st, 10, m->hypervisor, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 11, binding, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 12, m->peers, -1, SQLITE_TRANSIENT);
+    char uid[33], host[256] = "";
+    run_uid(uid);
+    gethostname(host, sizeof host - 1);
+    sqlite3_bind_text(st, 13, uid, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 14, host, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 15, (sqlite3_int64)getpid());
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     *run_id = sqlite3_last_insert_rowid(s->db);
     return MP_OK;
 }
@@ -288,14 +459,14 @@ int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e)
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, "UPDATE runs SET finished=?, status=? WHERE id=?", -1, &st,
                            NULL) != SQLITE_OK)
-        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     sqlite3_bind_text(st, 1, now, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, status, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, run_id);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? MP_OK
-                             : mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+                             : mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
 }
 
 static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
@@ -314,7 +485,7 @@ static int store_counters(mp_store *s, int64_t result_id, const mp_result *x, mp
                            "INSERT OR REPLACE INTO counters(result_id,event,value,status,reason) "
                            "VALUES(?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
-        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     int rc = MP_OK;
     for (int i = 0; i < mp_counters_n(x->counters) && !rc; i++) {
         const char *why = mp_counters_unavailable(x->counters, i);
@@ -329,7 +500,7 @@ static int store_counters(mp_store *s, int64_t result_id, const mp_result *x, mp
         sqlite3_bind_text(st, 4, why ? "unavailable" : "ok", -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 5, why ? why : "", -1, SQLITE_TRANSIENT);
         if (sqlite3_step(st) != SQLITE_DONE)
-            rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+            rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -345,7 +516,7 @@ int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters 
                            "INSERT OR REPLACE INTO run_counters(run_id,event,status,reason) "
                            "VALUES(?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
-        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     int rc = MP_OK;
     for (int i = 0; i < mp_counters_n(c) && !rc; i++) {
         const char *why = mp_counters_unavailable(c, i);
@@ -354,7 +525,7 @@ int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters 
         sqlite3_bind_text(st, 3, why ? "unavailable" : "ok", -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 4, why ? why : "", -1, SQLITE_TRANSIENT);
         if (sqlite3_step(st) != SQLITE_DONE)
-            rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+            rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -366,19 +537,22 @@ int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, "UPDATE runs SET config_key=? WHERE id=?", -1, &st, NULL) !=
         SQLITE_OK)
-        return mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
     sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, run_id);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? MP_OK
-                             : mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+                             : mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
 }
 
 int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const mp_result *r,
                      int n, mp_err *e)
 {
-    int rc = exec(s, "BEGIN IMMEDIATE", e);
+    int rc = still_there(s, e);
+    if (rc)
+        return rc;
+    rc = exec(s, "BEGIN IMMEDIATE", e);
     if (rc)
         return rc;
     sqlite3_stmt *st;
@@ -388,12 +562,13 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
         "gbps,gops,max_rel_err,mean_rel_err,status,reason,times_us,created,sweep_key) "
         "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
         exec(s, "ROLLBACK", e);
         return rc;
     }
     char now[32];
     now_iso(now, sizeof now);
+    long nnew = 0;
     for (int i = 0; i < n && !rc; i++) {
         const mp_result *x = &r[i];
         char isa[32];
@@ -440,8 +615,9 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
         else
             sqlite3_bind_null(st, c++);
         if (sqlite3_step(st) != SQLITE_DONE)
-            rc = mp_fail(e, MP_ERUN, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+            rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
         int inserted = sqlite3_changes(s->db) == 1;
+        nnew += inserted;
         sqlite3_reset(st);
         free(times);
         if (!rc && inserted && x->counters && x->reps > 0)
@@ -453,5 +629,8 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
         exec(s, "ROLLBACK", &ignore);
         return rc;
     }
-    return exec(s, "COMMIT", e);
+    if ((rc = exec(s, "COMMIT", e)))
+        return rc;
+    s->inserted += nnew;
+    return MP_OK;
 }

@@ -2,11 +2,14 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mp_harness.h"
 #include "../variants/mp_registry.h"
@@ -36,6 +39,105 @@ void mp_join_argv(int argc, char **argv, char *buf, size_t len)
     size_t used = (size_t)snprintf(buf, len, "mpbench");
     for (int i = 0; i < argc && used < len; i++)
         used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
+    if (used >= len && len > 4)
+        memcpy(buf + len - 4, "...", 4); /* a record of the command, said to be cut */
+}
+
+int mp_append(char *buf, size_t len, const char *item, const char *what, mp_err *e)
+{
+    size_t l = strlen(buf), il = strlen(item);
+    if (l + (l ? 1 : 0) + il + 1 > len)
+        return mp_fail(e, MP_EUSAGE, "%s: the list is longer than %zu bytes", what, len - 1);
+    if (l)
+        buf[l++] = ',';
+    memcpy(buf + l, item, il + 1);
+    return MP_OK;
+}
+
+int mp_parse_double(const char *s, const char *what, double lo, double hi, double *out,
+                    mp_err *e)
+{
+    char *end;
+    errno = 0;
+    double v = s && *s ? strtod(s, &end) : NAN;
+    if (!s || !*s || *end || errno || !isfinite(v) || v < lo || v > hi)
+        return mp_fail(e, MP_EUSAGE, "%s: '%s' is not a finite number in [%g, %g]", what,
+                       s ? s : "", lo, hi);
+    *out = v;
+    return MP_OK;
+}
+
+int mp_parse_shard(const char *s, int *i, int *n, mp_err *e)
+{
+    const char *slash = s ? strchr(s, '/') : NULL;
+    long a = 0, b = 0;
+    int ok = slash && slash > s && slash[1];
+    for (const char *p = s; ok && *p; p++) {
+        if (p == slash)
+            continue;
+        if (*p < '0' || *p > '9') {
+            ok = 0;
+            break;
+        }
+        long *t = p < slash ? &a : &b;
+        if (*t > 100000000)
+            ok = 0; /* overflow refused, not wrapped */
+        else
+            *t = *t * 10 + (*p - '0');
+    }
+    if (!ok || b < 1 || b > 1000000 || a < 1 || a > b)
+        return mp_fail(e, MP_EUSAGE, "--shard: '%s' is not I/N with 1 <= I <= N <= 1000000",
+                       s ? s : "");
+    *i = (int)a;
+    *n = (int)b;
+    return MP_OK;
+}
+
+int mp_parse_shape_list(const char *s, int (*out)[2], int max, int *count, mp_err *e)
+{
+    if (!s || !*s)
+        return mp_fail(e, MP_EUSAGE, "--shape: empty list");
+    char *buf = strdup(s);
+    int n = 0, rc = MP_OK;
+    char *p = buf;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = 0;
+        int m, k;
+        if (!*p)
+            rc = mp_fail(e, MP_EUSAGE, "--shape: empty item in the list '%.80s%s'", s,
+                         strlen(s) > 80 ? "..." : "");
+        else if (n == max)
+            rc = mp_fail(e, MP_EUSAGE, "--shape: more than %d shapes", max);
+        else if (!(rc = mp_parse_shape(p, &m, &k, NULL, e)))
+            out[n][0] = m, out[n][1] = k, n++;
+        if (rc || !comma)
+            break;
+        p = comma + 1;
+    }
+    free(buf);
+    if (!rc)
+        *count = n;
+    return rc;
+}
+
+int mp_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+size_t mp_mem_limit(void)
+{
+    const char *env = getenv("MPBENCH_MEM_LIMIT_MB");
+    if (env && atol(env) > 0)
+        return (size_t)atol(env) << 20;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psz <= 0)
+        return (size_t)4 << 30;
+    return (size_t)pages / 4 * 3 * (size_t)psz;
 }
 
 static int parse_long(const char *s, long *out)
@@ -107,6 +209,13 @@ int mp_parse_shape(const char *s, int *m, int *k, int *n, mp_err *e)
         return mp_fail(e, MP_EUSAGE,
                        "--shape '%s': expected MxK%s with positive integers (e.g. 6912x2560)",
                        s ? s : "", want_n ? "[xN]" : "");
+    /* kernels index weights with M*K in 32 bits */
+    if ((double)v[0] * (double)v[1] > (double)INT_MAX)
+        return mp_fail(e, MP_EUSAGE, "--shape '%s': M x K = %.0f weights, more than the limit "
+                       "of %d", s, (double)v[0] * (double)v[1], INT_MAX);
+    if (cnt == 3 && v[2] > 65536)
+        return mp_fail(e, MP_EUSAGE, "--shape '%s': N = %ld, more than the limit of 65536", s,
+                       v[2]);
     *m = (int)v[0];
     *k = (int)v[1];
     if (n)
@@ -144,6 +253,8 @@ int mp_select_variants(const char *globs, const mp_variant **out, int max, int *
                            "--variant: '%s' matches no variant (see 'mpbench list variants')",
                            g);
     }
+    if (!n) /* found by fuzz-args: "--variant ," selected nothing and succeeded */
+        return mp_fail(e, MP_EUSAGE, "--variant '%s': no pattern in the list", globs);
     /* registry order, so output does not depend on how the globs were written */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0; j--) {

@@ -109,7 +109,7 @@ Test(cli, bad_databases_untouched)
         fputs("this is not a database ", f);
     fclose(f);
     long before = file_size(path);
-    EXPECT(2, "not an mpbench database", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", path);
+    EXPECT(3, "not an mpbench database", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", path);
     cr_assert_eq(file_size(path), before, "corrupt file was modified");
     /* a foreign SQLite database */
     snprintf(path, sizeof path, "%s/foreign.db", dir);
@@ -117,7 +117,7 @@ Test(cli, bad_databases_untouched)
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
     sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1);", NULL, NULL, NULL);
     sqlite3_close(db);
-    EXPECT(2, "not mpbench's", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", path);
+    EXPECT(3, "not mpbench's", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", path);
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
     sqlite3_stmt *st;
     cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL), SQLITE_OK);

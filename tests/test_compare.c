@@ -251,7 +251,8 @@ Test(compare, untrusted_values_refused_not_crashed)
 }
 
 /* merge takes the same care: an input whose schema version is NULL (atoi on
- * NULL before) is refused with exit 2, and what earlier inputs merged stays. */
+ * NULL before) is refused with exit 3 (a database failure, issue 20), and
+ * every input is checked before the output is touched: nothing is merged. */
 Test(compare, merge_refuses_untrusted_input)
 {
     char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], line[512];
@@ -262,8 +263,11 @@ Test(compare, merge_refuses_untrusted_input)
     snprintf(cmd, sizeof cmd, "cp %s/a.db %s/b.db && sqlite3 %s/b.db \"UPDATE meta SET value=NULL "
                               "WHERE key='schema_version'\"", dir, dir, dir);
     sh(cmd);
-    expect(2, "b.db: not an mpbench database", "merge %s/m.db %s/a.db %s/b.db", dir, dir, dir);
-    cr_assert(strstr(out, "merged "), "the first input was merged: %s", out);
+    expect(3, "b.db: not an mpbench database", "merge %s/m.db %s/a.db %s/b.db", dir, dir, dir);
+    cr_assert(!strstr(out, "merged "), "an input was merged: %s", out);
+    snprintf(cmd, sizeof cmd, "%s/m.db", dir);
+    cr_assert_neq(access(cmd, F_OK), 0, "the output was created");
+    expect(0, "1 runs added", "merge %s/m.db %s/a.db", dir, dir);
     snprintf(cmd, sizeof cmd, "sqlite3 %s/m.db \"SELECT count(*) FROM results\" > %s/count.txt",
              dir, dir);
     sh(cmd);

@@ -423,7 +423,7 @@ Test(report, bad_input)
     FILE *f = fopen(db, "w");
     fputs("hello, not sqlite\n", f);
     fclose(f);
-    RUN(2, "report --db %s --out %s/R.md", db, dir);
+    RUN(3, "report --db %s --out %s/R.md", db, dir);
     cr_assert(strstr(out, "not an mpbench database"), "%s", out);
     char *b = slurp(db);
     cr_assert_str_eq(b, "hello, not sqlite\n");
@@ -440,7 +440,7 @@ Test(report, bad_input)
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
     sql(h, "CREATE TABLE foo(x)");
     sqlite3_close(h);
-    RUN(2, "report --db %s --out %s/R.md", db, dir);
+    RUN(3, "report --db %s --out %s/R.md", db, dir);
     cr_assert(strstr(out, "not mpbench's"), "%s", out);
     cr_assert_neq(stat(path, &sb), 0);
     /* unknown KIND, missing KIND, bad options */

@@ -227,7 +227,7 @@ Test(sweep, bad_databases_and_arguments)
     fputs("SQLite format 3 but not really, just text that looks odd", f);
     fclose(f);
     snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar --shape 64x128 --db %s", path);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 3, "%s", out);
     cr_assert(strstr(out, "not an mpbench database"), "%s", out);
     f = fopen(path, "r");
     char buf[128] = "";
@@ -239,7 +239,7 @@ Test(sweep, bad_databases_and_arguments)
     cr_assert(strstr(out, "--shard"), "%s", out);
     cr_assert_eq(mp_test_cli(out, sizeof out, "sweep --variant i2_s.scalar --shape 64x128 --params some"), 2);
     snprintf(cmd, sizeof cmd, "merge %s/out.db %s", dir, path);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 3, "%s", out);
     cr_assert(strstr(out, "not an mpbench database"), "%s", out);
 }
 

@@ -86,6 +86,7 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
                   (plan->key[0] && (rc = mp_store_set_config_key(store, out->run_id, plan->key, e)))))
         goto done;
 
+    const long stored0 = mp_store_inserted(store);
     mp_bench_opts bo = o->bench;
     bo.warm = plan->warm;
     bo.llc_bytes = mp_machine_llc_bytes(mach);
@@ -134,6 +135,13 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
                          pr->threads, np);
         if ((rc = mp_bench_point(pool, pending, np, pr->m, pr->k, pr->n, &bo, res, e)))
             break;
+        if (mp_engine_interrupted()) {
+            /* its timing was cut short: abandoned, measured again on resume */
+            for (int i = 0; i < np; i++)
+                mp_result_free(&res[i]);
+            out->abandoned = 1;
+            break;
+        }
         if (o->annotate)
             mp_model_annotate(res, np, pool, store, mach);
         if (store && (rc = mp_store_results(store, out->run_id, plan->key[0] ? plan->key : NULL,
@@ -159,6 +167,7 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
     mp_progress_end(&pg);
     mp_pool_destroy(pool);
     out->interrupted = mp_engine_interrupted();
+    out->stored = mp_store_inserted(store) - stored0;
     free(pending);
     free(res);
     if (store && out->run_id) {

@@ -15,6 +15,7 @@
 
 #include "../mp_counters.h"
 #include "../mp_harness.h"
+#include "mp_engine.h"
 #include "../../kernels/common/mp_numerics.h"
 #include "../../variants/mp_registry.h"
 
@@ -168,7 +169,8 @@ static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
                         const mp_bench_opts *o, mp_rng *rng)
 {
     int *order = malloc(sizeof *order * (size_t)(ns ? ns : 1));
-    for (;;) {
+    /* SIGINT/SIGTERM: stop at the next call (the engine abandons the point) */
+    while (!mp_engine_interrupted()) {
         int na = 0;
         for (int i = 0; i < ns; i++)
             if (sl[i].active)
@@ -181,6 +183,8 @@ static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
             s->op.w = s->copies[s->cur];
             s->cur = (s->cur + 1) % s->ncopies;
             mp_result *r = s->r;
+            if (mp_engine_interrupted())
+                break;
             mp_counters_start(o->counters);
             double t0 = mp_now();
             call(pool, s, x, n);
@@ -225,6 +229,27 @@ static int sample_rows(int m, int k, int n, int *r0, int *r1, int max)
     return cnt;
 }
 
+double mp_bench_memory(const mp_case *cases, int ncase, int m, int k, int n, int threads)
+{
+    double dm = m, dk = k, dn = n;
+    /* seeded weights (twice with a binary case), activations, up to 4 oracles */
+    double need = 2 * dm * dk + 4 * dn * dk + 4 * 4 * dn * dm;
+    /* beyond any machine already: do not ask the variants (their sizes are size_t) */
+    if (need > 0x1p50)
+        return need;
+    for (int c = 0; c < ncase; c++) {
+        const mp_variant *v = cases[c].v;
+        char why[200];
+        if (!mp_variant_available(v) || mp_variant_check(v, m, k, cases[c].param, why, sizeof why))
+            continue;
+        need += (double)v->packed_size(m, k, cases[c].param) +
+                (double)v->act_size(n, k, cases[c].param) + 4 * dn * dm;
+        if (v->scratch_size)
+            need += (double)threads * (double)v->scratch_size(n, k, cases[c].param);
+    }
+    return need;
+}
+
 struct mp_session {
     mp_pool *pool;
     const mp_bench_opts *o;
@@ -246,6 +271,29 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
     ss->pool = pool, ss->o = o, ss->m = m, ss->k = k, ss->n = n, ss->ncase = ncase;
     ss->res = res;
     ss->rng.s = o->seed ^ 0xa5a5a5a5ull;
+    /* issue 20: estimate before allocating; a point beyond the machine is
+     * skipped with the reason (a sweep goes on), never an abort */
+    const double need = mp_bench_memory(cases, ncase, m, k, n, nt);
+    const size_t limit = mp_mem_limit();
+    if (need > (double)limit) {
+        for (int c = 0; c < ncase; c++) {
+            mp_result *r = &res[c];
+            memset(r, 0, sizeof *r);
+            r->v = cases[c].v;
+            r->m = m, r->k = k, r->n = n, r->threads = nt, r->warm = o->warm;
+            r->max_rel_err = r->mean_rel_err = NAN;
+            r->counters = o->counters;
+            mp_params_str(cases[c].v, cases[c].param, r->params, sizeof r->params);
+            r->status = MP_ST_SKIPPED;
+            snprintf(r->reason, sizeof r->reason,
+                     "memory: %dx%d n=%d needs ~%.1f GiB, over the limit of %.1f GiB (3/4 of "
+                     "this machine's RAM)", m, k, n, need / 1073741824.0,
+                     (double)limit / 1073741824.0);
+        }
+        ss->sl = calloc((size_t)(ncase ? ncase : 1), sizeof *ss->sl);
+        *out = ss;
+        return MP_OK;
+    }
     int8_t *w = ss->w = mp_alloc((size_t)m * k);
     float *x = ss->x = mp_alloc(sizeof(float) * (size_t)n * k);
     mp_gen_weights(o->seed, w, (size_t)m * k, 0);
@@ -267,6 +315,9 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     if (pages > 0 && psz > 0 && target > (size_t)pages * (size_t)psz / 4)
         target = (size_t)pages * (size_t)psz / 4;
+    /* and the copies fit beside what the point needs anyway */
+    if ((double)target > (double)limit - need)
+        target = (size_t)((double)limit - need);
     /* MPBENCH_ROTATE_MB overrides it, to check that a result does not change
      * when the rotation grows (i.e. that it is not flattered by a cache) */
     const char *rot = getenv("MPBENCH_ROTATE_MB");

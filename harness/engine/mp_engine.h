@@ -38,8 +38,9 @@ void mp_progress_step(mp_progress *p, long n);
 void mp_progress_end(mp_progress *p);
 
 /* ---- interruption (engine/progress.c) -------------------------------------------
- * The first SIGINT/SIGTERM asks the engine to stop after the point in flight
- * (what was measured is stored); a second one exits at once with 130. */
+ * The first SIGINT/SIGTERM asks the engine to stop: the timing loop stops at
+ * its next call, the point in flight is abandoned (not stored) and what was
+ * stored before stays; a second one exits at once with 130. */
 void mp_engine_catch_signals(void);
 int mp_engine_interrupted(void);
 
@@ -93,6 +94,8 @@ typedef struct mp_engine_out {
     int nrows;
     long total, todo;      /* results in this shard; not yet stored when it started */
     int failed, interrupted;
+    long stored;           /* result rows this process added to the store */
+    int abandoned;         /* the problem in flight at an interruption, not stored */
     int64_t run_id;        /* 0 when nothing was run (all stored) or no store */
     struct mp_counters *cs[64]; /* open until mp_engine_out_free: rows name their events */
     int ncs;

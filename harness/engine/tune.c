@@ -111,10 +111,21 @@ void mp_tune_cost(void *ctx, const int (*pts)[MP_MAX_PARAMS], int count, int eff
     for (int b = 0; b < todo; b += BATCH) {
         int nb = todo - b < BATCH ? todo - b : BATCH;
         mp_err e;
+        if (mp_engine_interrupted()) {
+            /* stopping: the rest are not measured, a cut-short batch not stored */
+            for (int i = b; i < todo; i++) {
+                memset(&res[i], 0, sizeof res[i]);
+                res[i].status = MP_ST_SKIPPED;
+            }
+            break;
+        }
         if (mp_bench_point(t->pool, cases + b, nb, t->m, t->k, t->n, &o, res + b, &e)) {
             for (int i = 0; i < nb; i++)
                 res[b + i].status = MP_ST_FAILED;
             fprintf(stderr, "mpbench: tune %s: %s\n", t->v->name, e.msg);
+        } else if (mp_engine_interrupted()) {
+            for (int i = 0; i < nb; i++)
+                res[b + i].status = MP_ST_SKIPPED;
         } else if (t->store &&
                    mp_store_results(t->store, t->run_id, t->key ? key : NULL, res + b, nb, &e)) {
             fprintf(stderr, "mpbench: tune %s: %s\n", t->v->name, e.msg);

@@ -32,18 +32,36 @@ unsigned mp_isa_hardware(void)
     return b;
 }
 #elif defined(__x86_64__) || defined(__i386__)
+#if defined(__clang__)
+/* clang (the fuzz build, `make fuzz`) does not know these two feature names in
+ * __builtin_cpu_supports: ask CPUID (leaf 1 ECX bit 29; leaf 7.1 EAX bit 4) */
+#include <cpuid.h>
+static int cpu_f16c(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+}
+static int cpu_avxvnni(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
+}
+#else
+static int cpu_f16c(void) { return __builtin_cpu_supports("f16c"); }
+static int cpu_avxvnni(void) { return __builtin_cpu_supports("avxvnni"); }
+#endif
 unsigned mp_isa_hardware(void)
 {
     __builtin_cpu_init();
     unsigned b = 0;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-        __builtin_cpu_supports("f16c"))
+        cpu_f16c())
         b |= MP_ISA_AVX2;
     if ((b & MP_ISA_AVX2) && __builtin_cpu_supports("avx512f") &&
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq"))
         b |= MP_ISA_AVX512;
-    if ((b & MP_ISA_AVX2) && __builtin_cpu_supports("avxvnni"))
+    if ((b & MP_ISA_AVX2) && cpu_avxvnni())
         b |= MP_ISA_AVXVNNI;
     if ((b & MP_ISA_AVX512) && __builtin_cpu_supports("avx512vnni"))
         b |= MP_ISA_AVX512VNNI;
