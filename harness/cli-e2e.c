@@ -205,11 +205,10 @@ int mp_cmd_e2e(int argc, char **argv)
             o.cache_dir = optarg;
             break;
         case 'G': o.model = o.gguf = optarg; break;
-        case 'v': {
-            size_t l = strlen(o.globs);
-            snprintf(o.globs + l, sizeof o.globs - l, "%s%s", l ? "," : "", optarg);
+        case 'v': /* issue 20: an over-long list is refused, never cut */
+            if ((rc = mp_append(o.globs, sizeof o.globs, optarg, "--variant", &e)))
+                return mp_die(rc, "%s", e.msg);
             break;
-        }
         case 'F': o.vfor = optarg; break;
         case 'u': o.tuned = optarg; break;
         case 'p':
@@ -314,8 +313,10 @@ int mp_cmd_e2e(int argc, char **argv)
         o.layers = md.layers;
     if (o.layers > md.layers)
         return mp_die(2, "--layers %d: model %s has %d layers", o.layers, md.name, md.layers);
-    /* issue 19: the file's weights, checked ternary before any work */
-    if (o.gguf && (rc = mp_gguf_e2e_source(o.gguf, &md, o.layers, &o.src)))
+    /* issue 19: the file's weights, checked ternary before any work (kept open
+     * until exit: not in parse-only mode, which runs many command lines in one
+     * process) */
+    if (o.gguf && !mp_parse_only && (rc = mp_gguf_e2e_source(o.gguf, &md, o.layers, &o.src)))
         return rc;
     int ctx = o.lossless ? MP_E2E_PROMPT_MAX + o.tokens : (o.pp > o.tg ? o.pp : o.tg);
     if (ctx > md.max_pos)
@@ -420,6 +421,10 @@ int mp_cmd_e2e(int argc, char **argv)
                md.name, cfg[0].skip);
         free(cfg);
         return 2;
+    }
+    if (mp_parse_only_stop("e2e")) {
+        free(cfg);
+        return 0;
     }
 
     /* the plan key: everything that decides which rows are measured and how */

@@ -72,6 +72,8 @@ int mp_cmd_pack_gguf(int argc, char **argv)
     mp_model m;
     if ((rc = mp_model_load(model, &m, &e)))
         return mp_die(rc, "%s", e.msg);
+    if (mp_parse_only_stop("pack --gguf-out"))
+        return 0;
     if ((rc = mp_gguf_write_model(out, &m, (uint64_t)seed, type, &e)))
         return mp_die(rc, "%s", e.msg);
     struct stat st;
@@ -246,6 +248,8 @@ int mp_cmd_list_gguf(int argc, char **argv)
                m.head_dim, m.vocab, m.max_pos, m.rope_theta, m.norm_eps, m.ffn_act, m.tied,
                m.sub_norm);
     mp_gguf_close(g);
+    if (mp_parse_only_stop("list gguf")) /* ggml's check loads llama.cpp */
+        return 0;
     char rep[1400];
     mp_err ge;
     int grc = mp_ggml_crosscheck(path, rep, sizeof rep, &ge);

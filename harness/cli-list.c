@@ -134,6 +134,8 @@ static int list_machine(int argc, char **argv)
             return mp_die(2, "list machine: unexpected argument '%s' (usage: mpbench list "
                              "machine [--db PATH])", argv[i]);
     }
+    if (mp_parse_only_stop("list machine")) /* probes counters, opens the store */
+        return 0;
     mp_machine m;
     mp_machine_probe_info(&m);
     char isa[96];

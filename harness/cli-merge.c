@@ -33,6 +33,8 @@ int mp_cmd_merge(int argc, char **argv)
         if ((rc = mp_store_merge_check(argv[i], &e)))
             return mp_die(rc, "%s; nothing merged", e.msg);
     }
+    if (mp_parse_only_stop("merge"))
+        return 0;
     mp_store *store;
     rc = mp_store_open(argv[1], &store, &e);
     if (rc)

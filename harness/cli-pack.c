@@ -89,6 +89,8 @@ int mp_cmd_pack(int argc, char **argv)
         return mp_die(2, "--params: %s", why);
     if (mp_variant_check(v, m, k, param, why, sizeof why))
         return mp_die(2, "%s cannot take %dx%d: %s", v->name, m, k, why);
+    if (mp_parse_only_stop("pack"))
+        return 0;
     size_t count = (size_t)m * k;
     int8_t *w = malloc(count);
     if (!w)

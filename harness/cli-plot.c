@@ -339,7 +339,7 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
     double peak = dot > 0 ? dot * t : 0;
     if (peak > 0)
         ymax = fmax(ymax, peak);
-    char qt[4200], title[512];
+    char qt[4200], title[1024];
     gp_quote(qt, sizeof qt, titles);
     addvar(&j, "nblocks=%d", nm);
     addvar(&j, "titles=%s", qt);
@@ -858,6 +858,8 @@ int mp_cmd_plot(int argc, char **argv)
                       kind);
     if (!*o.outdir)
         return mp_die(2, "--outdir: empty path");
+    if (mp_parse_only_stop("plot")) /* mp_rep_open copies the database into /tmp */
+        return 0;
     mp_rep r;
     if ((rc = mp_rep_open(db, machine, &r, &e)))
         return mp_die(rc, "%s", e.msg);

@@ -57,13 +57,14 @@ int mp_cmd_probe(int argc, char **argv)
     }
     if (optind < argc)
         return mp_die(2, "probe: unexpected argument '%s'", argv[optind]);
+    int tv[64], nt = 0;
+    if (tlist && (rc = mp_parse_int_list(tlist, "--threads", 1, 64, tv, 64, &nt, &e)))
+        return mp_die(rc, "%s", e.msg);
+    if (mp_parse_only_stop("probe"))
+        return 0;
     mp_machine mach;
     mp_machine_probe_info(&mach);
-    int tv[64], nt = 0;
-    if (tlist) {
-        if ((rc = mp_parse_int_list(tlist, "--threads", 1, 64, tv, 64, &nt, &e)))
-            return mp_die(rc, "%s", e.msg);
-    } else {
+    if (!tlist) {
         for (int i = 1; i <= mach.cores && nt < 64; i++)
             tv[nt++] = i;
     }

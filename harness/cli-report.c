@@ -1421,6 +1421,8 @@ int mp_cmd_report(int argc, char **argv)
         return mp_die(2, "--csv %s: not a directory", csv);
     if (check && stat(out, &sb) != 0)
         return mp_die(2, "--check: --out %s does not exist (nothing to compare with)", out);
+    if (mp_parse_only_stop("report")) /* mp_rep_open copies the database into /tmp */
+        return 0;
     mp_rep r;
     mp_err e;
     int rc = mp_rep_open(db, machine, &r, &e);

@@ -178,6 +178,10 @@ int mp_cmd_run(int argc, char **argv)
                                   (double)mp_mem_limit() / 1073741824.0);
                 }
             }
+    if (mp_parse_only_stop("run")) {
+        free(cases);
+        return 0;
+    }
     mp_machine mach;
     mp_machine_probe_info(&mach);
     mp_store *store = NULL;

@@ -249,6 +249,14 @@ int mp_cmd_sweep(int argc, char **argv)
     if (tlist && (rc = mp_parse_int_list(tlist, "--threads", 1, 1024, tv, MAX_LIST, &nt, &e)))
         return mp_die(rc, "%s", e.msg);
 
+    mp_plan plan;
+    if ((rc = mp_plan_kernels(&plan, cases, ncase, (const int(*)[2])shapes, ns, nv, nn, tv, nt,
+                              shard_i, shard_n, bo.warm, &e)))
+        return mp_die(rc, "%s", e.msg);
+    if (mp_parse_only_stop("sweep")) {
+        mp_plan_free(&plan);
+        return 0;
+    }
     /* the sweep key: everything that defines the set of results and how they are
      * measured, and the machine's fingerprint, so that machines of different kinds
      * sweeping the same plan keep their results apart in a merged database (issue 21) */
@@ -266,10 +274,6 @@ int mp_cmd_sweep(int argc, char **argv)
                                  nlist ? nlist : "1", tlist ? tlist : "1", counters ? counters : "");
     if (used < sizeof cfg)
         snprintf(cfg + used, sizeof cfg - used, "|fp=%s", mach.fingerprint);
-    mp_plan plan;
-    if ((rc = mp_plan_kernels(&plan, cases, ncase, (const int(*)[2])shapes, ns, nv, nn, tv, nt,
-                              shard_i, shard_n, bo.warm, &e)))
-        return mp_die(rc, "%s", e.msg);
     mp_plan_set_key(&plan, cfg);
     if (dry) {
         /* the plan, nothing measured or stored: this shard's results, then the totals */

@@ -204,6 +204,8 @@ int mp_cmd_tune(int argc, char **argv)
     }
     if (optind < argc)
         return mp_die(2, "tune: unexpected argument '%s'", argv[optind]);
+    if ((want_report || from_sweep) && mp_parse_only_stop("tune"))
+        return 0; /* both open the store read-write */
     if (want_report)
         return report(db, fmt);
     if (from_sweep)
@@ -240,6 +242,8 @@ int mp_cmd_tune(int argc, char **argv)
     if (tlist && (rc = mp_parse_int_list(tlist, "--threads", 1, 1024, tv, MAX_LIST, &nt, &e)))
         return mp_die(rc, "%s", e.msg);
     bo.seed = (uint64_t)seed;
+    if (mp_parse_only_stop("tune"))
+        return 0;
 
     mp_machine mach;
     mp_machine_probe_info(&mach);

@@ -18,25 +18,32 @@
  * (harness/e2e-head.c); norm weights are floats near 1.  The KV cache is
  * float32.
  *
- * What runs in float, and why in portable C here: attention, norms, RoPE, the
- * activation and the head GEMV are plain loops, the two hot ones (dot
- * products, row widening) on GNU C vector types with 8 fixed lanes, so they
- * vectorize at -O2 without ISA flags (harness files get none).
+ * What runs in float, and why in portable C here: attention, norms, RoPE and
+ * the activation are plain loops (dot products on GNU C vector types with 8
+ * fixed lanes), so they vectorize at -O2 without ISA flags.  The head, the one
+ * large float-side read, has its own per-ISA template (harness/e2e-head.c).
  *
  * Parallel work (issue 17), all on the run's one persistent pool (pinned
  * threads, no thread created per operation, a hand-over only where the next
- * step needs the previous one's output): linears over rows (equal bytes per
- * thread, aligned to the variant's m_align), their activation work over
+ * step needs the previous one's output: per decoder layer qkv, attention, o,
+ * gate/up and down, then the head - five per layer): linears over rows (equal
+ * bytes per thread, aligned to the variant's m_align) with the element-wise
+ * step after them fused into the same task (the gated activation after
+ * gate/up, the residual add after o and down), their activation work over
  * (op, token) when there are several tokens, norms/RoPE over tokens,
  * attention over (token, head) pairs, the head over vocabulary rows with the
- * argmax as a per-thread reduction combined in thread order.  Every thread
- * reads the weights it first-touched at setup (see "setup" below), which on
- * several NUMA nodes keeps each thread's stream on its own node; the same split
- * holds at 16-64 threads (rows per thread shrink, the head's 128k rows and the
- * FFN's thousands of rows still give every thread work; attention needs
- * n x heads >= threads to use them all, which decode with 20-32 heads has).
- * The thread split never changes a float result, so the outputs are identical
- * for every thread count (tests/test_e2e_limit.c checks 1, 2, 3 and 8).
+ * argmax per chunk combined in chunk order.  Every thread first reads the
+ * weights it first-touched at setup (see "setup" below), which on several
+ * NUMA nodes keeps each thread's stream on its own node; a thread done with
+ * its own rows then takes chunks another thread has not started (linears: 4
+ * per thread and op; head: ~1 MB), so one slow or preempted thread does not
+ * hold a step up - on several nodes such late chunks are read across nodes,
+ * only at the end of a step.  The same split holds at 16-64 threads (rows per
+ * thread shrink, the head's 128k rows and the FFN's thousands of rows still
+ * give every thread work; attention needs n x heads >= threads to use them
+ * all, which decode with 20-32 heads has).  Every row and element is computed
+ * whole by one call whoever takes it, so the outputs are identical for every
+ * thread count (tests/test_e2e_limit.c checks 1, 2, 3 and 8).
  * The head is not routed through a registry variant because its weights are
  * not ternary in any of the real models (Falcon3 keeps lm_head bf16, BitNet
  * 2B-4T ties it to the embedding).
@@ -61,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "mp_e2e.h"
@@ -75,6 +83,20 @@ const char *const mp_e2e_prof_name[MP_E2E_NPROF] = {
     "norms", "sync", "other"};
 
 enum { HEAD_CHUNK = 64 }; /* bf16 rows a setup thread converts at a time */
+
+/* The head is read in chunks of about 1 MB of rows: thread t owns the chunks
+ * tok_range(chunks, t) gives (it first-touches them at setup and reads them
+ * first), and a thread done with its own takes the others' remaining chunks
+ * (head_task), so a slower or preempted thread does not hold the token up. */
+enum { HEAD_STEAL_BYTES = 1 << 20 };
+
+static int head_chunk_rows(size_t row_bytes, int vocab, int nt)
+{
+    size_t r = HEAD_STEAL_BYTES / (row_bytes ? row_bytes : 1);
+    size_t quarter = ((size_t)vocab + 4 * (size_t)nt - 1) / (4 * (size_t)nt);
+    r = r < quarter ? r : quarter; /* at least ~4 chunks per thread to share */
+    return r < 4 ? 4 : r > (1 << 20) ? 1 << 20 : (int)r;
+}
 
 /* ---- the reference arithmetic as a pseudo-variant ------------------------------
  * packed = the int8 weights; act = {float xs[n] padded to 64 bytes; int8 q[n][k]}. */
@@ -130,14 +152,7 @@ static const mp_variant *choice_variant(const mp_e2e_choice *c)
     return c->v ? c->v : &ref_variant;
 }
 
-/* ---- bf16 and small float helpers (portable, vectorizable) ---------------------- */
-static inline float bf16_to_f32(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
+/* ---- small float helpers (portable, vectorizable) -------------------------------- */
 
 static inline uint16_t f32_to_bf16(float f)
 {
@@ -150,6 +165,7 @@ static inline uint16_t f32_to_bf16(float f)
 /* GNU C vector types (no intrinsics, no ISA flags): the compiler lowers them to
  * whatever SIMD the baseline target has, in a fixed lane order. */
 typedef float mp_v4f __attribute__((vector_size(16)));
+typedef int32_t mp_v4i __attribute__((vector_size(16)));
 /* Dot product with 8 independent partial sums (two 4-lane vectors) and a
  * scalar tail: a fixed order, so the result does not depend on the caller or
  * the thread split. */
@@ -178,8 +194,62 @@ static void rmsnorm(const float *x, const float *w, int n, float eps, float *out
 {
     float ss = dot8(x, x, n);
     float r = 1.0f / sqrtf(ss / (float)n + eps);
-    for (int i = 0; i < n; i++)
+    int i = 0;
+    for (; i + 4 <= n; i += 4) { /* the scalar loop's operations, 4 at a time */
+        mp_v4f a, b;
+        memcpy(&a, x + i, sizeof a);
+        memcpy(&b, w + i, sizeof b);
+        a = a * r * b;
+        memcpy(out + i, &a, sizeof a);
+    }
+    for (; i < n; i++)
         out[i] = x[i] * r * w[i];
+}
+
+/* x[i0..i1) += y[i0..i1) */
+static void add_to(float *x, const float *y, int i0, int i1)
+{
+    int i = i0;
+    for (; i + 4 <= i1; i += 4) {
+        mp_v4f a, b;
+        memcpy(&a, x + i, sizeof a);
+        memcpy(&b, y + i, sizeof b);
+        a += b;
+        memcpy(x + i, &a, sizeof a);
+    }
+    for (; i < i1; i++)
+        x[i] += y[i];
+}
+
+/* Weight-sized buffers (packed tensors, embedding, head, KV cache) ask for
+ * transparent huge pages: a decoded token streams about a gigabyte, and with
+ * 4 KB pages every 4 KB of it is a TLB miss and a page walk (the common THP
+ * setting, "madvise", gives huge pages only to memory that asks).  The memory
+ * is aligned_alloc's, so mp_free releases it.  MPBENCH_E2E_HUGEPAGES=0 turns
+ * the advice off (for comparisons). */
+int mp_e2e_huge_pages(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("MPBENCH_E2E_HUGEPAGES");
+        on = !(e && !strcmp(e, "0"));
+    }
+    return on;
+}
+
+static void *big_alloc(size_t n)
+{
+    enum { HUGE_PAGE = 2u << 20 };
+    if (!mp_e2e_huge_pages() || n < 4 * (size_t)HUGE_PAGE)
+        return mp_alloc(n);
+    size_t sz = (n + HUGE_PAGE - 1) & ~((size_t)HUGE_PAGE - 1);
+    void *p = aligned_alloc(HUGE_PAGE, sz);
+    if (!p)
+        return mp_alloc(n); /* aborts with the size when memory is really out */
+#ifdef MADV_HUGEPAGE
+    madvise(p, sz, MADV_HUGEPAGE); /* advice: without THP the buffer is still fine */
+#endif
+    return p;
 }
 
 /* ---- the instance ---------------------------------------------------------------- */
@@ -188,7 +258,9 @@ typedef struct layer_w {
     mp_op op[MP_E2E_NLIN];
 } layer_w;
 
-enum tok_stage { ST_ATTN_NORM, ST_ROPE_STORE, ST_ATTN_SUB, ST_FFN_NORM, ST_FFN_ACT, ST_FINAL };
+enum tok_stage {
+    ST_ATTN_NORM, ST_ROPE_STORE, ST_ATTN_SUB, ST_FFN_NORM, ST_FFN_ACT, ST_FFN_SUB, ST_FINAL
+};
 
 struct mp_e2e {
     mp_e2e_spec s;
@@ -201,6 +273,7 @@ struct mp_e2e {
     uint8_t *emb, *head;  /* vocab rows of head_row bytes; head == emb when tied */
     float *final_norm;
     layer_w *lw;
+    uint8_t *warena;      /* every packed tensor, each at a 4 KB boundary */
     float *kv;            /* [layer][seq][k|v][kv_head][ctx][hd] */
     int *seq_len;
     float *rope_cos, *rope_sin; /* [ctx][hd/2] */
@@ -208,17 +281,25 @@ struct mp_e2e {
     void *act[MP_E2E_NLIN];
     void **scratch;       /* per thread, for the variants */
     float *att_scr;       /* per thread: max_ctx scores */
-    float *row_scr;       /* per thread: one head row in float */
+    uint8_t *hpx;         /* per wanted token: its final state prepared for the head */
+    size_t hpx_bytes;
     int *pos, *wanted;    /* per token of the current call */
     int *best;            /* per wanted token: argmax of its logits */
-    int *amax_i;          /* per thread x max_tokens: the argmax of the thread's rows */
+    int hrows, hchunks;   /* the head in chunks of hrows vocabulary rows */
+    int *amax_i;          /* per chunk x max_tokens: the argmax of the chunk's rows */
     float *amax_v;
+    _Atomic int *hnext;   /* per thread (64 bytes apart): its next own chunk */
+    _Atomic int *lnext;   /* the same for the linears' chunks (lin_comp_task) */
     mp_e2e_mem mem;
     mp_e2e_setup setup;
     /* --profile: seconds per group since mp_e2e_profile(m, 1) */
     int profiling;
     double prof[MP_E2E_NPROF];
     double *busy;         /* per thread: seconds inside the current pool task */
+    double *late;         /* per thread: seconds from the hand-over to its start */
+    /* MPBENCH_E2E_SYNC=1: "sync" per group split into wake-up (the last
+     * thread's start), imbalance (slowest minus mean busy) and the rest */
+    double syncd[MP_E2E_NPROF][4];
     /* the current call */
     const int *tok, *seq;
     int n, nwant, layer, stage, resid;
@@ -274,9 +355,13 @@ void mp_e2e_estimate(const mp_e2e_spec *s, mp_e2e_mem *mem)
     mem->kv = sizeof(float) * 2 * (size_t)s->layers * (size_t)s->max_seqs * (size_t)s->max_ctx * kvd;
     size_t bigd = H > qd ? H : qd;
     mem->scratch = sizeof(float) * T * (2 * H + bigd + qd + 2 * kvd + qd + H + 2 * I) + acts +
-                   nt * max_scr + sizeof(float) * nt * ((size_t)s->max_ctx + H) +
+                   nt * max_scr + sizeof(float) * nt * (size_t)s->max_ctx +
+                   T * mp_e2e_head_prep_bytes(s->head, md->hidden) +
                    sizeof(float) * (size_t)s->max_ctx * (size_t)md->head_dim +
-                   (sizeof(int) + sizeof(float)) * (nt + 1) * T /* argmax */ +
+                   (sizeof(int) + sizeof(float)) * (V / (size_t)head_chunk_rows(
+                       mp_e2e_head_row_bytes(s->head, md->hidden), md->vocab, s->threads) + 1) *
+                       T /* argmax */ +
+                   2 * sizeof(int) * 16 * nt +
                    sizeof(float) * T * H /* hn */ +
                    sizeof(float) * V * (size_t)s->max_seqs /* the caller's logits rows */;
     mem->staging = staging * nt + sizeof(uint16_t) * H * HEAD_CHUNK * nt;
@@ -515,6 +600,16 @@ static void own_rows(const mp_op *op, int tid, int nt, int *m0, int *m1)
 
 static void tok_range(int n, int tid, int nt, int *t0, int *t1);
 
+
+/* Vocabulary rows [r0, r1) of the chunks thread tid owns. */
+static void head_rows_of(const mp_e2e *m, int tid, int nt, int *r0, int *r1)
+{
+    int c0, c1;
+    tok_range(m->hchunks, tid, nt, &c0, &c1);
+    *r0 = c0 * m->hrows < m->vocab ? c0 * m->hrows : m->vocab;
+    *r1 = c1 * m->hrows < m->vocab ? c1 * m->hrows : m->vocab;
+}
+
 typedef struct setup_job {
     mp_e2e *m;
     const mp_e2e_source *src;
@@ -551,7 +646,7 @@ static void touch_task(void *arg, int tid, int nt)
                 memset((uint8_t *)op->w + b0, 0, b1 - b0);
         }
     int r0, r1;
-    tok_range(m->vocab, tid, nt, &r0, &r1);
+    head_rows_of(m, tid, nt, &r0, &r1);
     if (r1 > r0) {
         memset(m->emb + (size_t)r0 * m->head_row, 0, (size_t)(r1 - r0) * m->head_row);
         if (m->head != m->emb)
@@ -565,7 +660,7 @@ static void matrix_task(void *arg, int tid, int nt)
     setup_job *j = arg;
     mp_e2e *m = j->m;
     int r0, r1, H = m->hidden;
-    tok_range(m->vocab, tid, nt, &r0, &r1);
+    head_rows_of(m, tid, nt, &r0, &r1);
     for (int which = 0; which < (m->head != m->emb ? 2 : 1); which++) {
         uint8_t *dst = which ? m->head : m->emb;
         for (int r = r0; r < r1 && !atomic_load(&j->failed); r += HEAD_CHUNK) {
@@ -787,12 +882,25 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
     }
     m->hf = s->head;
     m->head_row = mp_e2e_head_row_bytes(m->hf, m->hidden);
-    m->emb = mp_alloc(m->head_row * (size_t)m->vocab);
-    m->head = md->tied ? m->emb : mp_alloc(m->head_row * (size_t)m->vocab);
+    m->hrows = head_chunk_rows(m->head_row, m->vocab, m->nt);
+    m->hchunks = (m->vocab + m->hrows - 1) / m->hrows;
+    m->emb = big_alloc(m->head_row * (size_t)m->vocab);
+    m->head = md->tied ? m->emb : big_alloc(m->head_row * (size_t)m->vocab);
     m->final_norm = mp_alloc(sizeof(float) * (size_t)m->hidden);
     if ((rc = src->norm(src, 4, 0, m->final_norm, m->hidden, e)))
         goto fail;
     m->lw = calloc((size_t)m->nl, sizeof *m->lw);
+    /* one arena for the packed tensors (most are below a huge page each) */
+    size_t arena = 0;
+    for (int i = 0; i < MP_E2E_NLIN; i++) {
+        const mp_variant *v = choice_variant(&s->lin[i]);
+        int mm, kk;
+        lin_shape(s, i, &mm, &kk);
+        arena += ((v->packed_size(mm, kk, s->lin[i].param) + 4095) & ~(size_t)4095) *
+                 (size_t)m->nl;
+    }
+    m->warena = big_alloc(arena);
+    size_t at = 0;
     for (int l = 0; l < m->nl && !rc; l++) {
         layer_w *w = &m->lw[l];
         w->attn_norm = mp_alloc(sizeof(float) * (size_t)m->hidden);
@@ -810,7 +918,8 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
             op->v = choice_variant(c);
             lin_shape(s, i, &op->m, &op->k);
             memcpy(op->param, c->param, sizeof op->param);
-            op->w = mp_alloc(op->v->packed_size(op->m, op->k, op->param));
+            op->w = m->warena + at;
+            at += (op->v->packed_size(op->m, op->k, op->param) + 4095) & ~(size_t)4095;
         }
     }
     if (rc)
@@ -819,7 +928,7 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
         goto fail;
 
 
-    m->kv = mp_alloc(m->mem.kv);
+    m->kv = big_alloc(m->mem.kv);
     m->seq_len = calloc((size_t)s->max_seqs, sizeof *m->seq_len);
     int half = m->hd / 2;
     m->rope_cos = mp_alloc(sizeof(float) * (size_t)s->max_ctx * (half ? half : 1));
@@ -853,13 +962,17 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
     for (int t = 0; t < m->nt; t++)
         m->scratch[t] = max_scr ? mp_alloc(max_scr) : NULL;
     m->att_scr = mp_alloc(sizeof(float) * (size_t)m->nt * s->max_ctx);
-    m->row_scr = mp_alloc(sizeof(float) * (size_t)m->nt * m->hidden);
+    m->hpx_bytes = mp_e2e_head_prep_bytes(m->hf, m->hidden);
+    m->hpx = mp_alloc(m->hpx_bytes * T);
     m->pos = calloc(T, sizeof *m->pos);
     m->wanted = calloc(T, sizeof *m->wanted);
     m->best = calloc(T, sizeof *m->best);
-    m->amax_i = calloc(T * (size_t)m->nt, sizeof *m->amax_i);
-    m->amax_v = calloc(T * (size_t)m->nt, sizeof *m->amax_v);
+    m->amax_i = calloc(T * (size_t)m->hchunks, sizeof *m->amax_i);
+    m->amax_v = calloc(T * (size_t)m->hchunks, sizeof *m->amax_v);
+    m->hnext = calloc((size_t)m->nt * 16, sizeof *m->hnext);
+    m->lnext = calloc((size_t)m->nt * 16, sizeof *m->lnext);
     m->busy = calloc((size_t)m->nt, sizeof *m->busy);
+    m->late = calloc((size_t)m->nt, sizeof *m->late);
     m->setup.seconds = mp_now() - t_setup;
     *out = m;
     return MP_OK;
@@ -882,10 +995,9 @@ void mp_e2e_free(mp_e2e *m)
         mp_free(w->ffn_norm);
         mp_free(w->attn_sub);
         mp_free(w->ffn_sub);
-        for (int i = 0; i < MP_E2E_NLIN; i++)
-            mp_free((void *)w->op[i].w);
     }
     free(m->lw);
+    mp_free(m->warena);
     mp_free(m->kv);
     free(m->seq_len);
     mp_free(m->rope_cos);
@@ -899,13 +1011,16 @@ void mp_e2e_free(mp_e2e *m)
         mp_free(m->scratch[t]);
     free(m->scratch);
     mp_free(m->att_scr);
-    mp_free(m->row_scr);
+    mp_free(m->hpx);
     free(m->pos);
     free(m->wanted);
     free(m->best);
     free(m->amax_i);
     free(m->amax_v);
+    free(m->hnext);
+    free(m->lnext);
     free(m->busy);
+    free(m->late);
     free(m);
 }
 
@@ -950,6 +1065,75 @@ static void tok_range(int n, int tid, int nt, int *t0, int *t1)
     *t1 = *t0 + per < n ? *t0 + per : n;
 }
 
+/* e^x on 4 lanes: Cephes expf's reduction and polynomial (as in the SSE
+ * "exp_ps"), a few ulp on [-88.37, 88.37] (clamped there: exactly 0 below
+ * -88.37, about 2^127 above), no libm call, so SiLU vectorizes; lane-wise IEEE
+ * operations in a fixed order, the same bits in every lane on every ISA. */
+static inline mp_v4f exp4(mp_v4f x)
+{
+    const mp_v4f hi = {88.3762626647949f, 88.3762626647949f, 88.3762626647949f,
+                       88.3762626647949f};
+    mp_v4i m = x > hi;
+    x = (mp_v4f)(((mp_v4i)x & ~m) | ((mp_v4i)hi & m));
+    m = x < -hi;
+    x = (mp_v4f)(((mp_v4i)x & ~m) | ((mp_v4i)-hi & m));
+    mp_v4f fx = x * 1.44269504088896341f + 0.5f;
+    mp_v4f t = __builtin_convertvector(__builtin_convertvector(fx, mp_v4i), mp_v4f);
+    fx = t - (mp_v4f)((mp_v4i)(mp_v4f){1.0f, 1.0f, 1.0f, 1.0f} & (t > fx)); /* floor */
+    x = x - fx * 0.693359375f;
+    x = x - fx * -2.12194440e-4f;
+    mp_v4f z = x * x;
+    mp_v4f y = {1.9875691500e-4f, 1.9875691500e-4f, 1.9875691500e-4f, 1.9875691500e-4f};
+    y = y * x + 1.3981999507e-3f;
+    y = y * x + 8.3334519073e-3f;
+    y = y * x + 4.1665795894e-2f;
+    y = y * x + 1.6666665459e-1f;
+    y = y * x + 5.0000001201e-1f;
+    y = y * z + x + 1.0f;
+    mp_v4i n = (__builtin_convertvector(fx, mp_v4i) + 127) << 23;
+    return y * (mp_v4f)n;
+}
+
+/* The gated activation of elements [i0, i1) of one token: g = act(g) * u.
+ * relu2 on 4-lane vectors (a select, no branch): as a scalar loop (gcc -O2
+ * did not vectorize it) its branch on the sign of g mispredicted half the time
+ * and cost ~25 us per 2B-4T layer, most of the old "norms" time (issue 17). */
+static void ffn_act(const mp_e2e *m, float *restrict g, const float *restrict u, int i0, int i1)
+{
+    if (m->relu2) {
+        int i = i0;
+        for (; i + 4 <= i1; i += 4) {
+            mp_v4f x, y;
+            memcpy(&x, g + i, sizeof x);
+            memcpy(&y, u + i, sizeof y);
+            x = (mp_v4f)((mp_v4i)x & (x > 0.0f)); /* max(x, 0) as the scalar select */
+            x = x * x * y;
+            memcpy(g + i, &x, sizeof x);
+        }
+        for (; i < i1; i++) {
+            float r = g[i] > 0.0f ? g[i] : 0.0f;
+            g[i] = r * r * u[i];
+        }
+    } else
+        for (int i = i0; i < i1; i += 4) {
+            /* a short tail goes through a zero-padded vector: every element
+             * gets the same operations wherever a thread's rows end */
+            mp_v4f x = {0, 0, 0, 0}, y = {0, 0, 0, 0};
+            if (i + 4 <= i1) {
+                memcpy(&x, g + i, sizeof x);
+                memcpy(&y, u + i, sizeof y);
+                x = x / (1.0f + exp4(-x)) * y;
+                memcpy(g + i, &x, sizeof x);
+                continue;
+            }
+            for (int l = 0; l < i1 - i; l++)
+                x[l] = g[i + l], y[l] = u[i + l];
+            x = x / (1.0f + exp4(-x)) * y;
+            for (int l = 0; l < i1 - i; l++)
+                g[i + l] = x[l];
+        }
+}
+
 /* The per-token float stages (norms, RoPE + cache store, activation). */
 static void tok_task(void *arg, int tid, int nt)
 {
@@ -963,8 +1147,7 @@ static void tok_task(void *arg, int tid, int nt)
         case ST_ATTN_NORM:
         case ST_FFN_NORM:
             if (m->resid)
-                for (int i = 0; i < H; i++)
-                    x[i] += m->tmp[(size_t)t * H + i];
+                add_to(x, m->tmp + (size_t)t * H, 0, H);
             rmsnorm(x, m->stage == ST_ATTN_NORM ? w->attn_norm : w->ffn_norm, H, m->eps,
                     m->xn + (size_t)t * H);
             break;
@@ -987,26 +1170,24 @@ static void tok_task(void *arg, int tid, int nt)
             rmsnorm(a, w->attn_sub, m->qd, m->eps, a);
             break;
         }
-        case ST_FFN_ACT: {
-            float *g = m->g + (size_t)t * m->inter, *u = m->u + (size_t)t * m->inter;
-            if (m->relu2)
-                for (int i = 0; i < m->inter; i++) {
-                    float r = g[i] > 0.0f ? g[i] : 0.0f;
-                    g[i] = r * r * u[i];
-                }
-            else
-                for (int i = 0; i < m->inter; i++)
-                    g[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+        case ST_FFN_ACT:
+            ffn_act(m, m->g + (size_t)t * m->inter, m->u + (size_t)t * m->inter, 0, m->inter);
             if (m->sub_norm)
-                rmsnorm(g, w->ffn_sub, m->inter, m->eps, g);
+                rmsnorm(m->g + (size_t)t * m->inter, w->ffn_sub, m->inter, m->eps,
+                        m->g + (size_t)t * m->inter);
             break;
-        }
+        case ST_FFN_SUB:
+            rmsnorm(m->g + (size_t)t * m->inter, w->ffn_sub, m->inter, m->eps,
+                    m->g + (size_t)t * m->inter);
+            break;
         case ST_FINAL:
             if (m->resid)
-                for (int i = 0; i < H; i++)
-                    x[i] += m->tmp[(size_t)t * H + i];
-            if (m->wanted[t] >= 0)
-                rmsnorm(x, m->final_norm, H, m->eps, m->hn + (size_t)m->wanted[t] * H);
+                add_to(x, m->tmp + (size_t)t * H, 0, H);
+            if (m->wanted[t] >= 0) {
+                float *hn = m->hn + (size_t)m->wanted[t] * H;
+                rmsnorm(x, m->final_norm, H, m->eps, hn);
+                mp_e2e_head_prep(m->hf, hn, H, m->hpx + (size_t)m->wanted[t] * m->hpx_bytes);
+            }
             break;
         }
     }
@@ -1028,6 +1209,7 @@ typedef struct timed {
     mp_e2e *m;
     mp_task_fn fn;
     void *arg;
+    double t0;
 } timed;
 
 static void timed_task(void *a, int tid, int nt)
@@ -1036,6 +1218,7 @@ static void timed_task(void *a, int tid, int nt)
     double t0 = mp_now();
     t->fn(t->arg, tid, nt);
     t->m->busy[tid] = mp_now() - t0;
+    t->m->late[tid] = t0 - t->t0;
 }
 
 static void run(mp_e2e *m, int group, mp_task_fn fn, void *arg, int items)
@@ -1054,14 +1237,19 @@ static void run(mp_e2e *m, int group, mp_task_fn fn, void *arg, int items)
         m->prof[group] += mp_now() - t0;
         return;
     }
-    timed t = {m, fn, arg};
+    timed t = {m, fn, arg, t0};
     mp_pool_run(m->pool, timed_task, &t);
-    double wall = mp_now() - t0, mean = 0;
-    for (int i = 0; i < m->nt; i++)
+    double wall = mp_now() - t0, mean = 0, late = 0, slow = 0;
+    for (int i = 0; i < m->nt; i++) {
         mean += m->busy[i];
+        late = m->late[i] > late ? m->late[i] : late;
+        slow = m->busy[i] > slow ? m->busy[i] : slow;
+    }
     mean /= m->nt;
     m->prof[group] += mean;
     m->prof[MP_E2E_P_SYNC] += wall - mean;
+    double *d = m->syncd[group];
+    d[0] += late, d[1] += slow - mean, d[2] += wall - mean - late - (slow - mean), d[3] += 1;
 }
 
 static void run_tok(mp_e2e *m, int stage, int resid)
@@ -1073,8 +1261,19 @@ static void run_tok(mp_e2e *m, int stage, int resid)
 
 void mp_e2e_profile(mp_e2e *m, int on)
 {
+    const char *dbg = getenv("MPBENCH_E2E_SYNC");
+    if (m->profiling && !on && dbg && *dbg && strcmp(dbg, "0"))
+        for (int g = 0; g < MP_E2E_NPROF; g++)
+            if (m->syncd[g][3] > 0)
+                fprintf(stderr, "sync in %-9s %6.0f tasks: wake-up %.3f ms, imbalance %.3f ms, "
+                        "rest %.3f ms (per task %.2f/%.2f/%.2f us)\n", mp_e2e_prof_name[g],
+                        m->syncd[g][3], 1e3 * m->syncd[g][0], 1e3 * m->syncd[g][1],
+                        1e3 * m->syncd[g][2], 1e6 * m->syncd[g][0] / m->syncd[g][3],
+                        1e6 * m->syncd[g][1] / m->syncd[g][3],
+                        1e6 * m->syncd[g][2] / m->syncd[g][3]);
     m->profiling = on;
     memset(m->prof, 0, sizeof m->prof);
+    memset(m->syncd, 0, sizeof m->syncd);
 }
 
 void mp_e2e_profile_get(const mp_e2e *m, double *sec)
@@ -1102,17 +1301,38 @@ static void attn_task(void *arg, int tid, int nt)
                 mx = sc[j];
         }
         float sum = 0.0f;
-        for (int j = 0; j <= p; j++) {
-            sc[j] = expf(sc[j] - mx);
-            sum += sc[j];
+        for (int j = 0; j <= p; j += 4) {
+            mp_v4f e = {0, 0, 0, 0};
+            if (j + 4 <= p + 1) {
+                memcpy(&e, sc + j, sizeof e);
+                e = exp4(e - mx);
+                memcpy(sc + j, &e, sizeof e);
+                sum = (((sum + e[0]) + e[1]) + e[2]) + e[3];
+                continue;
+            }
+            for (int l = 0; l <= p - j; l++) /* the tail, zero-padded */
+                e[l] = sc[j + l];
+            e = exp4(e - mx);
+            for (int l = 0; l <= p - j; l++)
+                sc[j + l] = e[l], sum += e[l];
         }
         float *o = m->att + (size_t)t * m->qd + (size_t)h * hd;
         for (int d = 0; d < hd; d++)
             o[d] = 0.0f;
+        /* o[d] = sum_j p_j v_j[d] in j order, four d at a time (the same
+         * operations per element as a scalar loop; gcc -O2 left it scalar) */
         for (int j = 0; j <= p; j++) {
             const float *vj = vc + (size_t)j * hd;
             float pj = sc[j];
-            for (int d = 0; d < hd; d++)
+            int d = 0;
+            for (; d + 4 <= hd; d += 4) {
+                mp_v4f ov, vv;
+                memcpy(&ov, o + d, sizeof ov);
+                memcpy(&vv, vj + d, sizeof vv);
+                ov += pj * vv;
+                memcpy(o + d, &ov, sizeof ov);
+            }
+            for (; d < hd; d++)
                 o[d] += pj * vj[d];
         }
         float inv = 1.0f / sum;
@@ -1130,7 +1350,13 @@ typedef struct lin_job {
     void *act[3];
     float *y[3];
     const float *x;
+    int fuse;
 } lin_job;
+
+/* What a linear group's compute task also does on the rows it computed (its
+ * own, from memory it has in cache): element-wise work whose result does not
+ * depend on who does it, so it needs no hand-over of its own. */
+enum { FUSE_NONE, FUSE_ACT /* gate,up: g = act(g) * u */, FUSE_RESID /* x += y */ };
 
 static void lin_prep_task(void *arg, int tid, int nt)
 {
@@ -1143,22 +1369,83 @@ static void lin_prep_task(void *arg, int tid, int nt)
     }
 }
 
-static void lin_comp_task(void *arg, int tid, int nt)
+/* Rows of chunk k (of LIN_SPLIT) of thread t's own rows of op: the chunks
+ * keep the first-touch split (own_rows) and its m_align units. */
+enum { LIN_SPLIT = 4 };
+
+static void chunk_rows(const mp_op *op, int t, int k, int split, int nt, int *m0, int *m1)
 {
-    lin_job *j = arg;
-    for (int o = 0; o < j->nops; o++) {
+    int a, b, align = op->v->m_align > 0 ? op->v->m_align : 1;
+    own_rows(op, t, nt, &a, &b);
+    int units = (b - a + align - 1) / align, per = (units + split - 1) / split;
+    long c0 = a + (long)k * per * align, c1 = a + (long)(k + 1) * per * align;
+    *m0 = c0 < b ? (int)c0 : b;
+    *m1 = c1 < b ? (int)c1 : b;
+}
+
+/* Item i of thread t's list: chunk i % split of op i / split (with FUSE_ACT
+ * one item is the chunk of both gate and up, then the activation on it). */
+static void lin_item(lin_job *j, int t, int i, int split, int tid, int nt)
+{
+    mp_e2e *m = j->m;
+    int o0 = j->fuse == FUSE_ACT ? 0 : i / split, o1 = j->fuse == FUSE_ACT ? j->nops : o0 + 1;
+    int m0 = 0, m1 = 0;
+    for (int o = o0; o < o1; o++) {
         const mp_op *op = j->op[o];
-        int m0, m1;
-        own_rows(op, tid, nt, &m0, &m1); /* the rows this thread first-touched */
+        chunk_rows(op, t, i % split, split, nt, &m0, &m1);
         if (m0 < m1)
-            op->v->compute(op, j->act[o], j->m->n, j->y[o], m0, m1, j->m->scratch[tid]);
+            op->v->compute(op, j->act[o], m->n, j->y[o], m0, m1, m->scratch[tid]);
+    }
+    if (j->fuse == FUSE_NONE || m0 >= m1)
+        return;
+    int M = j->op[0]->m;
+    for (int tk = 0; tk < m->n; tk++) {
+        if (j->fuse == FUSE_ACT)
+            ffn_act(m, j->y[0] + (size_t)tk * M, j->y[1] + (size_t)tk * M, m0, m1);
+        else
+            add_to(m->x + (size_t)tk * M, j->y[0] + (size_t)tk * M, m0, m1);
     }
 }
 
-static void linear(mp_e2e *m, int group, const float *x, int nops, const int *which,
-                   float *const *y)
+/* Each thread computes its own rows (those it first-touched) in LIN_SPLIT
+ * chunks per op, then takes the chunks other threads have not started (their
+ * counters, in thread order): a thread slowed by its memory, a neighbour or
+ * the scheduler does not hold the step up.  Rows are computed whole by one
+ * call, so the results do not depend on who computed them. */
+static void lin_comp_task(void *arg, int tid, int nt)
 {
-    lin_job j = {.m = m, .nops = 0, .x = x};
+    lin_job *j = arg;
+    mp_e2e *m = j->m;
+    if (nt == 1) {
+        for (int i = 0; i < (j->fuse == FUSE_ACT ? 1 : j->nops); i++)
+            lin_item(j, 0, i, 1, tid, 1);
+        return;
+    }
+    /* Vector-LUT variants build their tables inside compute, per call: they
+     * keep one call per thread's rows (still taken over whole when late) */
+    int split = LIN_SPLIT;
+    for (int o = 0; o < j->nops; o++)
+        if (j->op[o]->v->family == MP_FAMILY_VECLUT)
+            split = 1;
+    int items = (j->fuse == FUSE_ACT ? 1 : j->nops) * split;
+    for (int k = 0; k < nt; k++) {
+        int u = (tid + k) % nt;
+        for (;;) {
+            int i = atomic_fetch_add_explicit(&m->lnext[16 * u], 1, memory_order_relaxed);
+            if (i >= items)
+                break;
+            lin_item(j, u, i, split, tid, nt);
+        }
+    }
+}
+
+/* Runs a linear group; returns whether the element-wise work `fuse` was done
+ * too (not when a peer library computes one of the ops, nor when the ops'
+ * row splits differ). */
+static int linear(mp_e2e *m, int group, const float *x, int nops, const int *which,
+                  float *const *y, int fuse)
+{
+    lin_job j = {.m = m, .nops = 0, .x = x, .fuse = fuse};
     for (int o = 0; o < nops; o++) {
         mp_op *op = &m->lw[m->layer].op[which[o]];
         if (op->v->self_threaded) { /* issue 15: a peer library threads itself */
@@ -1169,6 +1456,7 @@ static void linear(mp_e2e *m, int group, const float *x, int nops, const int *wh
             op->v->compute(op, m->act[which[o]], m->n, y[o], 0, op->m, m->scratch[0]);
             if (m->profiling)
                 m->prof[group] += mp_now() - t0;
+            j.fuse = FUSE_NONE;
             continue;
         }
         j.op[j.nops] = op;
@@ -1176,51 +1464,93 @@ static void linear(mp_e2e *m, int group, const float *x, int nops, const int *wh
         j.y[j.nops++] = y[o];
     }
     if (!j.nops)
-        return;
-    /* one token: its activation work is a few microseconds; on thread 0 it
-     * saves a pool hand-over per linear group (as the kernel measurement does) */
-    run(m, MP_E2E_P_ACT_QUANT, lin_prep_task, &j, m->n > 1 ? m->n * j.nops : 1);
+        return 0;
+    if (j.fuse == FUSE_ACT && (j.nops != 2 || j.op[0]->m != j.op[1]->m ||
+                               j.op[0]->v->m_align != j.op[1]->v->m_align))
+        j.fuse = FUSE_NONE;
+    if (j.fuse == FUSE_RESID && (j.nops != 1 || j.op[0]->m != m->hidden))
+        j.fuse = FUSE_NONE;
+    /* one token: quantizing its activation is a microsecond or two; on thread
+     * 0 it saves a pool hand-over per linear group (as the kernel measurement
+     * does).  Table-building variants (prepared bytes >= 4 per input, T-MAC,
+     * TL, VLUT: tens of microseconds per op) prepare the group's ops in
+     * parallel instead. */
+    const mp_op *o0 = j.op[0];
+    int tables = o0->v->act_size(1, o0->k, o0->param) >= 4 * (size_t)o0->k;
+    run(m, MP_E2E_P_ACT_QUANT, lin_prep_task, &j,
+        m->n > 1 ? m->n * j.nops : tables ? j.nops : 1);
+    for (int t = 0; t < m->nt; t++)
+        atomic_store_explicit(&m->lnext[16 * t], 0, memory_order_relaxed);
     run(m, group, lin_comp_task, &j, 2);
+    return j.fuse != FUSE_NONE;
 }
 
-/* The head: vocabulary rows split over threads (equal rows = equal bytes, the
- * rows each thread first-touched); each row is widened once and dotted with
- * every wanted token's final hidden state.  Each thread also keeps the argmax
- * of its rows per token; thread 0 combines them in thread order (ranges
- * ascend, a later range wins only when strictly larger), so the result is
- * mp_e2e_argmax's - the lowest index on ties - for any thread count. */
-static void head_task(void *arg, int tid, int nt)
+enum { HEAD_CACHE_BYTES = 256 << 10 };
+
+/* Chunk c for every wanted token: logits and the chunk's argmax per token. */
+static void head_chunk(mp_e2e *m, int c)
 {
-    mp_e2e *m = arg;
-    int r0, r1, H = m->hidden, V = m->vocab;
-    tok_range(V, tid, nt, &r0, &r1);
-    float *row = m->row_scr + (size_t)tid * H;
-    int *bi = m->amax_i + (size_t)tid * m->s.max_tokens;
-    float *bv = m->amax_v + (size_t)tid * m->s.max_tokens;
+    int H = m->hidden, V = m->vocab, r0 = c * m->hrows;
+    int r1 = r0 + m->hrows < V ? r0 + m->hrows : V;
+    int *bi = m->amax_i + (size_t)c * m->s.max_tokens;
+    float *bv = m->amax_v + (size_t)c * m->s.max_tokens;
     for (int j = 0; j < m->nwant; j++)
         bi[j] = -1;
-    for (int r = r0; r < r1; r++) {
-        mp_e2e_head_row_f32(m->hf, m->head + (size_t)r * m->head_row, H, row);
+    /* with several tokens, a cache-sized piece at a time is read from memory
+     * once and then from cache for the other tokens */
+    int piece = m->nwant > 1 ? (int)(HEAD_CACHE_BYTES / m->head_row) : r1 - r0;
+    if (piece < 4)
+        piece = 4;
+    for (int r = r0; r < r1; r += piece) {
+        int re = r + piece < r1 ? r + piece : r1;
         for (int j = 0; j < m->nwant; j++) {
-            float l = mp_e2e_head_dot(m->hn + (size_t)j * H, row, H);
-            m->logits[(size_t)j * V + r] = l;
-            if (bi[j] < 0 || l > bv[j])
-                bi[j] = r, bv[j] = l;
+            float *l = m->logits + (size_t)j * V;
+            mp_e2e_head_rows(m->hf, m->head + (size_t)r * m->head_row, re - r, H,
+                             m->hpx + (size_t)j * m->hpx_bytes, l + r);
+            for (int i = r; i < re; i++)
+                if (bi[j] < 0 || l[i] > bv[j])
+                    bi[j] = i, bv[j] = l[i];
         }
     }
 }
 
+static void head_task(void *arg, int tid, int nt)
+{
+    mp_e2e *m = arg;
+    /* its own chunks first, then the others' that are left, in thread order */
+    for (int k = 0; k < nt; k++) {
+        int u = (tid + k) % nt, c0, c1;
+        tok_range(m->hchunks, u, nt, &c0, &c1);
+        for (;;) {
+            int c = atomic_fetch_add_explicit(&m->hnext[16 * u], 1, memory_order_relaxed);
+            if (c >= c1)
+                break;
+            head_chunk(m, c);
+        }
+    }
+}
+
+/* The head: vocabulary rows over threads in chunks (head_task), dotted with
+ * every wanted token's prepared final state (harness/e2e-head.c).  Each chunk
+ * keeps its argmax per token; they are combined in chunk order (a later chunk
+ * wins only when strictly larger), so the result is mp_e2e_argmax's - the
+ * lowest index on ties - whoever computed which chunk. */
 static void head(mp_e2e *m)
 {
+    int nt = m->nt > 1 ? m->nt : 1;
+    for (int t = 0; t < nt; t++) {
+        int c0, c1;
+        tok_range(m->hchunks, t, nt, &c0, &c1);
+        atomic_store_explicit(&m->hnext[16 * t], c0, memory_order_relaxed);
+    }
     run(m, MP_E2E_P_LM_HEAD, head_task, m, 2);
     double t0 = m->profiling ? mp_now() : 0;
-    int nt = m->nt > 1 ? m->nt : 1;
     for (int j = 0; j < m->nwant; j++) {
         int best = -1;
         float bv = 0.0f;
-        for (int t = 0; t < nt; t++) {
-            int i = m->amax_i[(size_t)t * m->s.max_tokens + j];
-            float v = m->amax_v[(size_t)t * m->s.max_tokens + j];
+        for (int c = 0; c < m->hchunks; c++) {
+            int i = m->amax_i[(size_t)c * m->s.max_tokens + j];
+            float v = m->amax_v[(size_t)c * m->s.max_tokens + j];
             if (i >= 0 && (best < 0 || v > bv))
                 best = i, bv = v;
         }
@@ -1269,23 +1599,26 @@ int mp_e2e_forward(mp_e2e *m, const int *tok, const int *seq, int n, const unsig
 
     static const int qkv[3] = {MP_E2E_Q, MP_E2E_K, MP_E2E_V}, o[1] = {MP_E2E_O};
     static const int gu[2] = {MP_E2E_GATE, MP_E2E_UP}, dn[1] = {MP_E2E_DOWN};
+    int resid = 0; /* whether x still lacks the last linear's output */
     for (int l = 0; l < m->nl; l++) {
         m->layer = l;
-        run_tok(m, ST_ATTN_NORM, l > 0);
+        run_tok(m, ST_ATTN_NORM, resid);
         float *yqkv[3] = {m->q, m->k, m->v};
-        linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv);
+        linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv, FUSE_NONE);
         run_tok(m, ST_ROPE_STORE, 0);
         run(m, MP_E2E_P_ATTN, attn_task, m, n * m->nh);
         if (m->sub_norm)
             run_tok(m, ST_ATTN_SUB, 0);
-        linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp);
-        run_tok(m, ST_FFN_NORM, 1);
+        resid = !linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp, FUSE_RESID);
+        run_tok(m, ST_FFN_NORM, resid);
         float *ygu[2] = {m->g, m->u};
-        linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu);
-        run_tok(m, ST_FFN_ACT, 0);
-        linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp);
+        if (!linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu, FUSE_ACT))
+            run_tok(m, ST_FFN_ACT, 0);
+        else if (m->sub_norm)
+            run_tok(m, ST_FFN_SUB, 0);
+        resid = !linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp, FUSE_RESID);
     }
-    run_tok(m, ST_FINAL, 1);
+    run_tok(m, ST_FINAL, resid);
     if (m->nwant && logits)
         head(m);
     if (m->profiling) {
@@ -1354,10 +1687,10 @@ double mp_e2e_gemm_seconds(mp_e2e *m, int n)
     for (int l = 0; l < m->nl; l++) {
         m->layer = l;
         float *yqkv[3] = {m->q, m->k, m->v}, *ygu[2] = {m->u, m->g};
-        linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv);
-        linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp);
-        linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu);
-        linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp);
+        linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv, FUSE_NONE);
+        linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp, FUSE_NONE);
+        linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu, FUSE_NONE);
+        linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp, FUSE_NONE);
     }
     double dt = mp_now() - t0;
     m->profiling = prof;

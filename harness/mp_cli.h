@@ -4,6 +4,9 @@
 
 #include <stdio.h>
 
+/* The whole command line (argv[0] the program, argv[1] the command): the
+ * command table of harness/cli.c; returns the exit code. */
+int mp_cmd_main(int argc, char **argv);
 int mp_cmd_run(int argc, char **argv);
 int mp_cmd_list(int argc, char **argv);
 int mp_cmd_pack(int argc, char **argv);

@@ -118,7 +118,9 @@ enum {
     MP_E2E_P_LM_HEAD,    /* the head GEMV and the argmax */
     MP_E2E_P_EMBED,      /* embedding rows */
     MP_E2E_P_ATTN,       /* RoPE, KV store, attention */
-    MP_E2E_P_NORMS,      /* RMSNorms, residual adds, the FFN activation */
+    MP_E2E_P_NORMS,      /* RMSNorms; the residual adds and the FFN activation run in
+                            the o/ffn_down and ffn_up tasks (counted there) except
+                            next to a peer library's linear */
     MP_E2E_P_SYNC,       /* pool tasks' wall time beyond the threads' mean busy time */
     MP_E2E_P_OTHER,      /* the rest of the timed interval */
     MP_E2E_NPROF
@@ -163,6 +165,10 @@ int mp_e2e_argmax(const float *logits, int vocab);
  * with the head, equal to mp_e2e_argmax of the row). */
 const int *mp_e2e_tokens(const mp_e2e *m);
 const mp_e2e_setup *mp_e2e_setup_info(const mp_e2e *m);
+/* 1 when weight-sized buffers ask for 2 MiB pages (the default;
+ * MPBENCH_E2E_HUGEPAGES=0 turns it off): the decode bound's read probe uses
+ * the same kind of pages. */
+int mp_e2e_huge_pages(void);
 /* --profile: on = 1 clears the per-group accumulators and starts adding every
  * forward call's time to them; get copies the seconds (MP_E2E_NPROF). */
 void mp_e2e_profile(mp_e2e *m, int on);

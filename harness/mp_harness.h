@@ -42,6 +42,15 @@ int mp_same_file(const char *a, const char *b);
 /* The memory a command may plan to use: 3/4 of the machine's RAM (sysconf), or
  * MPBENCH_MEM_LIMIT_MB when set (tests). */
 size_t mp_mem_limit(void);
+/* Parse-only mode, for the CLI fuzz target (tests/fuzz/fuzz-cli.c) and its
+ * tests; no option or variable of mpbench sets it.  Set, every command stops
+ * with exit 0 once its arguments are parsed and validated, before it measures,
+ * opens a database read-write, writes, renames or deletes a file, forks or
+ * loads llama.cpp.  Commands call mp_parse_only_stop(NAME) at that point: it
+ * returns 1 (and keeps NAME in mp_parse_only_stopped) in parse-only mode, else 0. */
+extern int mp_parse_only;
+extern const char *mp_parse_only_stopped;
+int mp_parse_only_stop(const char *where);
 
 /* ---- models (harness/models.c) ---------------------------------------------- */
 typedef struct mp_model {
@@ -130,6 +139,8 @@ typedef struct mp_bench_opts {
     double cv_threshold; /* robust CV above this after a second round: unstable */
     struct mp_counters *counters; /* NULL: none; else counted around every timed call */
     int quiet;
+    int stream;         /* cold points with N <= 4: time a read stream of the 2-bit bytes
+                         * interleaved with the variants (mp_result.read_gbps); default 1 */
 } mp_bench_opts;
 
 typedef enum mp_status { MP_ST_OK, MP_ST_SKIPPED, MP_ST_FAILED, MP_ST_UNSTABLE } mp_status;
@@ -152,6 +163,10 @@ typedef struct mp_result {
     double events[16];
     double model_gbps;    /* seed 003 eq. 3 prediction (VNNI, N = 1), else NaN or 0 */
     char model_note[128];
+    /* the same-run read stream of this point (GB/s, median over reps interleaved
+     * with the variants', of M*K/4 bytes rotated like the weights); 0: none */
+    double read_gbps;
+    long long read_bytes;
 } mp_result;
 
 void mp_bench_defaults(mp_bench_opts *o);

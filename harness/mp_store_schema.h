@@ -3,6 +3,16 @@
 #ifndef MP_STORE_SCHEMA_H
 #define MP_STORE_SCHEMA_H
 
+/* Migration 8's rename of the vnni family's parameters (variants/catalog.h,
+ * MP_PARAM_RENAMES): bm -> mtile, bn -> ntile, bk -> ktile, gemm_n -> gemv in a
+ * "name=value,..." column COL, as an SQL expression; idempotent.  Also applied
+ * by compare to the rows of databases it reads unmigrated.  Frozen with
+ * migration 8: never edit. */
+#define MP_SCHEMA8_VNNI "variant LIKE 'vnni\\_%' ESCAPE '\\'"
+#define MP_SCHEMA8_PARAMS(COL)                                                              \
+    "substr(replace(replace(replace(replace(','||" COL ",',bm=',',mtile='),',bn=',',ntile='),"  \
+    "',bk=',',ktile='),',gemm_n=',',gemv='),2)"
+
 static const char *const mp_schema_migrations[] = {
     /* 1: machines, runs, results, counters */
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
@@ -74,6 +84,15 @@ static const char *const mp_schema_migrations[] = {
     "ALTER TABLE e2e ADD COLUMN bound_tps REAL;"
     "ALTER TABLE e2e ADD COLUMN bound_share REAL;"
     "ALTER TABLE e2e ADD COLUMN profile TEXT;",
+    /* 8: one meaning per parameter name (issue 18): the vnni rows' bm, bn, bk,
+     * gemm_n are mtile, ntile, ktile, gemv, so stored rows are found (resume,
+     * report defaults, tune --from-sweep) under the names the catalog now has */
+    "UPDATE results SET params=" MP_SCHEMA8_PARAMS("params") " WHERE " MP_SCHEMA8_VNNI ";"
+    "UPDATE tuned SET best_params=" MP_SCHEMA8_PARAMS("best_params") ","
+    " default_params=" MP_SCHEMA8_PARAMS("default_params") ","
+    " chosen_params=" MP_SCHEMA8_PARAMS("chosen_params") ","
+    " exhaustive_params=" MP_SCHEMA8_PARAMS("exhaustive_params")
+    " WHERE " MP_SCHEMA8_VNNI ";",
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };

@@ -134,6 +134,8 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
                 fprintf(f, ", \"model_gbps\": %.3f, \"model\": ", x->model_gbps);
                 json_str(f, x->model_note);
             }
+            if (x->read_gbps > 0)
+                fprintf(f, ", \"read_gbps\": %.3f", x->read_gbps);
             fputs(", \"status\": ", f);
             json_str(f, mp_status_name(x->status));
             fputs(", \"reason\": ", f);
@@ -145,9 +147,12 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
     case MP_FMT_MD:
     case MP_FMT_TABLE: {
         int md = fmt == MP_FMT_MD;
-        int models = 0;
-        for (int i = 0; i < n; i++)
+        int models = 0, reads = 0;
+        for (int i = 0; i < n; i++) {
             models |= r[i].model_gbps > 0;
+            reads |= r[i].read_gbps > 0;
+        }
+        /* "of read": GB/s over the same-run read stream of the point (measure.c) */
         const char *hdr[] = {"variant", "m", "k", "n", "thr", "bpw", "median_us", "min_us",
                              "GB/s", "GOPS", "max_rel_err", "status"};
         const int wd[] = {-24, 6, 6, 4, 3, 6, 10, 10, 7, 8, 11, 0};
@@ -155,17 +160,23 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
             fputs("|", f);
             for (int j = 0; j < 12; j++)
                 fprintf(f, " %s |", hdr[j]);
+            if (reads)
+                fputs(" of read (same run) |", f);
             if (models)
                 fputs(" model GB/s (seed 003 eq. 3) |", f);
             fputs("\n|", f);
             for (int j = 0; j < 12; j++)
                 fputs(j == 0 || j == 11 ? "---|" : "--:|", f);
+            if (reads)
+                fputs("--:|", f);
             if (models)
                 fputs("---|", f);
             fputc('\n', f);
         } else {
             for (int j = 0; j < 12; j++)
-                fprintf(f, "%*s%s", wd[j], hdr[j], j < 11 || models ? "  " : "\n");
+                fprintf(f, "%*s%s", wd[j], hdr[j], j < 11 || models || reads ? "  " : "\n");
+            if (reads)
+                fprintf(f, "%-18s%s", "of read (same run)", models ? "  " : "\n");
             if (models)
                 fputs("model GB/s (seed 003 eq. 3)\n", f);
         }
@@ -196,7 +207,10 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
             }
             fmt_err(c[10], sizeof c[10], x->max_rel_err);
             snprintf(c[11], sizeof c[11], "%s", status_text(x, st, sizeof st));
-            char mdl[200] = "";
+            char mdl[200] = "", rd[64] = "-";
+            if (x->read_gbps > 0 && x->reps > 0)
+                snprintf(rd, sizeof rd, "%.0f%% of %.1f", 100.0 * x->gbps / x->read_gbps,
+                         x->read_gbps);
             if (models && x->model_gbps > 0)
                 snprintf(mdl, sizeof mdl, "%.1f (%.0f%% reached; %s)", x->model_gbps,
                          x->reps ? 100.0 * x->gbps / x->model_gbps : 0.0, x->model_note);
@@ -204,12 +218,16 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
                 fputs("|", f);
                 for (int j = 0; j < 12; j++)
                     fprintf(f, " %s |", c[j]);
+                if (reads)
+                    fprintf(f, " %s |", rd);
                 if (models)
                     fprintf(f, " %s |", mdl);
                 fputc('\n', f);
             } else {
                 for (int j = 0; j < 12; j++)
-                    fprintf(f, "%*s%s", wd[j], c[j], j < 11 || models ? "  " : "\n");
+                    fprintf(f, "%*s%s", wd[j], c[j], j < 11 || models || reads ? "  " : "\n");
+                if (reads)
+                    fprintf(f, "%-18s%s", rd, models ? "  " : "\n");
                 if (models)
                     fprintf(f, "%s\n", mdl);
             }

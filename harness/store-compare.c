@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "mp_store_compare.h"
+#include "mp_store_internal.h"
+#include "mp_store_schema.h"
 
 void mp_store_compare_free(mp_cmp_run *r)
 {
@@ -75,7 +77,11 @@ static int read_rows(sqlite3 *db, const char *path, const char *what, mp_cmp_run
 {
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(db,
-                           "SELECT id, variant, params, cache_mode, status, m, k, n, threads,"
+                           /* the parameter names of today, also in a database
+                            * from before migration 8 (read, not migrated) */
+                           "SELECT id, variant, CASE WHEN " MP_SCHEMA8_VNNI " THEN "
+                           MP_SCHEMA8_PARAMS("params") " ELSE params END AS params,"
+                           " cache_mode, status, m, k, n, threads,"
                            " median_us, times_us FROM results WHERE run_id=? AND"
                            " status IN ('ok','unstable') ORDER BY id",
                            -1, &q, NULL) != SQLITE_OK)
@@ -132,7 +138,10 @@ int mp_store_compare_read(const char *path, const char *what, int64_t run_id, mp
     if (vrc)
         return vrc;
     sqlite3 *db;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    char *uri = mp_store_ro_uri(path);
+    int orc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (orc != SQLITE_OK) {
         sqlite3_close(db);
         return mp_fail(e, MP_EIO, "%s %s: cannot open", what, path);
     }

@@ -5,7 +5,8 @@
  * copied with their run_id remapped, and counters follow their result through
  * the result's natural key, so shards of one sweep merge into exactly the
  * unsharded set.  A failure rolls the input back: the store is left as it was
- * before that input.  The input is read, never written. */
+ * before that input.  The input is read, never written: it is attached
+ * read-only (a URI with mode=ro; the store is opened with URIs enabled). */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,7 +120,12 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
     int rc = mp_store_merge_check(in, e);
     if (rc)
         return rc;
-    char *sql = sqlite3_mprintf("ATTACH %Q AS src", in);
+    /* read-only: nothing of the input is ever written, not even a checkpoint of
+     * its WAL into the file when it is detached (SQLite checkpoints and removes a
+     * WAL when its last read-write connection closes) */
+    char *uri = mp_store_ro_uri(in);
+    char *sql = sqlite3_mprintf("ATTACH %Q AS src", uri);
+    free(uri);
     rc = exec(db, sql, e, in);
     sqlite3_free(sql);
     if (rc)

@@ -1,5 +1,7 @@
 /* store-probe.c - the machine probe in the store (mp_probe_store.h): one row
  * per (kind, threads) written with its run, and the newest probe of a machine
+ * (a run of kind "probe": runs and sweeps keep their own read figures too, for
+ * `compare` and the same-run read stream, and must not stand in for a probe)
  * read back for `list machine`, the VNNI roofline model and the reports.  Text
  * read back is checked: a NULL kind or unit reads as empty, never crashes. */
 #include <sqlite3.h>
@@ -45,7 +47,7 @@ int mp_probe_latest(mp_store *s, const char *fingerprint, mp_probe_row *r, int m
                            "SELECT p.kind, p.threads, p.bytes, p.value, p.unit FROM probe p "
                            "WHERE p.run_id = (SELECT max(r.id) FROM runs r JOIN machines m ON "
                            "r.machine_id=m.id JOIN probe q ON q.run_id=r.id WHERE "
-                           "m.fingerprint=?) ORDER BY p.id",
+                           "m.fingerprint=? AND r.kind='probe') ORDER BY p.id",
                            -1, &st, NULL) != SQLITE_OK)
         return 0;
     sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_TRANSIENT);

@@ -66,6 +66,45 @@ static int exec(mp_store *s, const char *sql, mp_err *e)
     return MP_OK;
 }
 
+char *mp_store_ro_uri(const char *path)
+{
+    /* Every byte of the path but [A-Za-z0-9/._~-] percent-encoded; leading
+     * slashes made one ("file://" would name a host). */
+    size_t n = strlen(path);
+    char *u = malloc(3 * n + 32), *o = u;
+    o += sprintf(o, "file:");
+    const char *p = path;
+    while (p[0] == '/' && p[1] == '/')
+        p++;
+    for (; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            strchr("/._~-", c))
+            *o++ = (char)c;
+        else
+            o += sprintf(o, "%%%02X", c);
+    }
+    o += sprintf(o, "?mode=ro");
+    /* Every mpbench database is in WAL mode, and SQLite reads one only with its
+     * -wal and -shm files beside it, creating them if missing: in a read-only
+     * folder (a share, a mount, another user's results) it cannot, and the
+     * database could not be read at all.  With no -wal file there, no
+     * connection has the database open (a WAL connection keeps it until the
+     * last one closes) and the file itself changes only in a checkpoint, which
+     * needs a -wal: then it is read as immutable (no locks, no side files). */
+    char dir[4096], wal[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash == dir ? (void)(dir[1] = 0) : (void)(*slash = 0);
+    else
+        snprintf(dir, sizeof dir, ".");
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    if (access(dir, W_OK) != 0 && access(wal, F_OK) != 0)
+        strcpy(o, "&immutable=1");
+    return u;
+}
+
 static int user_version(sqlite3 *db, int *out)
 {
     sqlite3_stmt *st;
@@ -88,7 +127,10 @@ int mp_store_verify(const char *path, const char *what, int *version, mp_err *e)
     if (!S_ISREG(st.st_mode))
         return mp_fail(e, MP_EIO, "%s %s: not a regular file", what, path);
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    char *uri = mp_store_ro_uri(path);
+    int orc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (orc != SQLITE_OK) {
         int rc = mp_fail(e, MP_EIO, "%s %s: cannot open (%s)", what, path,
                          db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
@@ -220,8 +262,13 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     }
     mp_store *s = calloc(1, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
+    /* URIs on: merge attaches its inputs as "file:...?mode=ro" (store-merge.c).  A
+     * path of ours that starts with "file:" is given as ./file:..., so it stays a path */
+    char open_path[1040];
+    snprintf(open_path, sizeof open_path, "%s%s", strncmp(path, "file:", 5) ? "" : "./", path);
+    if (sqlite3_open_v2(open_path, &s->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+                        NULL) != SQLITE_OK) {
         int rc = mp_fail(e, MP_EIO, "--db %s: cannot open (%s)", path,
                          s->db ? sqlite3_errmsg(s->db) : "out of memory");
         mp_store_close(s);

@@ -34,6 +34,17 @@ int mp_die(int code, const char *fmt, ...)
     return code;
 }
 
+int mp_parse_only;
+const char *mp_parse_only_stopped;
+
+int mp_parse_only_stop(const char *where)
+{
+    if (!mp_parse_only)
+        return 0;
+    mp_parse_only_stopped = where;
+    return 1;
+}
+
 void mp_join_argv(int argc, char **argv, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "mpbench");

@@ -153,6 +153,44 @@ Test(cli, run_stores_one_row_per_result)
     sqlite3_close(db);
 }
 
+static int count_rows(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int n = -1;
+    if (sqlite3_open(path, &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return n;
+}
+
+/* A cold decode point times a read stream of M*K/4 bytes beside its variants:
+ * stored with the run as read_inrun (threads, bytes), shown per row; warm points
+ * and N > 4 have none. */
+Test(cli, decode_points_carry_a_same_run_read_stream)
+{
+    char dir[64], path[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/r.db", dir);
+    EXPECT(0, "\"read_gbps\": ", "run --variant 'i2_s.scalar,naive2.scalar' --shape 64x1024 --n 1,8 --reps 3 --min-time 0 --db %s --format json", path);
+    /* the n=8 rows carry none: exactly the two n=1 rows do */
+    int with = 0;
+    for (const char *p = out; (p = strstr(p, "\"read_gbps\": ")); p++)
+        with++;
+    cr_assert_eq(with, 2, "read_gbps on the two n=1 rows only:\n%s", out);
+    cr_assert_eq(count_rows(path, "SELECT count(*) FROM probe WHERE kind='read_inrun' AND threads=1 "
+                                  "AND bytes=16384 AND unit='GB/s' AND value>0"), 1);
+    cr_assert_eq(count_rows(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
+    EXPECT(0, "of read (same run)", "run --variant 'i2_s.scalar' --shape 64x1024 --n 1 --reps 3 --min-time 0 --no-db");
+    EXPECT(0, "i2_s.scalar", "run --variant 'i2_s.scalar' --shape 64x1024 --n 1 --reps 3 --min-time 0 --warm --db %s --format json", path);
+    cr_assert_null(strstr(out, "read_gbps"), "a warm point has no read stream:\n%s", out);
+    cr_assert_eq(count_rows(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
+}
+
 Test(cli, list_commands)
 {
     EXPECT(0, "bitnet-b1.58-2b-4t", "list models");

@@ -29,6 +29,7 @@
 
 #define TINY "tests/fixtures/tiny.txt"
 #define TINY_RELU2 "tests/fixtures/tiny-relu2.txt"
+#define TINY_WIDE "tests/fixtures/tiny-wide.txt" /* head rows with a whole 16-block group */
 
 static char out[1 << 17];
 
@@ -128,6 +129,8 @@ Test(e2e_limit, same_tokens_for_any_threads_with_quantized_heads)
 {
     threads_case(TINY, MP_E2E_HEAD_Q8_0, 1);
     threads_case(TINY_RELU2, MP_E2E_HEAD_Q4_0, 1);
+    for (int f = 0; f < 3; f++)
+        threads_case(TINY_WIDE, (mp_e2e_head_fmt)f, 1);
 }
 
 /* ---- the shared weights are the source's ------------------------------------------- */
@@ -173,12 +176,13 @@ Test(e2e_limit, shared_weights_equal_direct)
 /* ---- head formats -------------------------------------------------------------------- */
 Test(e2e_limit, head_formats_round_within_their_step)
 {
-    enum { H = 256 };
+    enum { H = 1056 }; /* 33 blocks: two interleaved groups and a plain block */
     float x[H], y[H];
     uint16_t b[H];
     uint8_t q[H * 2];
     mp_gen_acts(3, x, H);
     x[5] = -40.0f; /* an outlier: the block's extreme is negative */
+    x[1040] = -40.0f; /* and in the plain block */
     for (int i = 0; i < H; i++) {
         uint32_t u;
         memcpy(&u, &x[i], 4);
@@ -211,6 +215,8 @@ Test(e2e_limit, head_formats_round_within_their_step)
     mp_e2e_head_from_bf16(MP_E2E_HEAD_Q4_0, b, H, q);
     mp_e2e_head_row_f32(MP_E2E_HEAD_Q4_0, q, H, y);
     cr_assert_float_eq(y[5], x[5], fabsf(x[5]) / 64, "outlier %g -> %g", x[5], y[5]);
+    cr_assert_float_eq(y[1040], x[1040], fabsf(x[1040]) / 64, "outlier %g -> %g", x[1040],
+                       y[1040]);
     mp_e2e_head_fmt hf;
     cr_assert_eq(mp_e2e_head_parse("q4_1", &hf), -1);
     cr_assert_eq(mp_e2e_head_cols_ok(MP_E2E_HEAD_Q8_0, 100), 0);
@@ -444,69 +450,172 @@ Test(e2e_limit, opens_a_database_without_the_bound_columns)
     sqlite3_close(h);
 }
 
-/* ---- the head's ISA copies give the portable copy's bits ------------------------------ */
-#if defined(__x86_64__)
-void mp_e2e_head_row_f32__avx2(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
-void mp_e2e_head_row_f32__avx512(mp_e2e_head_fmt f, const uint8_t *row, int cols, float *out);
-float mp_e2e_head_dot__avx2(const float *a, const float *b, int n);
-float mp_e2e_head_dot__avx512(const float *a, const float *b, int n);
-#include "../kernels/common/mp_isa.h"
-#endif
-
-Test(e2e_limit, head_isa_copies_equal_portable)
+/* ---- the head's dot products ---------------------------------------------------------
+ * An oracle written from the arithmetic e2e-head-simd.h documents, in plain
+ * scalar C: f16 rows in four 16-lane accumulators (even/odd elements of each
+ * 64-step), q rows as exact integer block sums of the codes the format
+ * defines times llama.cpp's q8_0 quantization of x, block partials in lane
+ * b % 16.  Every ISA copy the CPU runs must give its bits exactly, for every
+ * row count (the AVX-512 copies take four f16 rows at a time) and for widths
+ * with and without whole 16-block groups and 32-element tails. */
+static float bf(uint16_t h)
 {
-    enum { N = 2624 };
-    float *a = mp_alloc(sizeof(float) * N), *b = mp_alloc(sizeof(float) * N);
-    float *y0 = mp_alloc(sizeof(float) * N), *y1 = mp_alloc(sizeof(float) * N);
-    uint16_t *h = mp_alloc(sizeof(uint16_t) * N);
-    uint8_t *q = mp_alloc(sizeof(uint16_t) * N);
-    mp_gen_acts(8, a, N);
-    mp_gen_acts(9, b, N);
-    for (int i = 0; i < N; i++) {
-        uint32_t u;
-        memcpy(&u, &b[i], 4);
-        h[i] = (uint16_t)(u >> 16);
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint16_t to_bf(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static float oracle_f16(const uint16_t *w, const float *x, int cols)
+{
+    float a[4][16] = {{0}};
+    int nfull = cols / 32 * 32, i = 0;
+    for (; i < nfull; i += 32) {
+        /* the second half of a 64-step goes to a2/a3; the first half, or a
+         * lone last 32-step, to a0/a1 */
+        int s = i % 64 == 32 ? 2 : 0;
+        for (int l = 0; l < 16; l++) {
+            a[s][l] += bf(w[i + 2 * l]) * x[i + 2 * l];
+            a[s + 1][l] += bf(w[i + 2 * l + 1]) * x[i + 2 * l + 1];
+        }
     }
-    int copies = 0;
-    mp_e2e_head_init();
-    for (int c = 0; c < 3; c++) {
-        void (*row)(mp_e2e_head_fmt, const uint8_t *, int, float *) = mp_e2e_head_row_f32;
-        float (*dot)(const float *, const float *, int) = mp_e2e_head_dot;
-        const char *name = "dispatched";
-#if defined(__x86_64__)
-        unsigned isa = mp_isa_detect();
-        if (c == 1 && !(isa & MP_ISA_AVX2))
+    float r = 0;
+    for (int l = 0; l < 16; l++)
+        r += (a[0][l] + a[1][l]) + (a[2][l] + a[3][l]);
+    for (; i < cols; i++)
+        r += x[i] * bf(w[i]);
+    return r;
+}
+
+/* The format's codes and scale of one 32-block (e2e-head.c's comment). */
+static void oracle_block(mp_e2e_head_fmt f, const uint16_t *src, int *code, float *d)
+{
+    float amax = 0, ext = 0;
+    for (int i = 0; i < 32; i++)
+        if (fabsf(bf(src[i])) > amax)
+            amax = fabsf(bf(src[i])), ext = bf(src[i]);
+    *d = bf(to_bf(f == MP_E2E_HEAD_Q8_0 ? amax / 127.0f : ext / -8.0f));
+    float id = *d != 0 ? 1.0f / *d : 0;
+    for (int i = 0; i < 32; i++) {
+        int q = (int)roundf(bf(src[i]) * id);
+        int lo = f == MP_E2E_HEAD_Q8_0 ? -127 : -8, hi = f == MP_E2E_HEAD_Q8_0 ? 127 : 7;
+        code[i] = q < lo ? lo : q > hi ? hi : q;
+    }
+}
+
+static float oracle_q(mp_e2e_head_fmt f, const uint16_t *w, const float *x, int cols,
+                      double *err_bound)
+{
+    float acc[16] = {0};
+    double bound = 0;
+    for (int b = 0; b < cols / 32; b++) {
+        int code[32], xq[32], isum = 0;
+        float d;
+        oracle_block(f, w + 32 * b, code, &d);
+        float amax = 0;
+        for (int i = 0; i < 32; i++)
+            amax = fmaxf(amax, fabsf(x[32 * b + i]));
+        float dx = amax / 127.0f, id = dx != 0 ? 1.0f / dx : 0;
+        double wabs = 0;
+        for (int i = 0; i < 32; i++) {
+            xq[i] = (int)roundf(x[32 * b + i] * id);
+            isum += code[i] * xq[i];
+            wabs += fabs((double)code[i] * d);
+        }
+        acc[b % 16] += (float)isum * (d * dx);
+        bound += wabs * dx * 0.5;
+    }
+    float r = 0;
+    for (int l = 0; l < 16; l++)
+        r += acc[l];
+    *err_bound = bound;
+    return r;
+}
+
+Test(e2e_limit, head_dot_products_match_the_oracle_on_every_isa)
+{
+    enum { MAXC = 4128, MAXR = 9 };
+    static const char *const isa[] = {"generic", "avx2", "avx512", "avx512vnni"};
+    static const int cols[] = {1, 15, 31, 32, 33, 63, 64, 65, 100, 480, 512, 544, 1056, 2560,
+                               4128};
+    uint16_t *w = mp_alloc(sizeof(uint16_t) * MAXC * MAXR);
+    uint8_t *rows = mp_alloc(sizeof(uint16_t) * MAXC * MAXR);
+    float *x = mp_alloc(sizeof(float) * MAXC), *y = mp_alloc(sizeof(float) * MAXC);
+    float got[MAXR];
+    void *px = mp_alloc(mp_e2e_head_prep_bytes(MP_E2E_HEAD_F16, MAXC));
+    float *wf = mp_alloc(sizeof(float) * MAXC * MAXR);
+    mp_gen_acts(8, x, MAXC);
+    mp_gen_acts(9, wf, (size_t)MAXC * MAXR);
+    for (int i = 0; i < MAXC * MAXR; i++)
+        w[i] = to_bf(wf[i] * 0.05f);
+    x[7] = 31.0f; /* an outlier, as hidden states have */
+    int copies = 0, cases = 0;
+    for (size_t c = 0; c < sizeof isa / sizeof isa[0]; c++) {
+        mp_e2e_head_rows_fn fn = mp_e2e_head_rows_isa(isa[c]);
+        if (!fn) {
+            cr_log_info("head copy %s: not run by this CPU or build (skipped)", isa[c]);
             continue;
-        if (c == 2 && !(isa & MP_ISA_AVX512))
-            continue;
-        if (c == 1)
-            row = mp_e2e_head_row_f32__avx2, dot = mp_e2e_head_dot__avx2, name = "avx2";
-        if (c == 2)
-            row = mp_e2e_head_row_f32__avx512, dot = mp_e2e_head_dot__avx512, name = "avx512";
-#else
-        if (c)
-            continue;
-#endif
+        }
         copies++;
-        static const int ns[] = {1, 15, 16, 17, 63, 64, 65, 100, 2560, N};
-        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
-            float d0 = mp_e2e_head_dot__generic(a, b, ns[k]), d1 = dot(a, b, ns[k]);
-            cr_assert(!memcmp(&d0, &d1, 4), "%s dot n=%d: %.9g vs portable %.9g", name, ns[k],
-                      d1, d0);
-        }
-        for (int f = 0; f < 3; f++) {
-            mp_e2e_head_from_bf16((mp_e2e_head_fmt)f, h, N, q);
-            mp_e2e_head_row_f32__generic((mp_e2e_head_fmt)f, q, N, y0);
-            row((mp_e2e_head_fmt)f, q, N, y1);
-            cr_assert(!memcmp(y0, y1, sizeof(float) * N), "%s row, format %s", name,
-                      mp_e2e_head_name((mp_e2e_head_fmt)f));
-        }
+        for (int f = 0; f < 3; f++)
+            for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+                int C = cols[k];
+                if (!mp_e2e_head_cols_ok((mp_e2e_head_fmt)f, C))
+                    continue;
+                size_t rb = mp_e2e_head_row_bytes((mp_e2e_head_fmt)f, C);
+                for (int r = 0; r < MAXR; r++)
+                    mp_e2e_head_from_bf16((mp_e2e_head_fmt)f, w + (size_t)r * C, C,
+                                          rows + r * rb);
+                cr_assert_leq(mp_e2e_head_prep_bytes((mp_e2e_head_fmt)f, C),
+                              mp_e2e_head_prep_bytes(MP_E2E_HEAD_F16, MAXC));
+                mp_e2e_head_prep((mp_e2e_head_fmt)f, x, C, px);
+                for (int n = 1; n <= MAXR; n += (n < 5 ? 1 : 4)) {
+                    for (int r = 0; r < MAXR; r++)
+                        got[r] = NAN;
+                    fn((mp_e2e_head_fmt)f, rows, n, C, px, got);
+                    for (int r = 0; r < MAXR; r++) {
+                        if (r >= n) {
+                            cr_assert(isnan(got[r]), "%s wrote past %d rows", isa[c], n);
+                            continue;
+                        }
+                        double bound = 0;
+                        const uint16_t *wr = w + (size_t)r * C;
+                        float want = f == 0 ? oracle_f16(wr, x, C)
+                                            : oracle_q((mp_e2e_head_fmt)f, wr, x, C, &bound);
+                        cr_assert(!memcmp(&want, &got[r], 4), "head %s, %s, cols %d, row %d "
+                                  "of %d: %.9g, oracle %.9g", isa[c],
+                                  mp_e2e_head_name((mp_e2e_head_fmt)f), C, r, n, got[r], want);
+                        cases++;
+                        if (f == 0 || n > 1)
+                            continue;
+                        /* q: within the rounding of x to int8 of the float dot
+                         * product with the stored weights (plus float slack) */
+                        mp_e2e_head_row_f32((mp_e2e_head_fmt)f, rows + r * rb, C, y);
+                        double exact = 0, mag = 0;
+                        for (int i = 0; i < C; i++)
+                            exact += (double)y[i] * x[i], mag += fabs((double)y[i] * x[i]);
+                        cr_assert_leq(fabs(got[r] - exact), bound + 1e-5 * mag + 1e-6,
+                                      "%s cols %d: %g vs the float dot %g (bound %g)",
+                                      mp_e2e_head_name((mp_e2e_head_fmt)f), C, got[r], exact,
+                                      bound);
+                    }
+                }
+            }
     }
     cr_assert_gt(copies, 0);
-    mp_free(a);
-    mp_free(b);
-    mp_free(y0);
-    mp_free(y1);
-    mp_free(h);
-    mp_free(q);
+    cr_assert_gt(cases, 1000);
+    mp_free(w);
+    mp_free(rows);
+    mp_free(x);
+    mp_free(y);
+    mp_free(px);
+    mp_free(wf);
 }

@@ -4,9 +4,10 @@
  * Per variant, from its row and its format's traits row (variants/mp_formats.h):
  *   K block   kb = the row's K multiple, at least the format's block (and 8);
  *             K in {K0 - kb, K0, K0 + kb} around K0 = the first multiple >= 256;
- *   M blocks  bm = the parameter "bm" when the row has one, else m_align (at
- *             least 4: the MAD paths' row group); M in {1, bm-1, bm, bm+1, 3bm+1};
- *   N tiles   nt = the parameter "ntile", else "bn", else 4 (F16's token tile);
+ *   M blocks  bm = the parameter "mtile" when the row has one, else m_align (at
+ *             least 4: the MAD paths' row group; TL's packed row block bm);
+ *             M in {1, bm-1, bm, bm+1, 3bm+1};
+ *   N tiles   nt = the parameter "ntile", else 4 (F16's token tile);
  *             N in {1, nt-1, nt, nt+1};
  *   the saturated case of DESIGN.md (lossless rows): +-127 activations with all
  *             +1 / all -1 rows over the largest K of the real models that the
@@ -54,8 +55,8 @@ static dims dims_of(const mp_variant *v, const int *param)
     while (d.kb < 8)
         d.kb *= 2;
     d.k0 = (256 + d.kb - 1) / d.kb * d.kb;
-    d.bm = param_or(v, param, "bm", v->m_align > 4 ? v->m_align : 4);
-    d.nt = param_or(v, param, "ntile", param_or(v, param, "bn", 4));
+    d.bm = param_or(v, param, "mtile", v->m_align > 4 ? v->m_align : 4);
+    d.nt = param_or(v, param, "ntile", 4);
     return d;
 }
 

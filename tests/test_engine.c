@@ -164,6 +164,25 @@ Test(engine, failed_point_prints_a_command_that_reproduces_it, .timeout = 120)
                  "%s", out);
 }
 
+/* A timed call on 2 threads splits its rows in chunks a thread takes from its own
+ * share, then from the other's (harness/engine/measure.c): every row must be
+ * computed once, whoever takes it.  16384x1024 is big enough for 4 chunks per
+ * thread and small enough that every output row is checked against the
+ * reference (outputs are poisoned with NaN first), for 1 and 3 tokens. */
+Test(engine, two_threads_compute_every_row_of_a_call_split_in_chunks, .timeout = 300)
+{
+    int rc = mp_test_cli(out, sizeof out,
+                         "run --variant 'i2_s.avx2,tq2_0.avx2,vnni_int2.avx2,tl2_0.avx2.bm16,f16.avx2' "
+                         "--shape 16384x1024 --n 1,3 --threads 2 --warm --reps 2 --min-time 0 "
+                         "--no-db --format csv");
+    cr_assert_eq(rc, 0, "%s", out);
+    int rows = 0;
+    for (const char *p = out; (p = strstr(p, ",16384,1024,")); p++)
+        rows++;
+    cr_assert_eq(rows, 10, "5 variants x 2 n, each measured:\n%s", out);
+    cr_assert_null(strstr(out, "FAILED"), "%s", out);
+}
+
 Test(engine, opens_a_database_of_the_previous_schema_version)
 {
     char dir[64], db[128];

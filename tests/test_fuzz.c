@@ -5,9 +5,11 @@
  * `make check-asan`.  A crash kills this test's process, which fails it. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz/mp_fuzz.h"
 
@@ -45,3 +47,84 @@ Test(fuzz, model_corpus) { cr_assert_gt(replay("model", mp_fuzz_model), 3); }
 Test(fuzz, tuned_corpus) { cr_assert_gt(replay("tuned", mp_fuzz_tuned), 1); }
 Test(fuzz, gguf_corpus) { cr_assert_gt(replay("gguf", mp_fuzz_gguf), 1); }
 Test(fuzz, db_corpus, .timeout = 120) { cr_assert_gt(replay("db", mp_fuzz_db), 1); }
+/* the command lines print what the commands print: stdout goes to /dev/null
+ * (stderr stays, for a sanitizer's report) */
+Test(fuzz, cli_corpus, .timeout = 120)
+{
+    fflush(stdout);
+    int keep = dup(1), null = open("/dev/null", O_WRONLY);
+    cr_assert(keep >= 0 && null >= 0 && dup2(null, 1) == 1);
+    int n = replay("cli", mp_fuzz_cli);
+    fflush(stdout);
+    dup2(keep, 1);
+    close(keep), close(null);
+    cr_assert_gt(n, 20);
+}
+
+/* Parse-only mode stops each command after its validation, before any work:
+ * every valid command line below reaches its stop (named), writes nothing into
+ * the scratch folder (mp_fuzz_cli_exec checks: -1), and the output files it
+ * names do not appear; the invalid ones are refused before the stop. */
+static void expect_cli(const char *args, int code, const char *stop)
+{
+    const char *stopped = NULL;
+    int rc = mp_fuzz_cli_exec(args, strlen(args), &stopped);
+    cr_assert_eq(rc, code, "'%s': exit %d, expected %d", args, rc, code);
+    if (stop)
+        cr_assert(stopped && !strcmp(stopped, stop), "'%s': stopped at %s, expected %s", args,
+                  stopped ? stopped : "(none)", stop);
+    else
+        cr_assert_null(stopped, "'%s': stopped at %s, expected no stop", args, stopped);
+}
+
+Test(fuzz, cli_parse_only_stops_after_validation, .timeout = 120)
+{
+    expect_cli("run\n--variant\ni2_s.scalar\n--shape\n64x128\n--db\nx.db", 0, "run");
+    expect_cli("run\n--variant\ni2_s.scalar\n--model\n./m.txt\n--n\n1,8\n--no-db", 0, "run");
+    expect_cli("sweep\n--variant\ni2_s.*\n--shape\n64x128,128x256\n--n\n1,2\n--shard\n1/2", 0,
+               "sweep");
+    expect_cli("sweep\n--quick\n--dry-run", 0, "sweep");
+    expect_cli("tune\n--variant\ntl2_0.*\n--shape\n256x768\n--strategy\nrandom", 0, "tune");
+    expect_cli("tune\n--report\n--db\nx.db", 0, "tune");
+    expect_cli("e2e\n--model\n./m.txt\n--variant\ni2_s.scalar\n--pp\n8\n--tg\n4", 0, "e2e");
+    expect_cli("e2e\n--gguf\ng.gguf\n--variant\ni2_s.scalar\n--lossless\n--prompts\n2", 0, "e2e");
+    expect_cli("pack\n--variant\ni2_s.scalar\n--shape\n128x128\n--weights\nw.bin\n--out\np.bin", 0,
+               "pack");
+    expect_cli("pack\n--gguf-out\nx.gguf\n--model\n./m.txt", 0, "pack --gguf-out");
+    expect_cli("merge\nout.db\na.db\nb.db", 0, "merge");
+    expect_cli("probe\n--threads\n1,2\n--quick", 0, "probe");
+    expect_cli("report\n--db\na.db\n--out\nR.md", 0, "report");
+    expect_cli("plot\nroofline\n--db\na.db\n--outdir\nplots", 0, "plot");
+    expect_cli("list\nmachine\n--db\na.db", 0, "list machine");
+    expect_cli("list\ngguf\ng.gguf\n--tensors", 0, "list gguf");
+    /* read-only commands run to the end */
+    expect_cli("list\nshapes\n--model\n./m.txt", 0, NULL);
+    expect_cli("compare\n--base\na.db\n--new\nb.db", 0, NULL);
+    /* refused before the stop */
+    expect_cli("run\n--variant\nnope.*\n--shape\n64x128", 2, NULL);
+    expect_cli("run\n--variant\ni2_s.scalar\n--shape\n64x128\n--min-time\nnan", 2, NULL);
+    expect_cli("sweep\n--shape\n64x128\n--shard\n3/2", 2, NULL);
+    expect_cli("pack\n--variant\ni2_s.scalar\n--shape\n128x128\n--weights\nw.bin\n--out\nw.bin", 2,
+               NULL);
+    expect_cli("merge\nout.db\nm.txt", 3, NULL);
+    expect_cli("merge\na.db\n./a.db", 2, NULL);
+    expect_cli("e2e\n--model\n./m.txt\n--variant\ni2_s.scalar\n--layers\n3", 2, NULL);
+    expect_cli("nosuchcommand", 2, NULL);
+    /* an --variant list over e2e's 1023 bytes is refused, not cut to what fits */
+    char longv[1400] = "e2e\n--model\n./m.txt\n--variant\n";
+    while (strlen(longv) < 1300)
+        strcat(longv, "i2_s.scalar,");
+    strcat(longv, "i2_s.scalar");
+    expect_cli(longv, 2, NULL);
+    longv[strlen("e2e\n--model\n./m.txt\n--variant\n") + 900] = 0; /* cut at a glob */
+    *strrchr(longv, ',') = 0;
+    expect_cli(longv, 0, "e2e");
+    /* nothing named above was created */
+    static const char *const outs[] = {"x.db", "p.bin", "x.gguf", "out.db", "R.md", "plots",
+                                       "results"};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        char p[300];
+        snprintf(p, sizeof p, "%s/%s", mp_fuzz_cli_dir(), outs[i]);
+        cr_assert_neq(access(p, F_OK), 0, "%s was created", p);
+    }
+}

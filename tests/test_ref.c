@@ -1,6 +1,7 @@
 /* test_ref.c - the reference arithmetic on small hand-computed cases. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
 
 #include "../kernels/common/mp_numerics.h"
 
@@ -93,4 +94,39 @@ Test(reference, generators_are_seeded)
     mp_gen_weights(42, a, 1000, 1);
     for (int i = 0; i < 1000; i++)
         cr_assert(a[i] == -1 || a[i] == 1);
+}
+
+/* The definition the fast generator must keep: one splitmix64 word gives 21
+ * draws of 3 bits, low bits first; ternary keeps 0..5 as v % 3 - 1, binary maps
+ * the low bit to +-1; a word's draws beyond `count` are dropped. */
+static void gen_weights_by_definition(uint64_t seed, int8_t *w, size_t count, int binary)
+{
+    mp_rng r = {seed * 0x2545f4914f6cdd1dull + 1};
+    size_t i = 0;
+    while (i < count) {
+        uint64_t bits = mp_rng_next(&r);
+        for (int j = 0; j < 21 && i < count; j++, bits >>= 3) {
+            unsigned v = (unsigned)(bits & 7);
+            if (binary)
+                w[i++] = (v & 1) ? 1 : -1;
+            else if (v < 6)
+                w[i++] = (int8_t)((int)(v % 3) - 1);
+        }
+    }
+}
+
+Test(reference, weight_generator_keeps_its_sequence_at_every_length)
+{
+    enum { MAXN = 300 };
+    int8_t got[MAXN + 8], want[MAXN];
+    for (int binary = 0; binary < 2; binary++)
+        for (size_t n = 0; n <= MAXN; n++) {
+            memset(got, 0x55, sizeof got);
+            mp_gen_weights(7 + n, got, n, binary);
+            gen_weights_by_definition(7 + n, want, n, binary);
+            cr_assert(n == 0 || !memcmp(got, want, n), "binary=%d count=%zu: sequence differs",
+                      binary, n);
+            for (size_t i = n; i < sizeof got; i++) /* nothing written at or past count */
+                cr_assert_eq(got[i], 0x55, "binary=%d count=%zu: wrote byte %zu", binary, n, i);
+        }
 }

@@ -101,8 +101,8 @@ Test(vnni, int1_layout_by_hand)
     cr_assert(bpw > 1.0 && bpw < 1.0001, "bpw %f", bpw);
 }
 
-/* Every SIMD path, each bm with every bn its registers allow, bk cycling over
- * its values, GEMM forced (gemm_n = 2) and GEMV (N below gemm_n), on shapes
+/* Every SIMD path, each mtile with every ntile its registers allow, ktile cycling
+ * over its values, GEMM forced (gemv = 2) and GEMV (N below gemv), on shapes
  * with M and K tails; bit for bit against the reference (mp_check_variant). */
 static void sweep(const char *name)
 {
@@ -112,8 +112,8 @@ static void sweep(const char *name)
         cr_skip_test("%s: this CPU lacks its ISA", name);
     static const int shapes[][2] = {{100, 1000}, {49, 200}, {16, 528}, {33, 17}};
     static const int ns[] = {13, 1, 3};
-    const int ibm = mp_variant_param_index(v, "bm"), ibn = mp_variant_param_index(v, "bn");
-    const int ibk = mp_variant_param_index(v, "bk"), ign = mp_variant_param_index(v, "gemm_n");
+    const int ibm = mp_variant_param_index(v, "mtile"), ibn = mp_variant_param_index(v, "ntile");
+    const int ibk = mp_variant_param_index(v, "ktile"), ign = mp_variant_param_index(v, "gemv");
     const int iseq = mp_variant_param_index(v, "seq");
     cr_assert(ibm >= 0 && ibn >= 0 && ibk >= 0 && ign >= 0);
     int ran = 0, combo = 0;
@@ -140,7 +140,7 @@ static void sweep(const char *name)
                                      (uint64_t)(77 + s), &c);
                     param[ign] = 2;
                     cr_assert(!c.skipped, "%s: %s", name, c.why);
-                    cr_assert(c.ok, "%s [bm=%d bn=%d bk=%d]: %s", name, param[ibm], param[ibn],
+                    cr_assert(c.ok, "%s [mtile=%d ntile=%d ktile=%d]: %s", name, param[ibm], param[ibn],
                               param[ibk], c.why);
                     ran++;
                 }
@@ -166,10 +166,10 @@ Test(vnni, register_budget_is_checked)
     mp_variant_defaults(y, py);
     cr_assert_eq(mp_variant_check(z, 64, 64, pz, why, sizeof why), 0, "%s", why);
     cr_assert_eq(mp_variant_check(y, 64, 64, py, why, sizeof why), 0, "%s", why);
-    pz[MP_VNNI_P_BM] = 64, pz[MP_VNNI_P_BN] = 8; /* 32 accumulators */
+    pz[MP_VNNI_P_MTILE] = 64, pz[MP_VNNI_P_NTILE] = 8; /* 32 accumulators */
     cr_assert_neq(mp_variant_check(z, 64, 64, pz, why, sizeof why), 0);
     cr_assert(strstr(why, "accumulators"), "%s", why);
-    py[MP_VNNI_P_BM] = 32, py[MP_VNNI_P_BN] = 4; /* 16 ymm accumulators */
+    py[MP_VNNI_P_MTILE] = 32, py[MP_VNNI_P_NTILE] = 4; /* 16 ymm accumulators */
     cr_assert_neq(mp_variant_check(y, 64, 64, py, why, sizeof why), 0);
 }
 
@@ -189,7 +189,7 @@ Test(vnni, gemm_matches_scalar_sibling)
         cr_assert(s, "%s has a scalar sibling", v->name);
         int param[MP_MAX_PARAMS];
         mp_variant_defaults(v, param);
-        param[MP_VNNI_P_BK] = 64;
+        param[MP_VNNI_P_KTILE] = 64;
         int8_t *w = mp_alloc((size_t)m * k);
         mp_gen_weights(5, w, (size_t)m * k, v->domain == MP_DOMAIN_BINARY);
         float *x = mp_alloc(sizeof(float) * (size_t)n * k);
@@ -284,6 +284,28 @@ Test(vnni, prepare_avx2_matches_reference)
  * the GEMM (the AVX2 path's int16 sums over 64 k steps are the narrowest
  * accumulator of the family): rows alternate all +1 / all -1, tokens alternate
  * all +absmax / all -absmax, K = 23040 (the largest real K), largest bk. */
+/* Packs w, prepares x and computes all rows with v and param; every output
+ * must equal ref bit for bit (what names the test in the message). */
+static void expect_exact(const mp_variant *v, const int *param, const int8_t *w, float w_scale,
+                         int m, int k, const float *x, int n, const float *ref, float *y,
+                         const char *what)
+{
+    uint8_t *p = mp_alloc(v->packed_size(m, k, param));
+    v->pack(w, w_scale, m, k, param, p);
+    mp_op op = {.v = v, .m = m, .k = k, .w_scale = w_scale, .w = p};
+    memcpy(op.param, param, sizeof op.param);
+    void *act = mp_alloc(v->act_size(n, k, param));
+    v->prepare(&op, x, n, act, 0, n);
+    void *scr = mp_alloc(v->scratch_size(n, k, param));
+    v->compute(&op, act, n, y, 0, m, scr);
+    for (int j = 0; j < n * m; j++)
+        cr_assert(memcmp(&y[j], &ref[j], sizeof(float)) == 0,
+                  "%s %s: y[%d] = %.9g, reference %.9g", v->name, what, j, y[j], ref[j]);
+    mp_free(scr);
+    mp_free(act);
+    mp_free(p);
+}
+
 Test(vnni, gemm_saturated_worst_case)
 {
     static const char *const names[] = {"vnni_int2.avx512vnni", "vnni_int2.avxvnni",
@@ -305,22 +327,41 @@ Test(vnni, gemm_saturated_worst_case)
             continue;
         int param[MP_MAX_PARAMS];
         mp_variant_defaults(v, param);
-        param[MP_VNNI_P_GEMMN] = 2;
-        param[MP_VNNI_P_BK] = v->params[MP_VNNI_P_BK].values[v->params[MP_VNNI_P_BK].n_values - 1];
-        uint8_t *p = mp_alloc(v->packed_size(m, k, param));
-        v->pack(w, 0.5f, m, k, param, p);
-        mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.5f, .w = p};
-        memcpy(op.param, param, sizeof op.param);
-        void *act = mp_alloc(v->act_size(n, k, param));
-        v->prepare(&op, x, n, act, 0, n);
-        void *scr = mp_alloc(v->scratch_size(n, k, param));
-        v->compute(&op, act, n, y, 0, m, scr);
-        for (int j = 0; j < n * m; j++)
-            cr_assert(memcmp(&y[j], &ref[j], sizeof(float)) == 0,
-                      "%s saturated GEMM: y[%d] = %.9g, reference %.9g", v->name, j, y[j], ref[j]);
-        mp_free(scr);
-        mp_free(act);
-        mp_free(p);
+        param[MP_VNNI_P_GEMV] = 2;
+        param[MP_VNNI_P_KTILE] = v->params[MP_VNNI_P_KTILE].values[v->params[MP_VNNI_P_KTILE].n_values - 1];
+        expect_exact(v, param, w, 0.5f, m, k, x, n, ref, y, "saturated GEMM");
+    }
+    mp_free(x);
+    mp_free(w);
+}
+
+/* The AVX-512 int2 GEMV keeps 4^p-scaled sums and folds them every CHUNK_TILES
+ * (8192) tiles: a K of more than two chunks with a tail that is not a multiple of
+ * 16, every weight at the largest operand (+1 -> code 2, 128 in the 4^3 group)
+ * or -1 against activations at +-127, and a seeded mixed row, must equal the
+ * reference bit for bit on every ISA path of the GEMV. */
+Test(vnni, gemv_long_k_chunks_exact)
+{
+    static const char *const names[] = {"vnni_int2.avx512vnni", "vnni_int2.avxvnni",
+                                        "vnni_int2.avx2"};
+    const int m = 18, k = 16 * 8192 * 2 + 16 * 3 + 5, n = 1;
+    int8_t *w = mp_alloc((size_t)m * k);
+    for (int r = 0; r < m - 2; r++)
+        memset(w + (size_t)r * k, r % 2 ? -1 : 1, (size_t)k);
+    mp_gen_weights(7, w + (size_t)(m - 2) * k, (size_t)2 * k, 0);
+    float *x = mp_alloc(sizeof(float) * n * k);
+    for (int j = 0; j < k; j++)
+        x[j] = j % 3 ? 3.0f : -3.0f;
+    float ref[18], y[18];
+    mp_ref_gemm(w, 0.25f, m, k, x, n, ref, 0, m);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const mp_variant *v = mp_registry_find(names[i]);
+        if (!mp_variant_available(v))
+            continue;
+        int param[MP_MAX_PARAMS];
+        mp_variant_defaults(v, param);
+        cr_assert_gt(param[MP_VNNI_P_GEMV], n, "%s: n = 1 must take the GEMV", v->name);
+        expect_exact(v, param, w, 0.25f, m, k, x, n, ref, y, "long-K GEMV");
     }
     mp_free(x);
     mp_free(w);

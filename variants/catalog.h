@@ -26,6 +26,20 @@
 #define MP_CATALOG_ARM 0
 #endif
 
+/* Parameter names mean one thing in every family (README.md, "Parameters",
+ * says what each means).  Spellings renamed for that, per family: still taken
+ * on input (--params, tuned configs) for one release, with a one-line notice on
+ * stderr (mp_params_parse); stored rows were rewritten by schema migration 8
+ * (harness/mp_store_schema.h).  Remove a line one release after its rename.
+ * VNNI's bm (GEMM rows per unpacked block) became mtile: bm is TL's packed row
+ * block, a fixed part of its variant names (tl2_1.avx512.bm16); bn, bk and
+ * gemm_n meant what Vec-LUT already called ntile, ktile and gemv. */
+#define MP_PARAM_RENAMES(X)   \
+    X(VNNI, "bm", "mtile")    \
+    X(VNNI, "bn", "ntile")    \
+    X(VNNI, "bk", "ktile")    \
+    X(VNNI, "gemm_n", "gemv")
+
 /* The tables: one per family of mp_kernel.h's MP_FAMILIES list, in its order,
  * then tables of rows that belong to a family but live in their own file (I8:
  * family vnni, variants/i8.c).  The registry concatenates them in this order. */

@@ -32,12 +32,15 @@
      __VA_ARGS__}
 
 #if MP_CATALOG_X86
-#define TL_SIMD_ROWS(KIND, NAME, METHOD, BM)                                   \
-    TL_ROW(KIND, NAME, METHOD, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),             \
-    TL_ROW(KIND, NAME, METHOD, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS),
+/* one line per path (kernels/elut/tl-ISA.c, kernels/tl1/tl1-ISA.c, kernels/tl2/tl2-ISA.c) */
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, BM)                                                   \
+    TL_ROW(KIND, NAME, METHOD, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),                       \
+    TL_ROW(KIND, NAME, METHOD, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS), \
+    /* end of the x86 paths */
 #elif MP_CATALOG_ARM /* tbl lookups (tl-neon.c), the scalar prepare's tables */
-#define TL_SIMD_ROWS(KIND, NAME, METHOD, BM)                                   \
-    TL_ROW(KIND, NAME, METHOD, BM, neon, MP_ISA_NEON, , .n_params = 0),
+#define TL_SIMD_ROWS(KIND, NAME, METHOD, BM)                                                   \
+    TL_ROW(KIND, NAME, METHOD, BM, neon, MP_ISA_NEON, , .n_params = 0),                        \
+    /* end of the Arm paths */
 #else
 #define TL_SIMD_ROWS(KIND, NAME, METHOD, BM)
 #endif

@@ -35,7 +35,9 @@ void mp_variant_defaults(const mp_variant *v, int *param);
 int mp_variant_param_index(const mp_variant *v, const char *name);
 /* Formats "name=value,..." (empty when no parameters). */
 const char *mp_params_str(const mp_variant *v, const int *param, char *buf, size_t len);
-/* Parses "name=value,..." over the defaults; 0 ok, else why is set. */
+/* Parses "name=value,..." over the defaults; 0 ok, else why is set.  A renamed
+ * spelling of the variant's family (catalog.h, MP_PARAM_RENAMES) is taken for
+ * its new name, with a one-line notice on stderr (once per spelling). */
 int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, size_t len);
 
 /* Which llama.cpp build the llamacpp.* peers run (ggml version, commit, CPU

@@ -188,6 +188,34 @@ const char *mp_params_str(const mp_variant *v, const int *param, char *buf, size
     return buf;
 }
 
+/* Index of the parameter that an old spelling (MP_PARAM_RENAMES) of v's family
+ * now names, or -1; says so on stderr once per spelling and process. */
+static int renamed_index(const mp_variant *v, const char *name)
+{
+    static const struct {
+        mp_family family;
+        const char *old, *now;
+    } renames[] = {
+#define MP_RENAME_ROW(F, OLD, NOW) {MP_FAMILY_##F, OLD, NOW},
+        MP_PARAM_RENAMES(MP_RENAME_ROW)
+#undef MP_RENAME_ROW
+    };
+    static unsigned long said; /* bit i: renames[i] reported */
+    for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++) {
+        if (renames[i].family != v->family || strcmp(renames[i].old, name))
+            continue;
+        int idx = mp_variant_param_index(v, renames[i].now);
+        if (idx >= 0 && !(said & 1ul << i)) {
+            said |= 1ul << i;
+            fprintf(stderr, "mpbench: parameter '%s' of %s is now spelled '%s' ('%s' is "
+                            "accepted until the next release)\n",
+                    renames[i].old, v->name, renames[i].now, renames[i].old);
+        }
+        return idx;
+    }
+    return -1;
+}
+
 int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, size_t len)
 {
     mp_variant_defaults(v, param);
@@ -204,6 +232,8 @@ int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, s
         }
         *eq = 0;
         int idx = mp_variant_param_index(v, tok);
+        if (idx < 0)
+            idx = renamed_index(v, tok);
         if (idx < 0) {
             snprintf(why, len, "variant %s has no parameter '%s'", v->name, tok);
             return -1;

@@ -1,34 +1,36 @@
 /* vnni.c - catalog rows of the vnni family: VNNI_INT2 and VNNI_INT1, seed 003
  * §III (up-convert and compute with int8 dot products).  The packed layouts are
  * fixed (vnni.h), so every blocking factor is a runtime parameter the tuner may
- * explore: bm x bn is the GEMM register block (limited by the ISA's registers,
- * see the check functions), bk the K extent of one unpacked block, gemm_n the
- * token count from which the unpack-once GEMM replaces the GEMV.  The scalar
- * oracles take no parameters (they have no blocking). */
+ * explore: mtile x ntile is the GEMM register block (limited by the ISA's
+ * registers, see the check functions), ktile the K extent of one unpacked
+ * block, gemv the token count below which the GEMV runs instead of the
+ * unpack-once GEMM (names as README.md's "Parameters"; the old spellings bm,
+ * bn, bk, gemm_n: catalog.h, MP_PARAM_RENAMES).  The scalar oracles take no
+ * parameters (they have no blocking). */
 #include "catalog.h"
 #include "../kernels/vnni/vnni.h"
 
-#define VNNI_BM(D)                                                                  \
-    {.name = "bm", .def = D, .n_values = 4, .values = {16, 32, 48, 64},             \
+#define VNNI_MTILE(D)                                                               \
+    {.name = "mtile", .def = D, .n_values = 4, .values = {16, 32, 48, 64},          \
      .doc = "GEMM rows per unpacked block (16 per vector of accumulators)"}
-#define VNNI_BN(D)                                                                  \
-    {.name = "bn", .def = D, .n_values = 10, .values = {1, 2, 3, 4, 5, 6, 7, 8, 12, 14}, \
+#define VNNI_NTILE(D)                                                               \
+    {.name = "ntile", .def = D, .n_values = 10, .values = {1, 2, 3, 4, 5, 6, 7, 8, 12, 14}, \
      .doc = "GEMM tokens per register block"}
-#define VNNI_BK(D, n, ...)                                                          \
-    {.name = "bk", .def = D, .n_values = n, .values = {__VA_ARGS__},                 \
-     .doc = "GEMM K per unpacked block (the bm x bk codes stay in L1)"}
-#define VNNI_GEMMN(D)                                                               \
-    {.name = "gemm_n", .def = D, .n_values = 5, .values = {2, 3, 4, 8, 16},          \
-     .doc = "use the unpack-once GEMM from this many tokens on (GEMV below)"}
+#define VNNI_KTILE(D, n, ...)                                                       \
+    {.name = "ktile", .def = D, .n_values = n, .values = {__VA_ARGS__},              \
+     .doc = "GEMM K per unpacked block (the mtile x ktile codes stay in L1)"}
+#define VNNI_GEMV(D)                                                                \
+    {.name = "gemv", .def = D, .n_values = 5, .values = {2, 3, 4, 8, 16},            \
+     .doc = "N below which the GEMV path runs (the unpack-once GEMM from there on)"}
 #define VNNI_SEQ(D)                                                                 \
     {.name = "seq", .def = D, .n_values = 2, .values = {0, 1},                       \
      .doc = "int1 up-convert: 0 = seed 003's broadcast/shuffle/test/blend, 1 = the "   \
             "64-bit group loaded as a mask register"}
 
-/* zmm: up to 28 accumulators; ymm: 12; avx2 keeps bk <= 256 for its int16 sums */
-#define ZMM_PARAMS VNNI_BM(64), VNNI_BN(6), VNNI_BK(256, 4, 64, 128, 256, 512), VNNI_GEMMN(4)
-#define YMM_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 4, 64, 128, 256, 512), VNNI_GEMMN(4)
-#define AVX2_PARAMS VNNI_BM(16), VNNI_BN(6), VNNI_BK(256, 3, 64, 128, 256), VNNI_GEMMN(4)
+/* zmm: up to 28 accumulators; ymm: 12; avx2 keeps ktile <= 256 for its int16 sums */
+#define ZMM_PARAMS VNNI_MTILE(64), VNNI_NTILE(6), VNNI_KTILE(256, 4, 64, 128, 256, 512), VNNI_GEMV(4)
+#define YMM_PARAMS VNNI_MTILE(16), VNNI_NTILE(6), VNNI_KTILE(256, 4, 64, 128, 256, 512), VNNI_GEMV(4)
+#define AVX2_PARAMS VNNI_MTILE(16), VNNI_NTILE(6), VNNI_KTILE(256, 3, 64, 128, 256), VNNI_GEMV(4)
 
 #define VNNI_ROW(fmt, FMT, isa_tok, isa_bits, prep, chk, np, ...)                           \
     {.name = "vnni_" #fmt "." #isa_tok, MP_TRAITS_K(FMT), .isa = isa_bits,                  \

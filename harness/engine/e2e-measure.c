@@ -84,14 +84,19 @@ static void setup_note(const mp_e2e_job *o, const char *label, mp_e2e *m)
 }
 
 /* Read bandwidth (GB/s) at the pool's thread count for the decode bound: the
- * newest probe of this machine in the store, else measured now. */
+ * newest probe of this machine in the store, else measured now: 1 GiB, best of
+ * 5, on the same kind of pages as the model's weights (2 MiB unless
+ * MPBENCH_E2E_HUGEPAGES=0).  On 4 KiB pages, as it was read before, this VM
+ * gave 25-61 GB/s on 2 threads from one e2e start to the next (a share of 125%
+ * once) and spent 2.4 s faulting the buffer in; on 2 MiB pages six probes in a
+ * row read 63.6-66.0 GB/s in 0.16 s each (the session note of issue 17). */
 static double read_bw(const mp_e2e_job *o, mp_pool *pool)
 {
     double bw = 0;
     if (o->store && o->fingerprint)
         bw = mp_probe_value(o->store, o->fingerprint, "read_DRAM", o->threads);
     if (bw <= 0)
-        bw = mp_probe_dram_read(pool, (size_t)256 << 20, 3);
+        bw = mp_probe_dram_read_as(pool, (size_t)1 << 30, 5, mp_e2e_huge_pages());
     return bw;
 }
 

@@ -144,9 +144,23 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
         }
         if (o->annotate)
             mp_model_annotate(res, np, pool, store, mach);
-        if (store && (rc = mp_store_results(store, out->run_id, plan->key[0] ? plan->key : NULL,
-                                            res, np, e)))
+        for (int i = 0; i < np && store; i++)
+            if (res[i].read_gbps > 0) {
+                /* the point's same-run read stream, kept with the run (the report
+                 * joins it to the point's rows by threads and M*K/4 bytes) */
+                mp_probe_row row = {"read_inrun", pr->threads, res[i].read_bytes,
+                                    res[i].read_gbps, "GB/s"};
+                if ((rc = mp_probe_store(store, out->run_id, &row, 1, e)))
+                    break;
+                break;
+            }
+        if (!rc && store)
+            rc = mp_store_results(store, out->run_id, plan->key[0] ? plan->key : NULL, res, np, e);
+        if (rc) { /* measured but not kept: this point's timings go with the error */
+            for (int i = 0; i < np; i++)
+                mp_result_free(&res[i]);
             break;
+        }
         mp_progress_step(&pg, np);
         out->rows = realloc(out->rows, sizeof *out->rows * (size_t)(out->nrows + np));
         for (int i = 0; i < np; i++) {
@@ -178,6 +192,8 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
         mp_store_run_binding(store, out->run_id, bindings, &e2);
         mp_store_run_end(store, out->run_id, status, &e2);
     }
+    if (rc) /* an error leaves the caller nothing to free */
+        mp_engine_out_free(out);
 done:
     for (int i = 0; i < done.n; i++)
         free(done.keys[i]);

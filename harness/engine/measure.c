@@ -9,6 +9,7 @@
  * cache unless a warm run was asked for.  A case whose spread stays high after a
  * second round is marked unstable. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,7 +25,8 @@ enum { SAMPLE_BLOCK = 16, SAMPLE_ROWS = 256, MAX_COPIES = 4096 };
 typedef struct slot {
     mp_result *r;
     mp_op op;
-    uint8_t **copies;
+    uint8_t **copies; /* carved from arena, stride bytes apart */
+    uint8_t *arena;
     int ncopies, cur;
     void *act;
     float *y;
@@ -32,12 +34,28 @@ typedef struct slot {
     int active;
     double total;
     int cap;
+    int stream; /* the same-run read stream, not a variant (mp_session.sres) */
 } slot;
+
+/* Threads split a call's rows as the end-to-end runner does (harness/e2e.c):
+ * each thread takes its own contiguous share (equal m_align units, i.e. equal
+ * bytes) in up to CALL_SPLIT chunks of at least CHUNK_MIN_BYTES packed bytes,
+ * then the chunks another thread has not started.  On a shared host one vCPU is
+ * often slowed for a while; with a fixed half each, every call waits for it
+ * (2-thread decode medians run 1.5-2x their best calls here).  Smaller chunks
+ * cost more than they save: at 200 KB (2560x2560 in 4 per thread) medians were
+ * 8-11% slower, at 550 KB (6912x2560) 6-11% faster (3 alternations with the
+ * fixed split, 2 threads, 21 reps; the session note of issue 17).  Rows are
+ * computed whole by one call, so the output does not depend on who took them.
+ * Vector-LUT variants build their tables inside compute: one chunk per thread. */
+enum { CALL_SPLIT = 4, CHUNK_MIN_BYTES = 512 << 10, MAX_CALL_THREADS = 64 };
 
 typedef struct call_ctx {
     slot *s;
     const float *x;
     int n;
+    int split; /* chunks per thread (comp_task); 1: each thread its share, no stealing */
+    _Atomic int next[MAX_CALL_THREADS][16]; /* per thread, 64 bytes apart */
 } call_ctx;
 
 void mp_bench_defaults(mp_bench_opts *o)
@@ -49,6 +67,7 @@ void mp_bench_defaults(mp_bench_opts *o)
     o->seed = 1;
     o->llc_bytes = 32u << 20;
     o->cv_threshold = 0.10;
+    o->stream = 1;
 }
 
 const char *mp_status_name(mp_status s)
@@ -68,12 +87,16 @@ void mp_result_free(mp_result *r)
     r->times_us = NULL;
 }
 
-/* Weight copies.  No MADV_HUGEPAGE: with it, khugepaged collapsed the copies in
- * the background while they were being timed, and large tensors showed stalls of
- * several milliseconds (median 3-10x the minimum). */
-static uint8_t *copy_alloc(size_t bytes)
+/* Weight copies: one arena on 2 MiB pages (bigmem.c: advised before the first
+ * touch and collapsed once filled, so khugepaged has nothing to do while we time;
+ * advice given after the touch once let it stall timed calls for milliseconds).
+ * A 64 KiB gap after each copy keeps a prefetcher running off the end of one
+ * copy out of the next one, which is the next call's. */
+enum { COPY_GAP = 64 << 10 };
+
+static size_t copy_stride(size_t bytes)
 {
-    return mp_alloc(bytes);
+    return ((bytes + 4095) & ~(size_t)4095) + COPY_GAP;
 }
 
 static void prep_task(void *arg, int tid, int nt)
@@ -84,23 +107,61 @@ static void prep_task(void *arg, int tid, int nt)
         c->s->op.v->prepare(&c->s->op, c->x, c->n, c->s->act, t0, t1);
 }
 
+/* Rows [m0, m1) of chunk k of thread u's share. */
+static void chunk_of(const mp_op *op, int u, int k, int nt, int split, int *m0, int *m1)
+{
+    int m = op->m, align = op->v->m_align > 0 ? op->v->m_align : 1;
+    int units = (m + align - 1) / align, per = (units + nt - 1) / nt;
+    int cper = (per + split - 1) / split;
+    long a = ((long)u * per + (long)k * cper) * align;
+    long b = ((long)u * per + (long)(k + 1 < split ? (k + 1) * cper : per)) * align;
+    long end = (long)(u + 1) * per * align;
+    if (b > end)
+        b = end;
+    *m0 = a < m ? (int)a : m;
+    *m1 = b < m ? (int)b : m;
+}
+
 static void comp_task(void *arg, int tid, int nt)
 {
     call_ctx *c = arg;
-    const mp_variant *v = c->s->op.v;
-    int m = c->s->op.m, align = v->m_align > 0 ? v->m_align : 1;
-    int units = (m + align - 1) / align, per = (units + nt - 1) / nt;
-    int m0 = tid * per * align, m1 = (tid + 1) * per * align;
-    if (m1 > m)
-        m1 = m;
-    if (m0 < m1)
-        v->compute(&c->s->op, c->s->act, c->n, c->s->y, m0, m1, c->s->scratch[tid]);
+    const mp_op *op = &c->s->op;
+    if (c->split == 1) {
+        int m0, m1;
+        chunk_of(op, tid, 0, nt, 1, &m0, &m1);
+        if (m0 < m1)
+            op->v->compute(op, c->s->act, c->n, c->s->y, m0, m1, c->s->scratch[tid]);
+        return;
+    }
+    for (int k = 0; k < nt; k++) { /* its own chunks first, then the others' */
+        int u = (tid + k) % nt;
+        for (;;) {
+            int i = atomic_fetch_add_explicit(&c->next[u][0], 1, memory_order_relaxed);
+            if (i >= c->split)
+                break;
+            int m0, m1;
+            chunk_of(op, u, i, nt, c->split, &m0, &m1);
+            if (m0 < m1)
+                op->v->compute(op, c->s->act, c->n, c->s->y, m0, m1, c->s->scratch[tid]);
+        }
+    }
+}
+
+/* Chunks per thread for a call of op on nt threads. */
+static int call_split(const mp_op *op, int nt)
+{
+    if (nt < 2 || nt > MAX_CALL_THREADS || op->v->family == MP_FAMILY_VECLUT)
+        return 1;
+    size_t share = op->v->packed_size(op->m, op->k, op->param) / (size_t)nt;
+    int split = (int)(share / CHUNK_MIN_BYTES);
+    return split < 1 ? 1 : split > CALL_SPLIT ? CALL_SPLIT : split;
 }
 
 /* One timed call: prepare over tokens, then compute over rows. */
 static void call(mp_pool *pool, slot *s, const float *x, int n)
 {
-    call_ctx c = {s, x, n};
+    call_ctx c; /* not zeroed whole: call() resets the counters it uses */
+    c.s = s, c.x = x, c.n = n, c.split = 1;
     if (s->op.v->self_threaded) { /* issue 15: a peer library threads itself */
         mp_pool_rest(pool);
         s->op.threads = mp_pool_size(pool);
@@ -112,6 +173,11 @@ static void call(mp_pool *pool, slot *s, const float *x, int n)
         prep_task(&c, 0, 1);
     else
         mp_pool_run(pool, prep_task, &c);
+    const int nt = mp_pool_size(pool);
+    c.split = call_split(&s->op, nt);
+    if (c.split > 1)
+        for (int t = 0; t < nt; t++)
+            atomic_store_explicit(&c.next[t][0], 0, memory_order_relaxed);
     mp_pool_run(pool, comp_task, &c);
 }
 
@@ -185,11 +251,19 @@ static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
             mp_result *r = s->r;
             if (mp_engine_interrupted())
                 break;
-            mp_counters_start(o->counters);
-            double t0 = mp_now();
-            call(pool, s, x, n);
-            double dt = mp_now() - t0;
-            mp_counters_stop(o->counters, r->events);
+            double dt;
+            if (s->stream) {
+                double t0 = mp_now();
+                volatile uint64_t sink = mp_probe_stream(pool, s->op.w, r->packed_bytes);
+                (void)sink;
+                dt = mp_now() - t0;
+            } else {
+                mp_counters_start(o->counters);
+                double t0 = mp_now();
+                call(pool, s, x, n);
+                dt = mp_now() - t0;
+                mp_counters_stop(o->counters, r->events);
+            }
             if (r->reps == s->cap) {
                 s->cap *= 2;
                 r->times_us = realloc(r->times_us, sizeof(double) * (size_t)s->cap);
@@ -257,9 +331,11 @@ struct mp_session {
     int8_t *w, *wb;
     float *x;
     float *yref[2], *yflt[2]; /* [domain] */
-    slot *sl;
+    slot *sl;     /* ncase + 1: the last is the read stream when has_stream */
     mp_result *res;
     mp_rng rng;
+    int has_stream;
+    mp_result sres; /* the read stream's timings */
 };
 
 int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
@@ -290,7 +366,7 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
                      "this machine's RAM)", m, k, n, need / 1073741824.0,
                      (double)limit / 1073741824.0);
         }
-        ss->sl = calloc((size_t)(ncase ? ncase : 1), sizeof *ss->sl);
+        ss->sl = calloc((size_t)ncase + 1, sizeof *ss->sl);
         *out = ss;
         return MP_OK;
     }
@@ -303,7 +379,7 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
     int r0[SAMPLE_ROWS / SAMPLE_BLOCK + 1], r1[SAMPLE_ROWS / SAMPLE_BLOCK + 1];
     int nblk = sample_rows(m, k, n, r0, r1, SAMPLE_ROWS / SAMPLE_BLOCK);
 
-    slot *sl = ss->sl = calloc((size_t)(ncase ? ncase : 1), sizeof *sl);
+    slot *sl = ss->sl = calloc((size_t)ncase + 1, sizeof *sl);
     /* 3x the LLC, and never less than 4 GiB.  Measured on this VM (EPYC Zen 5,
      * hwloc says L3 = 508 MB): a GEMV rotating through 512 MiB ran 1.5x faster
      * than through 6 GiB, through 2 GiB still 1.1x; results stop changing at
@@ -333,6 +409,15 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
             !mp_variant_check(cases[c].v, m, k, cases[c].param, why, sizeof why))
             all_bytes += cases[c].v->packed_size(m, k, cases[c].param);
     }
+    /* Decode points (N <= 4, cold) also time a plain read of M*K/4 bytes (a 2-bit
+     * tensor's size), rotated and interleaved like the variants: "x% of read" is
+     * then a ratio within one run, free of the drift a shared VM shows between a
+     * probe taken earlier and this point (on this VM the probe's best-of-reps and
+     * a kernel's median could sit 30% apart for that reason alone). */
+    const size_t sbytes = ((size_t)m * (size_t)k / 4 + 255) & ~(size_t)255;
+    const int want_stream = o->stream && !o->warm && n <= 4 && ncase > 0 && sbytes >= 256;
+    if (want_stream)
+        all_bytes += sbytes;
 
     for (int c = 0; c < ncase; c++) {
         const mp_variant *v = cases[c].v;
@@ -378,12 +463,14 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
         }
         r->copies = s->ncopies;
         s->copies = calloc((size_t)s->ncopies, sizeof *s->copies);
-        s->copies[0] = copy_alloc(bytes);
+        const size_t stride = copy_stride(bytes);
+        s->arena = mp_big_alloc(stride * (size_t)s->ncopies);
+        for (int i = 0; i < s->ncopies; i++)
+            s->copies[i] = s->arena + stride * (size_t)i;
         v->pack(wd, w_scale, m, k, cases[c].param, s->copies[0]);
-        for (int i = 1; i < s->ncopies; i++) {
-            s->copies[i] = copy_alloc(bytes);
+        for (int i = 1; i < s->ncopies; i++)
             memcpy(s->copies[i], s->copies[0], bytes);
-        }
+        mp_big_settle(s->arena, stride * (size_t)s->ncopies);
         s->act = mp_alloc(v->act_size(n, k, cases[c].param));
         s->y = mp_alloc(sizeof(float) * (size_t)n * m);
         s->scratch = calloc((size_t)nt, sizeof *s->scratch);
@@ -439,6 +526,32 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
         s->cap = 64;
         r->times_us = malloc(sizeof(double) * (size_t)s->cap);
     }
+    int any = 0;
+    for (int c = 0; c < ncase; c++)
+        any |= mp_session_ready(ss, c);
+    if (want_stream && any) {
+        slot *s = &sl[ncase];
+        mp_result *r = &ss->sres;
+        ss->has_stream = 1;
+        s->stream = 1;
+        s->r = r;
+        r->m = m, r->k = k, r->n = n, r->threads = nt;
+        r->packed_bytes = sbytes;
+        size_t need = (target + all_bytes - 1) / all_bytes;
+        s->ncopies = need < 1 ? 1 : need > MAX_COPIES ? MAX_COPIES : (int)need;
+        s->copies = calloc((size_t)s->ncopies, sizeof *s->copies);
+        const size_t stride = copy_stride(sbytes);
+        s->arena = mp_big_alloc(stride * (size_t)s->ncopies);
+        for (int i = 0; i < s->ncopies; i++) {
+            s->copies[i] = s->arena + stride * (size_t)i;
+            memset(s->copies[i], 0x5a ^ i, sbytes);
+        }
+        mp_big_settle(s->arena, stride * (size_t)s->ncopies);
+        s->op.w = s->copies[0];
+        (void)mp_probe_stream(pool, s->op.w, sbytes); /* warm-up, like a variant's */
+        s->cap = 64;
+        r->times_us = malloc(sizeof(double) * (size_t)s->cap);
+    }
     *out = ss;
     return MP_OK;
 }
@@ -471,7 +584,13 @@ void mp_session_rounds(mp_session *ss)
             res[c].reps = 0;
             memset(res[c].events, 0, sizeof res[c].events);
         }
-    time_rounds(ss->pool, sl, ncase, ss->x, ss->n, o, &ss->rng);
+    slot *st = ss->has_stream ? &sl[ncase] : NULL;
+    if (st) {
+        st->active = 1;
+        st->total = 0;
+        ss->sres.reps = 0;
+    }
+    time_rounds(ss->pool, sl, ncase + ss->has_stream, ss->x, ss->n, o, &ss->rng);
     for (int c = 0; c < ncase; c++)
         if (mp_session_ready(ss, c))
             stats(&res[c]);
@@ -485,8 +604,14 @@ void mp_session_rounds(mp_session *ss)
             memset(res[c].events, 0, sizeof res[c].events);
             again = 1;
         }
+    if (again && st) {
+        /* the stream is timed again beside the re-measured variants */
+        st->active = 1;
+        st->total = 0;
+        ss->sres.reps = 0;
+    }
     if (again) {
-        time_rounds(ss->pool, sl, ncase, ss->x, ss->n, o, &ss->rng);
+        time_rounds(ss->pool, sl, ncase + ss->has_stream, ss->x, ss->n, o, &ss->rng);
         for (int c = 0; c < ncase; c++)
             if (sl[c].r && res[c].status == MP_ST_OK) {
                 stats(&res[c]);
@@ -496,6 +621,14 @@ void mp_session_rounds(mp_session *ss)
                              "robust CV %.1f%% > %.0f%% after re-measurement",
                              100 * res[c].cv, 100 * o->cv_threshold);
                 }
+            }
+    }
+    if (st && ss->sres.reps) {
+        stats(&ss->sres);
+        for (int c = 0; c < ncase; c++)
+            if (mp_session_ready(ss, c) || res[c].status == MP_ST_UNSTABLE) {
+                res[c].read_gbps = ss->sres.gbps;
+                res[c].read_bytes = (long long)ss->sres.packed_bytes;
             }
     }
 }
@@ -509,14 +642,18 @@ void mp_session_close(mp_session *ss)
         slot *s = &ss->sl[c];
         if (!s->r)
             continue;
-        for (int i = 0; i < s->ncopies; i++)
-            mp_free(s->copies[i]);
+        mp_big_free(s->arena);
         free(s->copies);
         mp_free(s->act);
         mp_free(s->y);
         for (int i = 0; i < nt; i++)
             mp_free(s->scratch[i]);
         free(s->scratch);
+    }
+    if (ss->has_stream) {
+        mp_big_free(ss->sl[ss->ncase].arena);
+        free(ss->sl[ss->ncase].copies);
+        free(ss->sres.times_us);
     }
     free(ss->sl);
     for (int d = 0; d < 2; d++) {

@@ -186,10 +186,29 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                         int *failed, mp_err *e);
 
 /* ---- machine measurements (engine/probe.c, engine/ceiling.c) --------------------- */
+/* Large buffers on 2 MiB pages (bigmem.c): weight copies and probe streams.
+ * mp_big_settle after the buffer is filled; mp_big_free for either kind. */
+int mp_big_pages(void);
+void *mp_big_alloc(size_t bytes);
+void mp_big_settle(void *p, size_t bytes);
+void mp_big_free(void *p);
+/* The same with the page kind chosen by the caller (1: 2 MiB pages), for a roof
+ * that must be read from the same kind of pages as what it bounds (e2e). */
+void *mp_big_alloc_as(size_t bytes, int huge);
+void mp_big_settle_as(void *p, size_t bytes, int huge);
+
+/* One read of [p, p + bytes) (64-byte aligned; whole 256-byte units) split in
+ * contiguous parts over the pool's threads, as a kernel splits its rows: the
+ * same-run read stream measure.c interleaves with decode points.  Returns a
+ * value that depends on every byte read. */
+uint64_t mp_probe_stream(mp_pool *pool, const void *p, size_t bytes);
+
 struct mp_probe_row;
 /* Read-only DRAM bandwidth (GB/s, best of reps) with the pool's threads over
  * `total` bytes, each thread first-touching and streaming its own part. */
 double mp_probe_dram_read(mp_pool *pool, size_t total, int reps);
+/* The same on the page kind asked for (mp_big_alloc_as). */
+double mp_probe_dram_read_as(mp_pool *pool, size_t total, int reps, int huge);
 /* The full probe: read/copy/triad per level and thread count, then the
  * one-core int8 dot and byte-shuffle peaks; rows[] gets at most max. */
 int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,

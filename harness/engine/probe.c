@@ -40,6 +40,7 @@ typedef struct bw_task {
     int nbuf;     /* buffers per thread */
     size_t bytes; /* per thread and buffer */
     int passes;
+    int huge; /* buffers on 2 MiB pages (mp_big_alloc_as) */
     uint8_t *buf[MAX_T][3];
     uint64_t sink[MAX_T];
 } bw_task;
@@ -50,14 +51,15 @@ static void bw_run(void *arg, int tid, int nt)
     bw_task *t = arg;
     if (t->kind == -1) {
         for (int b = 0; b < t->nbuf; b++) {
-            t->buf[tid][b] = mp_alloc(t->bytes);
+            t->buf[tid][b] = mp_big_alloc_as(t->bytes, t->huge);
             memset(t->buf[tid][b], tid + b + 1, t->bytes);
+            mp_big_settle_as(t->buf[tid][b], t->bytes, t->huge);
         }
         return;
     }
     if (t->kind == -2) {
         for (int b = 0; b < t->nbuf; b++)
-            mp_free(t->buf[tid][b]);
+            mp_big_free(t->buf[tid][b]);
         return;
     }
     for (int p = 0; p < t->passes; p++) {
@@ -94,13 +96,48 @@ static void buffers(mp_pool *pool, bw_task *t, int alloc)
     t->kind = kind;
 }
 
+typedef struct stream_task {
+    const mp_probe_ops *ops;
+    const uint8_t *p;
+    size_t bytes;
+    uint64_t sink[MAX_T];
+} stream_task;
+
+static void stream_run(void *arg, int tid, int nt)
+{
+    stream_task *t = arg;
+    /* contiguous parts of whole 256-byte units, like a kernel's row ranges */
+    size_t units = t->bytes / 256, per = (units + (size_t)nt - 1) / (size_t)nt;
+    size_t u0 = (size_t)tid * per, u1 = u0 + per < units ? u0 + per : units;
+    if (u0 < u1 && tid < MAX_T)
+        t->sink[tid] ^= t->ops->read(t->p + u0 * 256, (u1 - u0) * 256);
+}
+
+uint64_t mp_probe_stream(mp_pool *pool, const void *p, size_t bytes)
+{
+    stream_task t = {pick_ops(), p, bytes & ~(size_t)255, {0}};
+    if (mp_pool_size(pool) > MAX_T)
+        return 0;
+    mp_pool_run(pool, stream_run, &t);
+    uint64_t x = 0;
+    for (int i = 0; i < MAX_T; i++)
+        x ^= t.sink[i];
+    return x;
+}
+
 double mp_probe_dram_read(mp_pool *pool, size_t total, int reps)
+{
+    return mp_probe_dram_read_as(pool, total, reps, mp_big_pages());
+}
+
+double mp_probe_dram_read_as(mp_pool *pool, size_t total, int reps, int huge)
 {
     int nt = mp_pool_size(pool);
     if (nt > MAX_T)
         return 0;
     bw_task *t = calloc(1, sizeof *t);
     t->ops = pick_ops();
+    t->huge = huge;
     t->nbuf = 1;
     t->bytes = (total / (size_t)nt) & ~(size_t)255;
     t->passes = 1;
@@ -139,6 +176,7 @@ int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
                 per = 256;
             bw_task *t = calloc(1, sizeof *t);
             t->ops = ops;
+            t->huge = mp_big_pages();
             t->nbuf = 3;
             t->bytes = per;
             /* enough passes that one timed round streams >= 64 MiB */

@@ -157,6 +157,7 @@ void mp_tune_decide(mp_tune_problem *t, const int *def, const int *best, int rep
     mp_bench_opts o = t->base;
     o.min_reps = reps;
     o.cv_threshold = 1e9;
+    o.stream = 0; /* a decision between two parameter sets needs no read stream */
     mp_session *s;
     mp_err e;
     if (mp_session_open(t->pool, cases, 2, t->m, t->k, t->n, &o, res, &s, &e)) {

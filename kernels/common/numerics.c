@@ -98,20 +98,35 @@ void mp_q8act_fill(const float *x, int k, void *act, int t0, int t1)
     }
 }
 
+/* Each 64-bit draw gives 21 values of 3 bits.  Ternary: 0..5 map to v % 3 - 1
+ * and 6, 7 are rejected; binary: the low bit gives +-1.  The full-word loop is
+ * branch-free (write always, advance by the accept bit; a rejected draw is
+ * overwritten by the next), which makes setup of a whole model several times
+ * faster than a data-dependent branch per value; the last words take the
+ * checked loop so nothing is written at or past `count`.  Both loops give the
+ * same sequence (tests/test_numerics.c checks it against the definition). */
 void mp_gen_weights(uint64_t seed, int8_t *w, size_t count, int binary)
 {
+    static const int8_t tern[8] = {-1, 0, 1, -1, 0, 1, 0, 0};
+    static const int8_t bin[8] = {-1, 1, -1, 1, -1, 1, -1, 1};
+    const int8_t *map = binary ? bin : tern;
+    const unsigned reject = binary ? 0 : 0xc0; /* bit v set: v is rejected */
     mp_rng r = {seed * 0x2545f4914f6cdd1dull + 1};
     size_t i = 0;
+    while (count - i >= 21) { /* room for a whole word's 21 writes */
+        uint64_t bits = mp_rng_next(&r);
+        for (int j = 0; j < 21; j++, bits >>= 3) {
+            unsigned v = (unsigned)(bits & 7);
+            w[i] = map[v];
+            i += 1 - ((reject >> v) & 1);
+        }
+    }
     while (i < count) {
         uint64_t bits = mp_rng_next(&r);
-        /* 21 draws of 3 bits each from one 64-bit word */
         for (int j = 0; j < 21 && i < count; j++, bits >>= 3) {
             unsigned v = (unsigned)(bits & 7);
-            if (binary) {
-                w[i++] = (v & 1) ? 1 : -1;
-            } else if (v < 6) {
-                w[i++] = (int8_t)((int)(v % 3) - 1);
-            }
+            if (!((reject >> v) & 1))
+                w[i++] = map[v];
         }
     }
 }

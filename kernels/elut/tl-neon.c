@@ -169,19 +169,7 @@ INLINE void gemm(const mp_op *op, int tl2, int ll, int bm, const void *act, int 
     }
 }
 
-void mp_tl_gemm__neon(const mp_op *op, int tl2, int lossless, int bm, const void *act, int n,
-                      float *y, int m0, int m1)
+void mp_tl_gemm__neon(MP_TL_ENGINE_ARGS)
 {
-    /* one specialized body per (kind, exactness, bm) */
-    if (tl2) {
-        if (lossless)
-            bm == 16 ? gemm(op, 1, 1, 16, act, n, y, m0, m1) : gemm(op, 1, 1, 32, act, n, y, m0, m1);
-        else
-            bm == 16 ? gemm(op, 1, 0, 16, act, n, y, m0, m1) : gemm(op, 1, 0, 32, act, n, y, m0, m1);
-    } else {
-        if (lossless)
-            bm == 16 ? gemm(op, 0, 1, 16, act, n, y, m0, m1) : gemm(op, 0, 1, 32, act, n, y, m0, m1);
-        else
-            bm == 16 ? gemm(op, 0, 0, 16, act, n, y, m0, m1) : gemm(op, 0, 0, 32, act, n, y, m0, m1);
-    }
+    MP_TL_SPECIALIZE(gemm, op, tl2, lossless, bm, act, n, y, m0, m1);
 }

@@ -159,28 +159,10 @@ static inline void put_table(uint8_t *tab, int lossless, int gr, const int *e)
 void mp_tl_prepare(int tl2, int lossless, const float *x, int k, void *act, int t0, int t1)
 {
     mp_tl_geom g = mp_tl_geom_of(tl2, 16, 1, k);
-    size_t stride = mp_tl_act_stride(tl2, lossless, k);
-    size_t oct = mp_tl_octet(lossless);
     for (int t = t0; t < t1; t++) {
-        uint8_t *base = (uint8_t *)act + (size_t)t * stride;
-        uint8_t *tab3 = base + MP_TL_HDR;
-        uint8_t *tab2 = tab3 + (size_t)(g.g3 + 7) / 8 * oct;
-        int8_t *q = (int8_t *)(tab2 + (size_t)(g.g2 + 7) / 8 * oct);
-        mp_tl_hdr h = {mp_quant_row(x + (size_t)t * k, k, q), 1};
-        /* partial octets keep zero tables: deterministic, never summed */
-        memset(tab3, 0, (size_t)((uint8_t *)q - tab3));
-        if (!lossless) {
-            for (int gr = 0; gr < g.g3; gr++) {
-                const int8_t *a = q + 3 * gr;
-                int s = abs(a[0]) + abs(a[1]) + abs(a[2]);
-                h.tmax = s > h.tmax ? s : h.tmax;
-            }
-            for (int gr = 0; gr < g.g2; gr++) {
-                const int8_t *a = q + g.three_k + 2 * gr;
-                int s = abs(a[0]) + abs(a[1]);
-                h.tmax = s > h.tmax ? s : h.tmax;
-            }
-        }
+        uint8_t *tab3, *tab2;
+        int8_t *q;
+        mp_tl_hdr h = mp_tl_token_start(&g, lossless, x, act, t, &tab3, &tab2, &q);
         int e[16];
         const float rs = 127.0f / (float)h.tmax;
         for (int gr = 0; gr < g.g3; gr++) {
@@ -201,7 +183,7 @@ void mp_tl_prepare(int tl2, int lossless, const float *x, int k, void *act, int 
             }
             put_table(tab2, lossless, gr, e);
         }
-        memcpy(base, &h, sizeof h);
+        memcpy(tab3 - MP_TL_HDR, &h, sizeof h); /* the header heads the block */
     }
 }
 
@@ -265,48 +247,59 @@ void mp_tl_gemm__scalar(const mp_op *op, int tl2, int lossless, int bm, const vo
     }
 }
 
-/* ---- per-variant slots ------------------------------------------------------- */
-#define LAYOUT(KIND, TL2, BM)                                                           \
-    int mp_##KIND##_bm##BM##_check(int m, int k, const int *param, char *why, size_t len) \
+/* ---- per-variant slots (tl.h), each spelled out for grep ----------------------- */
+#define CHECK_ENTRY(FN, TL2, BM)                                                        \
+    int FN(int m, int k, const int *param, char *why, size_t len)                       \
     {                                                                                   \
         (void)param;                                                                    \
         return mp_tl_check(TL2, BM, m, k, why, len);                                    \
-    }                                                                                   \
-    size_t mp_##KIND##_bm##BM##_packed_size(int m, int k, const int *param)            \
+    }
+#define PACKED_SIZE_ENTRY(FN, TL2, BM)                                                  \
+    size_t FN(int m, int k, const int *param)                                           \
     {                                                                                   \
         (void)param;                                                                    \
         return mp_tl_packed_size(TL2, BM, m, k);                                        \
-    }                                                                                   \
-    void mp_##KIND##_bm##BM##_pack(const int8_t *w, float w_scale, int m, int k,       \
-                                   const int *param, uint8_t *out)                     \
+    }
+#define PACK_ENTRY(FN, TL2, BM)                                                         \
+    void FN(const int8_t *w, float w_scale, int m, int k, const int *param, uint8_t *out) \
     {                                                                                   \
         (void)param;                                                                    \
         mp_tl_pack(TL2, BM, w, w_scale, m, k, out);                                     \
-    }                                                                                   \
-    void mp_##KIND##_bm##BM##_unpack(const uint8_t *p, int m, int k, const int *param, \
-                                     int8_t *w)                                        \
+    }
+#define UNPACK_ENTRY(FN, TL2, BM)                                                       \
+    void FN(const uint8_t *p, int m, int k, const int *param, int8_t *w)                \
     {                                                                                   \
         (void)param;                                                                    \
         mp_tl_unpack(TL2, BM, p, m, k, w);                                              \
     }
-LAYOUT(tl1, 0, 16)
-LAYOUT(tl1, 0, 32)
-LAYOUT(tl2, 1, 16)
-LAYOUT(tl2, 1, 32)
-
-#define ACT(NAME, TL2, LL)                                                               \
-    size_t mp_##NAME##_act_size(int n, int k, const int *param)                        \
+#define ACT_SIZE_ENTRY(FN, TL2, LL)                                                     \
+    size_t FN(int n, int k, const int *param)                                           \
     {                                                                                   \
         (void)param;                                                                    \
         return (size_t)n * mp_tl_act_stride(TL2, LL, k);                                \
-    }                                                                                   \
-    void mp_##NAME##_prepare(const mp_op *op, const float *x, int n, void *act, int t0, \
-                             int t1)                                                   \
-    {                                                                                   \
-        (void)n;                                                                        \
-        mp_tl_prepare(TL2, LL, x, op->k, act, t0, t1);                                  \
     }
-ACT(tl1_0, 0, 0)
-ACT(tl1_1, 0, 1)
-ACT(tl2_0, 1, 0)
-ACT(tl2_1, 1, 1)
+
+CHECK_ENTRY(mp_tl1_bm16_check, 0, 16)
+CHECK_ENTRY(mp_tl1_bm32_check, 0, 32)
+CHECK_ENTRY(mp_tl2_bm16_check, 1, 16)
+CHECK_ENTRY(mp_tl2_bm32_check, 1, 32)
+PACKED_SIZE_ENTRY(mp_tl1_bm16_packed_size, 0, 16)
+PACKED_SIZE_ENTRY(mp_tl1_bm32_packed_size, 0, 32)
+PACKED_SIZE_ENTRY(mp_tl2_bm16_packed_size, 1, 16)
+PACKED_SIZE_ENTRY(mp_tl2_bm32_packed_size, 1, 32)
+PACK_ENTRY(mp_tl1_bm16_pack, 0, 16)
+PACK_ENTRY(mp_tl1_bm32_pack, 0, 32)
+PACK_ENTRY(mp_tl2_bm16_pack, 1, 16)
+PACK_ENTRY(mp_tl2_bm32_pack, 1, 32)
+UNPACK_ENTRY(mp_tl1_bm16_unpack, 0, 16)
+UNPACK_ENTRY(mp_tl1_bm32_unpack, 0, 32)
+UNPACK_ENTRY(mp_tl2_bm16_unpack, 1, 16)
+UNPACK_ENTRY(mp_tl2_bm32_unpack, 1, 32)
+ACT_SIZE_ENTRY(mp_tl1_0_act_size, 0, 0)
+ACT_SIZE_ENTRY(mp_tl1_1_act_size, 0, 1)
+ACT_SIZE_ENTRY(mp_tl2_0_act_size, 1, 0)
+ACT_SIZE_ENTRY(mp_tl2_1_act_size, 1, 1)
+MP_TL_PREPARE_ENTRY(mp_tl1_0_prepare, mp_tl_prepare, 0, 0)
+MP_TL_PREPARE_ENTRY(mp_tl1_1_prepare, mp_tl_prepare, 0, 1)
+MP_TL_PREPARE_ENTRY(mp_tl2_0_prepare, mp_tl_prepare, 1, 0)
+MP_TL_PREPARE_ENTRY(mp_tl2_1_prepare, mp_tl_prepare, 1, 1)

@@ -54,8 +54,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../mp_kernel.h"
+#include "../common/mp_numerics.h"
 
 enum {
     MP_TL_BK3 = 192,      /* ThreeK = floor(K / BK3) * BK3 */
@@ -129,6 +132,37 @@ static inline const mp_tl_hdr *mp_tl_act_hdr(const void *act, int tl2, int lossl
                                (size_t)t * mp_tl_act_stride(tl2, lossless, k));
 }
 
+/* The start of prepare for token t, shared by the scalar and AVX2 builders:
+ * quantizes the token into the int8 copy at the end of its activation block
+ * (*q), zeroes its tables (*tab3, *tab2; partial octets keep zero tables:
+ * deterministic, never summed) and returns its header, tmax being the largest
+ * |entry| of its tables for _0 (1 for _1, unused). */
+static inline mp_tl_hdr mp_tl_token_start(const mp_tl_geom *g, int lossless, const float *x,
+                                          void *act, int t, uint8_t **tab3, uint8_t **tab2,
+                                          int8_t **q)
+{
+    uint8_t *base = (uint8_t *)act + (size_t)t * mp_tl_act_stride(g->tl2, lossless, g->k);
+    size_t oct = mp_tl_octet(lossless);
+    *tab3 = base + MP_TL_HDR;
+    *tab2 = *tab3 + (size_t)(g->g3 + 7) / 8 * oct;
+    *q = (int8_t *)(*tab2 + (size_t)(g->g2 + 7) / 8 * oct);
+    mp_tl_hdr h = {mp_quant_row(x + (size_t)t * g->k, g->k, *q), 1};
+    memset(*tab3, 0, (size_t)((uint8_t *)*q - *tab3));
+    if (!lossless) {
+        for (int gr = 0; gr < g->g3; gr++) {
+            const int8_t *a = *q + 3 * gr;
+            int s = abs(a[0]) + abs(a[1]) + abs(a[2]);
+            h.tmax = s > h.tmax ? s : h.tmax;
+        }
+        for (int gr = 0; gr < g->g2; gr++) {
+            const int8_t *a = *q + g->three_k + 2 * gr;
+            int s = abs(a[0]) + abs(a[1]);
+            h.tmax = s > h.tmax ? s : h.tmax;
+        }
+    }
+    return h;
+}
+
 /* _0 output: the int8-table sum s8 is acc * 127 / tmax; every path uses this. */
 static inline float mp_tl_dequant8(int32_t s8, int32_t tmax, float w_scale, float x_scale)
 {
@@ -145,18 +179,37 @@ void mp_tl_prepare(int tl2, int lossless, const float *x, int k, void *act, int 
 void mp_tl_store(const mp_op *op, int tl2, int lossless, const void *act, int t,
                  const int32_t *sums, int row0, int nrows, float *y);
 
-/* Kernels: output rows [m0, m1) (m0 a multiple of bm) for all tokens.
+/* The engine of one path: output rows [m0, m1) (m0 a multiple of bm) for all
+ * tokens; defined as mp_tl_gemm__<isa> in tl-<isa>.c (tl-x86.h for the x86
+ * paths), declared here for every ISA token, so a new path adds no line here.
  * Over-read: none beyond the packed tensor and the activation buffer. */
-void mp_tl_gemm__scalar(const mp_op *op, int tl2, int lossless, int bm, const void *act,
-                        int n, float *y, int m0, int m1);
-void mp_tl_gemm__avx2(const mp_op *op, int tl2, int lossless, int bm, const void *act,
-                      int n, float *y, int m0, int m1);
-void mp_tl_gemm__avx512(const mp_op *op, int tl2, int lossless, int bm, const void *act,
-                        int n, float *y, int m0, int m1);
-void mp_tl_gemm__neon(const mp_op *op, int tl2, int lossless, int bm, const void *act,
-                      int n, float *y, int m0, int m1);
+#define MP_TL_ENGINE_ARGS                                                                 \
+    const mp_op *op, int tl2, int lossless, int bm, const void *act, int n, float *y,     \
+        int m0, int m1
+void mp_tl_gemm__scalar(MP_TL_ENGINE_ARGS);
+void mp_tl_gemm__avx2(MP_TL_ENGINE_ARGS);
+void mp_tl_gemm__avx512(MP_TL_ENGINE_ARGS);
+void mp_tl_gemm__avxvnni(MP_TL_ENGINE_ARGS);
+void mp_tl_gemm__avx512vnni(MP_TL_ENGINE_ARGS);
+void mp_tl_gemm__neon(MP_TL_ENGINE_ARGS);
+void mp_tl_gemm__dotprod(MP_TL_ENGINE_ARGS);
+void mp_tl_gemm__i8mm(MP_TL_ENGINE_ARGS);
 
-/* ---- per-variant slots (variants/elut.c): NAME = tl1_0, tl1_1, tl2_0, tl2_1 ---- */
+/* An engine body BODY(op, tl2, ll, bm, ...) (static inline) called with (tl2, ll,
+ * bm) as constants: each path compiles one specialized body per (kind,
+ * exactness, bm). */
+#define MP_TL_BM_(BODY, op, T, L, bm, ...)                                              \
+    ((bm) == 16 ? BODY(op, T, L, 16, __VA_ARGS__) : BODY(op, T, L, 32, __VA_ARGS__))
+#define MP_TL_LL_(BODY, op, T, ll, bm, ...)                                             \
+    ((ll) ? MP_TL_BM_(BODY, op, T, 1, bm, __VA_ARGS__) : MP_TL_BM_(BODY, op, T, 0, bm, __VA_ARGS__))
+#define MP_TL_SPECIALIZE(BODY, op, tl2, ll, bm, ...)                                    \
+    ((tl2) ? MP_TL_LL_(BODY, op, 1, ll, bm, __VA_ARGS__) : MP_TL_LL_(BODY, op, 0, ll, bm, __VA_ARGS__))
+
+/* ---- per-variant slots (variants/elut.c): NAME = tl1_0, tl1_1, tl2_0, tl2_1 ----
+ * Defined with the entry macros below, each name spelled out where it is
+ * defined (grep finds it): the layout and activation slots in tl-scalar.c, the
+ * compute slots in kernels/tl1/tl1-<isa>.c and kernels/tl2/tl2-<isa>.c, the
+ * AVX2 prepare in tl-avx2.c. */
 #define MP_TL_DECLARE_LAYOUT(KIND, BM)                                                  \
     int mp_##KIND##_bm##BM##_check(int m, int k, const int *param, char *why, size_t len); \
     size_t mp_##KIND##_bm##BM##_packed_size(int m, int k, const int *param);           \
@@ -164,13 +217,12 @@ void mp_tl_gemm__neon(const mp_op *op, int tl2, int lossless, int bm, const void
                                    const int *param, uint8_t *out);                    \
     void mp_##KIND##_bm##BM##_unpack(const uint8_t *p, int m, int k, const int *param, \
                                      int8_t *w);
+#define MP_TL_PREPARE_ARGS                                                              \
+    const mp_op *op, const float *x, int n, void *act, int t0, int t1
 #define MP_TL_DECLARE_ACT(NAME)                                                          \
     size_t mp_##NAME##_act_size(int n, int k, const int *param);                       \
-    void mp_##NAME##_prepare(const mp_op *op, const float *x, int n, void *act, int t0, \
-                             int t1);
-#define MP_TL_DECLARE_GEMM(NAME, BM, ISA)                                                \
-    void mp_##NAME##_gemm_bm##BM##__##ISA(const mp_op *op, const void *act, int n,      \
-                                          float *y, int m0, int m1, void *scratch);
+    void mp_##NAME##_prepare(MP_TL_PREPARE_ARGS);                                       \
+    void mp_##NAME##_prepare__avx2(MP_TL_PREPARE_ARGS);
 
 MP_TL_DECLARE_LAYOUT(tl1, 16)
 MP_TL_DECLARE_LAYOUT(tl1, 32)
@@ -180,38 +232,36 @@ MP_TL_DECLARE_ACT(tl1_0)
 MP_TL_DECLARE_ACT(tl1_1)
 MP_TL_DECLARE_ACT(tl2_0)
 MP_TL_DECLARE_ACT(tl2_1)
-/* The same tables built with AVX2 (tl-avx2.c), for the AVX2 and AVX-512 rows. */
+/* The same tables as mp_tl_prepare built with AVX2 (tl-avx2.c), for the AVX2 and
+ * AVX-512 rows. */
 void mp_tl_prepare__avx2(int tl2, int lossless, const float *x, int k, void *act, int t0, int t1);
-#define MP_TL_DECLARE_PREP_AVX2(NAME)                                                     \
-    void mp_##NAME##_prepare__avx2(const mp_op *op, const float *x, int n, void *act,   \
-                                   int t0, int t1);
-MP_TL_DECLARE_PREP_AVX2(tl1_0)
-MP_TL_DECLARE_PREP_AVX2(tl1_1)
-MP_TL_DECLARE_PREP_AVX2(tl2_0)
-MP_TL_DECLARE_PREP_AVX2(tl2_1)
 
-#define MP_TL_DECLARE_ISA(ISA)          \
-    MP_TL_DECLARE_GEMM(tl1_0, 16, ISA) \
-    MP_TL_DECLARE_GEMM(tl1_0, 32, ISA) \
-    MP_TL_DECLARE_GEMM(tl1_1, 16, ISA) \
-    MP_TL_DECLARE_GEMM(tl1_1, 32, ISA) \
-    MP_TL_DECLARE_GEMM(tl2_0, 16, ISA) \
-    MP_TL_DECLARE_GEMM(tl2_0, 32, ISA) \
-    MP_TL_DECLARE_GEMM(tl2_1, 16, ISA) \
-    MP_TL_DECLARE_GEMM(tl2_1, 32, ISA)
-MP_TL_DECLARE_ISA(scalar)
-MP_TL_DECLARE_ISA(avx2)
-MP_TL_DECLARE_ISA(avx512)
-MP_TL_DECLARE_ISA(neon)
+/* compute slots of every ISA token: mp_tl2_1_gemm_bm16__avx512, ... */
+MP_DECLARE_COMPUTE(mp_tl1_0_gemm_bm16);
+MP_DECLARE_COMPUTE(mp_tl1_0_gemm_bm32);
+MP_DECLARE_COMPUTE(mp_tl1_1_gemm_bm16);
+MP_DECLARE_COMPUTE(mp_tl1_1_gemm_bm32);
+MP_DECLARE_COMPUTE(mp_tl2_0_gemm_bm16);
+MP_DECLARE_COMPUTE(mp_tl2_0_gemm_bm32);
+MP_DECLARE_COMPUTE(mp_tl2_1_gemm_bm16);
+MP_DECLARE_COMPUTE(mp_tl2_1_gemm_bm32);
 
-/* One catalog entry point over the engine: FN is spelled out where it is used
- * (kernels/tl1/tl1-ISA.c, kernels/tl2/tl2-ISA.c) so that grep finds it. */
+/* One catalog compute slot FN over the engine of ISA (kernels/tl1/tl1-ISA.c,
+ * kernels/tl2/tl2-ISA.c). */
 #define MP_TL_ENTRY(FN, ISA, TL2, LL, BM)                                                  \
     void FN(const mp_op *op, const void *act, int n, float *y, int m0, int m1,             \
             void *scratch)                                                                \
     {                                                                                     \
         (void)scratch;                                                                    \
         mp_tl_gemm__##ISA(op, TL2, LL, BM, act, n, y, m0, m1);                            \
+    }
+
+/* One catalog prepare slot FN over IMPL (mp_tl_prepare or mp_tl_prepare__avx2). */
+#define MP_TL_PREPARE_ENTRY(FN, IMPL, TL2, LL)                                             \
+    void FN(MP_TL_PREPARE_ARGS)                                                           \
+    {                                                                                     \
+        (void)n;                                                                          \
+        IMPL(TL2, LL, x, op->k, act, t0, t1);                                             \
     }
 
 #endif

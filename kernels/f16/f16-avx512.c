@@ -47,13 +47,13 @@ static inline __attribute__((always_inline)) void tile(const uint8_t *const *wr,
         }
 }
 
-static void tile4(const uint8_t *const *wr, const uint8_t *pf0, size_t step, const void *act,
+static __attribute__((noinline)) void tile4(const uint8_t *const *wr, const uint8_t *pf0, size_t step, const void *act,
                   int k, int t, int prefetch, float *out)
 {
     tile(wr, pf0, step, mp_f16_act_x(act) + (size_t)t * k, k, TT, prefetch, out);
 }
 
-static void tile1(const uint8_t *const *wr, const uint8_t *pf0, size_t step, const void *act,
+static __attribute__((noinline)) void tile1(const uint8_t *const *wr, const uint8_t *pf0, size_t step, const void *act,
                   int k, int t, int prefetch, float *out)
 {
     tile(wr, pf0, step, mp_f16_act_x(act) + (size_t)t * k, k, 1, prefetch, out);

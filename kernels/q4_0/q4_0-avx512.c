@@ -11,7 +11,7 @@
 
 enum { PF_BYTES = 8192 };
 
-static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
+static __attribute__((noinline)) void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
                          const void *act, int k, int t, int prefetch, float *out)
 {
     const float *dx = mp_q80act_d(act, k, t);

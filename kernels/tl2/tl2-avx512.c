@@ -1,7 +1,8 @@
 /* tl2-avx512.c - the catalog's tl2_*.avx512.bm* entry points: TL2_0 / TL2_1: g = 3, mirror
  * consolidation, 4-bit index + sign bit, the K remainder by TL1 (seed 000 §3.2, eq. 5);
  * AVX-512BW (vpshufb lookups on zmm).  TL1 and TL2 share the element-wise LUT engine: the
- * inner loop is mp_tl_gemm__avx512 in ../elut/tl-avx512.c; tables, packed layout
+ * inner loop is mp_tl_gemm__avx512 in ../elut/tl-avx512.c (the
+ * template ../elut/tl-x86.h); tables, packed layout
  * and the block-fitting split are documented in ../elut/tl.h. */
 #include "../elut/tl.h"
 

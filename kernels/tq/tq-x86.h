@@ -21,7 +21,7 @@
 enum { PF_BYTES = 8192 }; /* software prefetch distance along the row group */
 
 /* out[i] for the 4 row pointers wr[] (duplicates allowed) and one token. */
-static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
+static inline __attribute__((always_inline)) void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
                          const void *act, int k, int t, int prefetch, float *out)
 {
     const mp_block_q8_K *a = mp_q8k_token(act, k, t);
@@ -35,6 +35,7 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
         load_q(&a[b], q);
         VI bs = load_bsums(&a[b]), s[4];
         const size_t off = (size_t)b * TQ_BYTES;
+#pragma GCC unroll 4
         for (int i = 0; i < 4; i++)
             s[i] = MADD_ONES(VSUB16(block16(wr[i] + off, q), bs));
         __m128 dot = _mm_cvtepi32_ps(HSUM4(s[0], s[1], s[2], s[3]));

@@ -142,21 +142,22 @@ void mp_vnni_prepare(const mp_op *op, const float *x, int n, void *act, int t0, 
 size_t mp_vnni_scratch_size(int n, int k, const int *param)
 {
     (void)k;
-    /* unpacked bm x bk block, then bm x n int32 partial sums */
-    size_t wblk = (size_t)param[MP_VNNI_P_BM] * (size_t)param[MP_VNNI_P_BK];
-    return wblk + (size_t)param[MP_VNNI_P_BM] * (size_t)n * sizeof(int32_t);
+    /* unpacked mtile x ktile block, then mtile x n int32 partial sums */
+    size_t wblk = (size_t)param[MP_VNNI_P_MTILE] * (size_t)param[MP_VNNI_P_KTILE];
+    return wblk + (size_t)param[MP_VNNI_P_MTILE] * (size_t)n * sizeof(int32_t);
 }
 
 static int check_regs(const int *param, int max_acc, int vec_per_16, char *why, size_t len)
 {
-    int bm = param[MP_VNNI_P_BM], bn = param[MP_VNNI_P_BN], bk = param[MP_VNNI_P_BK];
-    if (bm % 16 || bm < 16 || bm > MP_VNNI_BM_MAX || bk % 16 || bk < 16 ||
-        bk > MP_VNNI_BK_MAX || bn < 1) {
-        snprintf(why, len, "bm=%d bk=%d bn=%d outside the supported blocking", bm, bk, bn);
+    int bm = param[MP_VNNI_P_MTILE], bn = param[MP_VNNI_P_NTILE], bk = param[MP_VNNI_P_KTILE];
+    if (bm % 16 || bm < 16 || bm > MP_VNNI_MTILE_MAX || bk % 16 || bk < 16 ||
+        bk > MP_VNNI_KTILE_MAX || bn < 1) {
+        snprintf(why, len, "mtile=%d ktile=%d ntile=%d outside the supported blocking", bm, bk,
+                 bn);
         return -1;
     }
     if (bm / 16 * vec_per_16 * bn > max_acc) {
-        snprintf(why, len, "bm=%d x bn=%d needs %d accumulators, more than the %d registers allow",
+        snprintf(why, len, "mtile=%d x ntile=%d needs %d accumulators, more than the %d registers allow",
                  bm, bn, bm / 16 * vec_per_16 * bn, max_acc);
         return -1;
     }

@@ -32,12 +32,12 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
                  void *scratch, int int1)
 {
     const consts c = make_consts();
-    const int k = op->k, bm = op->param[MP_VNNI_P_BM], bn = op->param[MP_VNNI_P_BN];
-    const int bkt = op->param[MP_VNNI_P_BK] / 16;
+    const int k = op->k, bm = op->param[MP_VNNI_P_MTILE], bn = op->param[MP_VNNI_P_NTILE];
+    const int bkt = op->param[MP_VNNI_P_KTILE] / 16;
     const size_t nt = ((size_t)k + 15) / 16;
     const size_t tb = int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES;
     uint8_t *wb = scratch;
-    int32_t *cs = (int32_t *)((uint8_t *)scratch + (size_t)bm * op->param[MP_VNNI_P_BK]);
+    int32_t *cs = (int32_t *)((uint8_t *)scratch + (size_t)bm * op->param[MP_VNNI_P_KTILE]);
     const int8_t *qt[16];
     for (int r = m0; r < m1; r += bm) {
         int rows = m1 - r < bm ? m1 - r : bm;
@@ -82,7 +82,7 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
 void MP_VNNI_YMM_ENTRY(int2)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
                              void *scratch)
 {
-    if (n >= op->param[MP_VNNI_P_GEMMN])
+    if (n >= op->param[MP_VNNI_P_GEMV])
         gemm(op, act, n, y, m0, m1, scratch, 0);
     else
         gemv(op, act, n, y, m0, m1, 0);
@@ -91,7 +91,7 @@ void MP_VNNI_YMM_ENTRY(int2)(const mp_op *op, const void *act, int n, float *y, 
 void MP_VNNI_YMM_ENTRY(int1)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
                              void *scratch)
 {
-    if (n >= op->param[MP_VNNI_P_GEMMN])
+    if (n >= op->param[MP_VNNI_P_GEMV])
         gemm(op, act, n, y, m0, m1, scratch, 1);
     else
         gemv(op, act, n, y, m0, m1, 1);

@@ -39,10 +39,10 @@
  * neither vpdpbusd (no saturation) nor the AVX2 maddubs fallback (int16 pairs
  * <= 508, four summed <= 2032) can overflow: lossless.
  *
- * Compute paths: N < gemm_n runs the GEMV (each tile unpacked in registers,
- * used once per token); N >= gemm_n runs the GEMM that unpacks each bm x bk
+ * Compute paths: N < gemv runs the GEMV (each tile unpacked in registers, used
+ * once per token); N >= gemv runs the GEMM that unpacks each mtile x ktile
  * block once into per-thread scratch (L1) and reuses it for all N tokens with a
- * (bm/16 vectors) x bn register block of accumulators.
+ * (mtile/16 vectors) x ntile register block of accumulators.
  */
 #ifndef MP_VNNI_H
 #define MP_VNNI_H
@@ -50,12 +50,14 @@
 #include "../mp_kernel.h"
 
 /* Runtime parameters (indices into mp_op.param), the same for every variant of
- * the family; none of them changes the packed layout. */
+ * the family; none of them changes the packed layout.  Names as in README.md's
+ * "Parameters" (mtile, ntile, ktile, gemv: the loop tiles and the GEMV/GEMM
+ * switch, spelled as Vec-LUT spells them). */
 enum {
-    MP_VNNI_P_BM = 0,    /* GEMM rows per block: 16, 32 or 64 */
-    MP_VNNI_P_BN = 1,    /* GEMM tokens per register block */
-    MP_VNNI_P_BK = 2,    /* GEMM K per unpacked block (multiple of 16) */
-    MP_VNNI_P_GEMMN = 3, /* N from which the GEMM path is used */
+    MP_VNNI_P_MTILE = 0, /* GEMM rows per unpacked block: 16, 32, 48 or 64 */
+    MP_VNNI_P_NTILE = 1, /* GEMM tokens per register block */
+    MP_VNNI_P_KTILE = 2, /* GEMM K per unpacked block (multiple of 16) */
+    MP_VNNI_P_GEMV = 3,  /* N below which the GEMV runs (the GEMM from there on) */
     MP_VNNI_P_SEQ = 4,   /* int1 AVX-512 up-convert: 0 paper sequence, 1 mask load */
 };
 
@@ -65,8 +67,8 @@ enum {
     MP_VNNI_INT2_TILE_BYTES = 64,
     MP_VNNI_INT1_TILE_BYTES = 32,
     MP_VNNI_TRAILER = 64,
-    MP_VNNI_BM_MAX = 64,
-    MP_VNNI_BK_MAX = 512,
+    MP_VNNI_MTILE_MAX = 64,
+    MP_VNNI_KTILE_MAX = 512,
 };
 
 /* shared by all paths (vnni-scalar.c) */
@@ -84,7 +86,7 @@ void mp_vnni_prepare(const mp_op *op, const float *x, int n, void *act, int t0, 
  * used by every SIMD row, since they all have AVX2. */
 void mp_vnni_prepare__avx2(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
 size_t mp_vnni_scratch_size(int n, int k, const int *param);
-/* Parameter checks: the register block (bm/16) x bn must fit the ISA's
+/* Parameter checks: the register block (mtile/16) x ntile must fit the ISA's
  * vector registers (zmm: 28 accumulators, ymm: 12, 16 / 32-byte halves). */
 int mp_vnni_check_zmm(int m, int k, const int *param, char *why, size_t len);
 int mp_vnni_check_ymm(int m, int k, const int *param, char *why, size_t len);

@@ -8,10 +8,24 @@
 #undef MP_FUZZ_TARGET /* the entry point is the target file's, not this helper's */
 #include "mp_fuzz.h"
 
+static char path[256];
+
+/* at exit: the file and any journal or WAL SQLite left beside it */
+static void remove_file(void)
+{
+    static const char *const sfx[] = {"", "-journal", "-wal", "-shm"};
+    char p[300];
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s%s", path, sfx[i]);
+        unlink(p);
+    }
+}
+
 const char *mp_fuzz_file(const uint8_t *data, size_t size, const char *suffix)
 {
-    static char path[256];
     struct stat st;
+    if (!path[0])
+        atexit(remove_file);
     const char *dir = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
     snprintf(path, sizeof path, "%s/mpfuzz-%d%s", dir, (int)getpid(), suffix);
     /* a fresh file each time: SQLite must not see a stale journal of the last one */

@@ -20,6 +20,16 @@ int mp_fuzz_tuned(const uint8_t *data, size_t size);
 int mp_fuzz_gguf(const uint8_t *data, size_t size);
 /* a database file as merge, compare and report open it */
 int mp_fuzz_db(const uint8_t *data, size_t size);
+/* a whole command line, one argument per line, through the command table in
+ * parse-only mode (tests/fuzz/fuzz-cli.c) */
+int mp_fuzz_cli(const uint8_t *data, size_t size);
+/* The CLI target's runner, for tests: runs the command line `args` (len bytes,
+ * arguments separated by '\n') as mp_fuzz_cli does; returns its exit code, or
+ * -1 when it wrote into the scratch folder, and sets *stopped (if not NULL) to
+ * the command that stopped after validation (NULL: none did). */
+int mp_fuzz_cli_exec(const char *args, size_t len, const char **stopped);
+/* The scratch folder the command lines run in (created on first use). */
+const char *mp_fuzz_cli_dir(void);
 
 /* The bytes as a file the parsers can open by path (one per process, rewritten
  * each call; under /dev/shm when it exists).  Returns its path. */
