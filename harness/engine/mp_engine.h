@@ -209,6 +209,12 @@ struct mp_probe_row;
 double mp_probe_dram_read(mp_pool *pool, size_t total, int reps);
 /* The same on the page kind asked for (mp_big_alloc_as). */
 double mp_probe_dram_read_as(mp_pool *pool, size_t total, int reps, int huge);
+/* The same with the read loop given (tests count what the probe reads, and
+ * where): one warm-up and `reps` timed passes, each thread one read of its own
+ * buffer of total / threads bytes (whole 256-byte units) per pass. */
+struct mp_probe_ops;
+double mp_probe_dram_read_ops(mp_pool *pool, size_t total, int reps, int huge,
+                              const struct mp_probe_ops *ops);
 /* The full probe: read/copy/triad per level and thread count, then the
  * one-core int8 dot and byte-shuffle peaks; rows[] gets at most max. */
 int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,

@@ -132,11 +132,19 @@ double mp_probe_dram_read(mp_pool *pool, size_t total, int reps)
 
 double mp_probe_dram_read_as(mp_pool *pool, size_t total, int reps, int huge)
 {
+    return mp_probe_dram_read_ops(pool, total, reps, huge, pick_ops());
+}
+
+double mp_probe_dram_read_ops(mp_pool *pool, size_t total, int reps, int huge,
+                              const struct mp_probe_ops *ops)
+{
     int nt = mp_pool_size(pool);
     if (nt > MAX_T)
         return 0;
     bw_task *t = calloc(1, sizeof *t);
-    t->ops = pick_ops();
+    if (!t)
+        return 0;
+    t->ops = ops;
     t->huge = huge;
     t->nbuf = 1;
     t->bytes = (total / (size_t)nt) & ~(size_t)255;
