@@ -70,7 +70,9 @@ static void free_runset(runset *r)
 }
 
 /* "PATH" (its newest run with results) or "PATH:RUN_ID". */
-static int load(const char *spec, const char *what, runset *out, mp_err *e)
+/* spec: PATH or PATH:RUN.  Without :RUN, the newest run on `machine` when the
+ * database holds one (NULL: the newest run). */
+static int load(const char *spec, const char *what, const char *machine, runset *out, mp_err *e)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", spec);
@@ -86,7 +88,7 @@ static int load(const char *spec, const char *what, runset *out, mp_err *e)
     if (stat(out->path, &st) != 0 || !S_ISREG(st.st_mode))
         return mp_fail(e, MP_EUSAGE, "%s %s: no such database file", what, out->path);
     mp_cmp_run run;
-    int rc = mp_store_compare_read(out->path, what, out->run_id, &run, e);
+    int rc = mp_store_compare_read(out->path, what, out->run_id, machine, &run, e);
     if (rc)
         return rc;
     out->run_id = run.run_id;
@@ -180,7 +182,10 @@ static void compare_usage(FILE *f)
           "  if any key is slower beyond the threshold (default 15%) with confidence.\n"
           "  --stat p20 judges the 20th percentile of the repetitions instead of the\n"
           "  median: on a machine whose CPU is taken away now and then (a busy host),\n"
-          "  the low quantile is the time of the calls nobody interrupted.\n",
+          "  the low quantile is the time of the calls nobody interrupted.\n"
+          "  Without :RUN, --new is its database's newest run and --base its database's\n"
+          "  newest run on the same machine (a baseline database may hold one per\n"
+          "  machine kind); runs of different machines are refused unless --force.\n",
           f);
 }
 
@@ -247,17 +252,22 @@ int mp_cmd_compare(int argc, char **argv)
         return mp_die(2, "compare: --base and --new are required");
     runset A, B;
     mp_err e;
-    if ((rc = load(base, "--base", &A, &e)))
+    /* the new run first: a base database that holds runs of several machines
+     * (results/baseline/regress.db, one baseline per machine kind) gives the
+     * newest run on the new run's machine */
+    if ((rc = load(newp, "--new", NULL, &B, &e)))
         return mp_die(rc, "%s", e.msg);
-    if ((rc = load(newp, "--new", &B, &e))) {
-        free_runset(&A);
+    if ((rc = load(base, "--base", B.fingerprint, &A, &e))) {
+        free_runset(&B);
         return mp_die(rc, "%s", e.msg);
     }
     if (strcmp(A.fingerprint, B.fingerprint) && !force) {
         free_runset(&A);
         free_runset(&B);
         return mp_die(2, "compare: base ran on machine %s, new on %s: different machines are "
-                         "not comparable (use --force to compare anyway)",
+                         "not comparable (without :RUN, --base takes its newest run on the "
+                         "new run's machine when it holds one: record one with `make "
+                         "regress-baseline` there; or --force to compare anyway)",
                       A.fingerprint, B.fingerprint);
     }
     mp_rng rng = {12345};

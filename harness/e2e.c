@@ -73,6 +73,7 @@
 
 #include "mp_e2e.h"
 #include "mp_e2e_cache.h"
+#include "mp_bigmem.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
 
@@ -224,9 +225,11 @@ static void add_to(float *x, const float *y, int i0, int i1)
 /* Weight-sized buffers (packed tensors, embedding, head, KV cache) ask for
  * transparent huge pages: a decoded token streams about a gigabyte, and with
  * 4 KB pages every 4 KB of it is a TLB miss and a page walk (the common THP
- * setting, "madvise", gives huge pages only to memory that asks).  The memory
- * is aligned_alloc's, so mp_free releases it.  MPBENCH_E2E_HUGEPAGES=0 turns
- * the advice off (for comparisons). */
+ * setting, "madvise", gives huge pages only to memory that asks).  The
+ * buffers come from mp_big_alloc_as (harness/bigmem.c, shared with the probe
+ * that bounds a token's time, so both sit on the same page kind); mp_free
+ * (free) releases them.  MPBENCH_E2E_HUGEPAGES=0 turns the advice off (for
+ * comparisons). */
 int mp_e2e_huge_pages(void)
 {
     static int on = -1;
@@ -239,17 +242,7 @@ int mp_e2e_huge_pages(void)
 
 static void *big_alloc(size_t n)
 {
-    enum { HUGE_PAGE = 2u << 20 };
-    if (!mp_e2e_huge_pages() || n < 4 * (size_t)HUGE_PAGE)
-        return mp_alloc(n);
-    size_t sz = (n + HUGE_PAGE - 1) & ~((size_t)HUGE_PAGE - 1);
-    void *p = aligned_alloc(HUGE_PAGE, sz);
-    if (!p)
-        return mp_alloc(n); /* aborts with the size when memory is really out */
-#ifdef MADV_HUGEPAGE
-    madvise(p, sz, MADV_HUGEPAGE); /* advice: without THP the buffer is still fine */
-#endif
-    return p;
+    return mp_big_alloc_as(n, mp_e2e_huge_pages());
 }
 
 /* ---- the instance ---------------------------------------------------------------- */

@@ -27,12 +27,13 @@ typedef struct mp_cmp_run {
     int n;
 } mp_cmp_run;
 
-/* Reads run `run_id` of the database at path (0: its newest run with results)
- * into out.  `what` names the input in messages ("--base").  MP_EUSAGE when the
+/* Reads run `run_id` of the database at path into out; run_id 0: the newest
+ * run with results on machine `machine` (a fingerprint) if the database holds
+ * one, else (or with machine NULL) its newest run with results.  `what` names the input in messages ("--base").  MP_EUSAGE when the
  * file cannot be opened, is not an mpbench database, has no results or no such
  * run, or holds a value the comparison cannot trust; out is then empty. */
-int mp_store_compare_read(const char *path, const char *what, int64_t run_id, mp_cmp_run *out,
-                          mp_err *e);
+int mp_store_compare_read(const char *path, const char *what, int64_t run_id,
+                          const char *machine, mp_cmp_run *out, mp_err *e);
 void mp_store_compare_free(mp_cmp_run *r);
 
 #endif

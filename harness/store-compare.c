@@ -128,8 +128,8 @@ static int read_rows(sqlite3 *db, const char *path, const char *what, mp_cmp_run
     return rc;
 }
 
-int mp_store_compare_read(const char *path, const char *what, int64_t run_id, mp_cmp_run *out,
-                          mp_err *e)
+int mp_store_compare_read(const char *path, const char *what, int64_t run_id,
+                          const char *machine, mp_cmp_run *out, mp_err *e)
 {
     memset(out, 0, sizeof *out);
     out->run_id = run_id;
@@ -154,6 +154,16 @@ int mp_store_compare_read(const char *path, const char *what, int64_t run_id, mp
         return mp_fail(e, MP_EUSAGE, "%s %s: not an mpbench database", what, path);
     }
     sqlite3_finalize(q);
+    if (!out->run_id && machine) { /* the newest run with results on that machine */
+        if (sqlite3_prepare_v2(db, "SELECT max(x.run_id) FROM results x JOIN runs r ON "
+                                   "x.run_id=r.id JOIN machines m ON r.machine_id=m.id WHERE "
+                                   "m.fingerprint=?", -1, &q, NULL) == SQLITE_OK) {
+            sqlite3_bind_text(q, 1, machine, -1, SQLITE_STATIC);
+            if (sqlite3_step(q) == SQLITE_ROW)
+                out->run_id = sqlite3_column_int64(q, 0);
+        }
+        sqlite3_finalize(q);
+    }
     if (!out->run_id) {
         if (sqlite3_prepare_v2(db, "SELECT max(run_id) FROM results", -1, &q, NULL) == SQLITE_OK &&
             sqlite3_step(q) == SQLITE_ROW)

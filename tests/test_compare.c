@@ -205,7 +205,7 @@ Test(compare, untrusted_values_refused_not_crashed)
     /* the reader on a sound database */
     mp_cmp_run run;
     mp_err e;
-    cr_assert_eq(mp_store_compare_read(a, "--base", 0, &run, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_store_compare_read(a, "--base", 0, NULL, &run, &e), MP_OK, "%s", e.msg);
     cr_assert_gt(run.run_id, 0);
     cr_assert_eq(run.n, 2);
     cr_assert_str_eq(run.rows[0].cache, "warm");
@@ -216,7 +216,7 @@ Test(compare, untrusted_values_refused_not_crashed)
         cr_assert_gt(run.rows[0].times_us[i], 0);
     cr_assert_neq(run.fingerprint[0], 0);
     mp_store_compare_free(&run);
-    cr_assert_eq(mp_store_compare_read(a, "--base", 999, &run, &e), MP_EUSAGE);
+    cr_assert_eq(mp_store_compare_read(a, "--base", 999, NULL, &run, &e), MP_EUSAGE);
     cr_assert(strstr(e.msg, "no run 999"), "%s", e.msg);
     cr_assert_eq(run.n, 0);
     static const struct {
@@ -238,7 +238,7 @@ Test(compare, untrusted_values_refused_not_crashed)
         cr_assert(strstr(out, "refusing this run"), "%s", out);
         expect(2, bad[i].needle, "compare --base %s --new %s", b, a);
         cr_assert(strstr(out, "--base"), "%s", out);
-        cr_assert_eq(mp_store_compare_read(b, "--new", 0, &run, &e), MP_EUSAGE, "%s", bad[i].set);
+        cr_assert_eq(mp_store_compare_read(b, "--new", 0, NULL, &run, &e), MP_EUSAGE, "%s", bad[i].set);
         cr_assert_eq(run.n, 0);
         cr_assert_null(run.rows);
     }

@@ -189,6 +189,15 @@ Test(hetero, two_machine_kinds_stay_apart_after_merge, .timeout = 300)
     snprintf(cmd, sizeof cmd, "compare --base all.db:%ld --new all.db:%ld", ra, rb);
     cr_assert_eq(run_in(dir, NULL, cmd), 2, "%s", out);
     cr_assert(strstr(out, "different machines"), "%s", out);
+
+    /* without :RUN, a base holding several machines gives the new run's own:
+     * all.db's newest run is kind C's, yet A's and B's runs compare with theirs */
+    cr_assert_eq(run_in(dir, NULL, "compare --base all.db --new b.db"), 0, "%s", out);
+    cr_assert(!strstr(out, "different machines"), "%s", out);
+    cr_assert_eq(run_in(dir, NULL, "compare --base all.db --new a.db"), 0, "%s", out);
+    /* and a base without the new run's machine is still refused */
+    cr_assert_eq(run_in(dir, NULL, "compare --base a.db --new b.db"), 2, "%s", out);
+    cr_assert(strstr(out, "different machines"), "%s", out);
 }
 
 Test(hetero, a_bad_machine_tag_is_refused_before_anything_is_written)

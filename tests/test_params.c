@@ -319,7 +319,7 @@ Test(params, compare_reads_an_unmigrated_database_under_the_new_names)
     make_v7(db);
     mp_cmp_run r;
     mp_err e;
-    cr_assert_eq(mp_store_compare_read(db, "--base", 1, &r, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_store_compare_read(db, "--base", 1, NULL, &r, &e), MP_OK, "%s", e.msg);
     cr_assert_eq(r.n, 3);
     int seen = 0;
     for (int i = 0; i < r.n; i++) {

@@ -17,6 +17,7 @@
 
 #include <stdarg.h>
 
+#include "../mp_bigmem.h"
 #include "../mp_e2e.h"
 #include "../mp_harness.h"
 
@@ -186,17 +187,6 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                         int *failed, mp_err *e);
 
 /* ---- machine measurements (engine/probe.c, engine/ceiling.c) --------------------- */
-/* Large buffers on 2 MiB pages (bigmem.c): weight copies and probe streams.
- * mp_big_settle after the buffer is filled; mp_big_free for either kind. */
-int mp_big_pages(void);
-void *mp_big_alloc(size_t bytes);
-void mp_big_settle(void *p, size_t bytes);
-void mp_big_free(void *p);
-/* The same with the page kind chosen by the caller (1: 2 MiB pages), for a roof
- * that must be read from the same kind of pages as what it bounds (e2e). */
-void *mp_big_alloc_as(size_t bytes, int huge);
-void mp_big_settle_as(void *p, size_t bytes, int huge);
-
 /* One read of [p, p + bytes) (64-byte aligned; whole 256-byte units) split in
  * contiguous parts over the pool's threads, as a kernel splits its rows: the
  * same-run read stream measure.c interleaves with decode points.  Returns a

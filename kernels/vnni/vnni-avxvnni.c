@@ -66,32 +66,6 @@ static inline void int1_gemv_block(const consts *c, const uint8_t *w, size_t nt,
         out[h] = _mm256_add_epi32(acc[2 * h], acc[2 * h + 1]);
 }
 
-static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1, int int1)
-{
-    const consts c = make_consts();
-    const int k = op->k;
-    const size_t nt = ((size_t)k + 15) / 16;
-    const size_t blk = nt * (int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES);
-    int32_t s[16];
-    for (int r = m0; r < m1; r += 16) {
-        const uint8_t *w = op->w + (size_t)(r / 16) * blk;
-        int rows = m1 - r < 16 ? m1 - r : 16;
-        for (int t = 0; t < n; t++) {
-            const int8_t *q = mp_q8act_q(act, k, t);
-            __m256i o[2];
-            if (int1)
-                int1_gemv_block(&c, w, nt, q, o);
-            else
-                int2_gemv_block(&c, w, nt, q, o);
-            _mm256_storeu_si256((__m256i *)s, o[0]);
-            _mm256_storeu_si256((__m256i *)(s + 8), o[1]);
-            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
-            float *yt = y + (size_t)t * op->m + r;
-            for (int i = 0; i < rows; i++)
-                yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);
-        }
-    }
-}
 
 /* ---- GEMM: unpack a bm x bk block once, reuse it for every token -------------
  * Scratch as in vnni-avx512vnni.c: code vector (k step s, 16-row sub-block i) at

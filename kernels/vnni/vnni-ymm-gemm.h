@@ -1,12 +1,43 @@
 /* vnni-ymm-gemm.h - the GEMM driver shared by the two ymm paths, vnni-avx2.c and
  * vnni-avxvnni.c (included by each after its micro-kernels): micro-kernel table,
  * up-convert of a weight block into scratch, the bm x bn blocking,
- * dequantisation, and the GEMV/GEMM dispatch.  The including file defines
- * make_consts, int2_up, int1_up, gemv and ukernel (where the two ISAs differ:
- * vpdpbusd or vpmaddubsw) and MP_VNNI_YMM_ENTRY(kind), its entry point's name. */
+ * dequantisation, the GEMV loop and the GEMV/GEMM dispatch.  The including
+ * file defines make_consts, int2_up, int1_up, int2_gemv_block, int1_gemv_block
+ * and ukernel (where the two ISAs differ: vpdpbusd or vpmaddubsw) and
+ * MP_VNNI_YMM_ENTRY(kind), its entry point's name. */
 #ifndef MP_VNNI_YMM_ENTRY
 #error "define MP_VNNI_YMM_ENTRY before including vnni-ymm-gemm.h"
 #endif
+
+/* GEMV: each 16-row block's dot products over all k tiles (the includer's
+ * int2_gemv_block / int1_gemv_block: two ymm of 8 int32 row sums), then
+ * dequantised per token. */
+static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1, int int1)
+{
+    const consts c = make_consts();
+    const int k = op->k;
+    const size_t nt = ((size_t)k + 15) / 16;
+    const size_t blk = nt * (int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES);
+    int32_t s[16];
+    for (int r = m0; r < m1; r += 16) {
+        const uint8_t *w = op->w + (size_t)(r / 16) * blk;
+        int rows = m1 - r < 16 ? m1 - r : 16;
+        for (int t = 0; t < n; t++) {
+            const int8_t *q = mp_q8act_q(act, k, t);
+            __m256i o[2];
+            if (int1)
+                int1_gemv_block(&c, w, nt, q, o);
+            else
+                int2_gemv_block(&c, w, nt, q, o);
+            _mm256_storeu_si256((__m256i *)s, o[0]);
+            _mm256_storeu_si256((__m256i *)(s + 8), o[1]);
+            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+            float *yt = y + (size_t)t * op->m + r;
+            for (int i = 0; i < rows; i++)
+                yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);
+        }
+    }
+}
 
 typedef void (*ukernel_fn)(const uint8_t *, int, const int8_t *const *, int32_t *, int, int);
 

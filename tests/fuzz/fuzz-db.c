@@ -321,7 +321,9 @@ int mp_fuzz_db(const uint8_t *data, size_t size)
     int version;
     if (mp_store_verify(path, "fuzz", &version, &e) == MP_OK && version > 0) {
         mp_cmp_run r;
-        if (mp_store_compare_read(path, "--base", 0, &r, &e) == MP_OK)
+        if (mp_store_compare_read(path, "--base", 0, NULL, &r, &e) == MP_OK)
+            mp_store_compare_free(&r);
+        if (mp_store_compare_read(path, "--base", 0, "fuzz-machine", &r, &e) == MP_OK)
             mp_store_compare_free(&r);
         long added = 0, skipped = 0;
         mp_store_merge(store, path, &added, &skipped, &e);

@@ -23,8 +23,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "mp_engine.h"
-#include "../../kernels/common/mp_numerics.h"
+#include "mp_bigmem.h"
+#include "../kernels/common/mp_numerics.h"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
