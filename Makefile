@@ -94,6 +94,7 @@ $(BUILD)/mptest: $(TESTOBJS) $(TESTVAROBJS) $(BUILD)/libmp.a
 RUN_TESTS = MPBENCH_BIN=$(abspath $(TESTBIN)) MPBENCH_ROTATE_MB=256 $(BUILD)/mptest
 test: $(BIN) $(TESTBIN) $(BUILD)/mptest
 	scripts/check-layers.sh
+	scripts/check-prefetch.sh $(BUILD)
 	@{ $(RUN_TESTS) --jobs 2 $(TESTARGS); echo $$? > $(BUILD)/test.rc; } 2>&1 | tee $(BUILD)/test.log
 	@rc=$$(cat $(BUILD)/test.rc); if [ "$$rc" != 0 ]; then \
 	    echo "make test: FAILED (exit $$rc); failing tests and assertions:"; \

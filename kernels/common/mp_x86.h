@@ -78,9 +78,13 @@ static inline __m128 mp_x86_half4_at(const uint8_t *const *wr, size_t off)
     return _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)h));
 }
 
-/* unit u of a prefetch stream of `step` bytes per unit, when prefetch is on */
-static inline void mp_x86_prefetch_unit(const uint8_t *pf, size_t u, size_t step,
-                                        int prefetch)
+/* unit u of a prefetch stream of `step` bytes per unit, when prefetch is on.
+ * always_inline, and it must stay so: GCC 12 counts __builtin_prefetch as free of
+ * side effects, so a wrapper left out of line by the early inliner is judged a
+ * const function and its (void) call deleted as dead code (cddce1): TQ1_0 on
+ * AVX2/AVX-512 and F16 on AVX-512 had lost every prefetch that way. */
+static inline __attribute__((always_inline)) void
+mp_x86_prefetch_unit(const uint8_t *pf, size_t u, size_t step, int prefetch)
 {
     if (!prefetch)
         return;

@@ -1,5 +1,5 @@
 /* tq-x86.h - the TQ1_0 / TQ2_0 row-group loop written once for AVX2 and AVX-512
- * (included by tq1_0-avx2.c, tq1_0-avx512.c, tq2_0-avx2.c, tq2_0-avx512.c after
+ * (included by tq1_0-avx2.c, tq1_0-avx512.c and tq2_0-avx512.c after
  * they define what differs: the vector width and how one block's codes meet the
  * activations).  Per 256-weight block and row: sum(code * q) in int16 lanes
  * (codes 0..2, so at most 2 x 2 x 127 per pair), minus the Q8_K bsums (which
@@ -21,8 +21,9 @@
 enum { PF_BYTES = 8192 }; /* software prefetch distance along the row group */
 
 /* out[i] for the 4 row pointers wr[] (duplicates allowed) and one token. */
-static inline __attribute__((always_inline)) void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const void *act, int k, int t, int prefetch, float *out)
+static inline __attribute__((always_inline)) void
+rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step, const void *act, int k, int t,
+      int prefetch, float *out)
 {
     const mp_block_q8_K *a = mp_q8k_token(act, k, t);
     const int nb = k / MP_QK_K;
