@@ -82,6 +82,14 @@ $(BUILD)/%.o: %.c $(wildcard kernels/*.h kernels/*/*.h variants/*.h harness/*.h 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(BASEFLAGS) $(call isaflags,$<) -c $< -o $@
 
+# The objects that record the commit (stored with every run; part of the e2e
+# pack-cache key) are rebuilt when it changes: the stamp is rewritten only then.
+$(BUILD)/git-commit.stamp: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(GIT_COMMIT)' > $@.tmp; if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/harness/engine/machine.o $(BUILD)/harness/e2e-cache.o: $(BUILD)/git-commit.stamp
+.PHONY: FORCE
+
 $(BUILD)/mptest: $(TESTOBJS) $(TESTVAROBJS) $(BUILD)/libmp.a
 	$(CC) $(CFLAGS) $(BASEFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
