@@ -7,16 +7,41 @@
  * sums go to float and are scaled by d_w * d_x in float, lane by lane the
  * scalar arithmetic (tq.h), so SIMD equals scalar bit for bit.
  *
- * The includer defines:
- *   VI, NQ            int vector type, vectors of activations per block
+ * The includer defines (its vectors are VI below: __m512i where AVX-512BW is on,
+ * __m256i otherwise):
  *   load_q(a, q)      the block's 256 int8 activations into q[NQ]
- *   load_bsums(a)     its 16 int16 bsums, lined up with block16's lanes
  *   block16(blk, q)   int16 lanes of sum(code * q) over one packed block
- *   MADD_ONES(v) VSUB16(a, b) HSUM4(a, b, c, d)   widen, subtract, 4 sums
- *   TQ_BYTES, TQ_GEMM block bytes, the entry point's name */
+ *   TQ_BYTES, TQ_GEMM block bytes, the entry point's name
+ * This file gives the rest per vector width: VI, NQ (vectors of activations per
+ * block), load_bsums (the 16 int16 bsums lined up with block16's lanes),
+ * MADD_ONES, VSUB16, HSUM4 (widen, subtract, the four rows' sums). */
 #include "tq.h"
 #include "../common/mp_rows4.h"
 #include "../common/mp_x86.h"
+
+#if defined(__AVX512BW__)
+#define VI __m512i
+#define NQ 4
+#define MADD_ONES(v) _mm512_madd_epi16((v), _mm512_set1_epi16(1))
+#define VSUB16(a, b) _mm512_sub_epi16((a), (b))
+#define HSUM4(a, b, c, d) mp_x86_hsum4_epi32x16((a), (b), (c), (d))
+/* the 16 bsums in int16 lanes 0-15, zeros above: the sum over all lanes is
+ * what the row's total needs (the block16 of both formats lines them up so) */
+static inline __m512i load_bsums(const mp_block_q8_K *a)
+{
+    return _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)a->bsums));
+}
+#else
+#define VI __m256i
+#define NQ 8
+#define MADD_ONES(v) _mm256_madd_epi16((v), _mm256_set1_epi16(1))
+#define VSUB16(a, b) _mm256_sub_epi16((a), (b))
+#define HSUM4(a, b, c, d) mp_x86_hsum4_epi32((a), (b), (c), (d))
+static inline __m256i load_bsums(const mp_block_q8_K *a)
+{
+    return _mm256_loadu_si256((const __m256i *)a->bsums);
+}
+#endif
 
 enum { PF_BYTES = 8192 }; /* software prefetch distance along the row group */
 

@@ -72,21 +72,10 @@ static inline __m256i block16(const uint8_t *blk, const __m256i *q)
     return _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(v), q[7]));
 }
 
-#define VI __m256i
-#define NQ 8
-#define MADD_ONES(v) _mm256_madd_epi16((v), _mm256_set1_epi16(1))
-#define VSUB16(a, b) _mm256_sub_epi16((a), (b))
-#define HSUM4(a, b, c, d) mp_x86_hsum4_epi32((a), (b), (c), (d))
-
 static inline void load_q(const mp_block_q8_K *a, __m256i *q)
 {
     for (int j = 0; j < 8; j++)
         q[j] = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * j));
-}
-
-static inline __m256i load_bsums(const mp_block_q8_K *a)
-{
-    return _mm256_loadu_si256((const __m256i *)a->bsums);
 }
 
 #define TQ_BYTES MP_TQ1_BYTES

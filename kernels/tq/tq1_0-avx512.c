@@ -71,17 +71,6 @@ static inline __m512i block16(const uint8_t *blk, const __m512i *q)
     return _mm512_add_epi16(p, _mm512_maddubs_epi16(trits(t), q[3]));
 }
 
-#define VI __m512i
-#define NQ 4
-#define MADD_ONES(v) _mm512_madd_epi16((v), _mm512_set1_epi16(1))
-#define VSUB16(a, b) _mm512_sub_epi16((a), (b))
-#define HSUM4(a, b, c, d) mp_x86_hsum4_epi32x16((a), (b), (c), (d))
-
-static inline __m512i load_bsums(const mp_block_q8_K *a)
-{
-    return _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)a->bsums));
-}
-
 static inline void load_q(const mp_block_q8_K *a, __m512i *q)
 {
     for (int j = 0; j < 4; j++)

@@ -16,17 +16,6 @@ static inline __m512i join(const int8_t *lo, const int8_t *hi)
                               _mm256_loadu_si256((const __m256i *)hi), 1);
 }
 
-#define VI __m512i
-#define NQ 4
-#define MADD_ONES(v) _mm512_madd_epi16((v), _mm512_set1_epi16(1))
-#define VSUB16(a, b) _mm512_sub_epi16((a), (b))
-#define HSUM4(a, b, c, d) mp_x86_hsum4_epi32x16((a), (b), (c), (d))
-
-static inline __m512i load_bsums(const mp_block_q8_K *a)
-{
-    return _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)a->bsums));
-}
-
 /* the halves of 64 activations j and j + 128 (one 64-byte weight load covers
  * both halves of the block) */
 static inline void load_q(const mp_block_q8_K *a, __m512i *q)
