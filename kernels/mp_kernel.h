@@ -170,4 +170,23 @@ typedef struct mp_variant {
     int (*available)(char *why, size_t len);
 } mp_variant;
 
+/* The machine probe's inner loops (kernels/probe/, one table per ISA), what
+ * rooflines need; not a variant family.  The engine gets the widest the CPU
+ * has from the registry (mp_registry_probe_ops). */
+typedef struct mp_probe_ops {
+    const char *isa;
+    /* Reads n bytes (multiple of 256, 64-byte aligned); returns a value that
+     * depends on every byte so the loads cannot be removed. */
+    uint64_t (*read)(const void *p, size_t n);
+    /* dst = src, n bytes (multiple of 256, aligned). */
+    void (*copy)(void *dst, const void *src, size_t n);
+    /* a = b + s * c over n floats (multiple of 64, aligned). */
+    void (*triad)(float *a, const float *b, const float *c, float s, size_t n);
+    /* Runs iters rounds of 12 independent int8 dot-product instructions; returns
+     * the multiply-adds done (each counts 2 ops). */
+    double (*dot)(long iters);
+    /* Runs iters rounds of 12 independent byte shuffles; returns bytes shuffled. */
+    double (*shuffle)(long iters);
+} mp_probe_ops;
+
 #endif

@@ -20,7 +20,7 @@
 
 #include "../harness/mp_harness.h"
 #include "../harness/engine/mp_engine.h"
-#include "../kernels/probe/probe.h"
+#include "../kernels/mp_kernel.h"
 
 enum { MAX_CALLS = 64 };
 

@@ -44,4 +44,7 @@ int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, s
  * build, package), or why they are unavailable (variants/peer.c). */
 const char *mp_registry_peers_describe(char *buf, size_t len);
 
+/* The machine probe's loops for this CPU (variants/probe.c). */
+const mp_probe_ops *mp_registry_probe_ops(void);
+
 #endif

@@ -14,25 +14,10 @@
 
 #include "mp_engine.h"
 #include "../mp_probe_store.h"
-#include "../../kernels/common/mp_isa.h"
 #include "../../kernels/common/mp_numerics.h"
-#include "../../kernels/probe/probe.h"
+#include "../../variants/mp_registry.h"
 
 enum { MAX_T = 64 };
-
-static const mp_probe_ops *pick_ops(void)
-{
-    unsigned isa = mp_isa_detect();
-#if defined(__x86_64__) /* issue 22: no x86 probe kernels in an AArch64 build (no NEON ones yet) */
-    if (isa & MP_ISA_AVX512VNNI)
-        return &mp_probe_avx512vnni;
-    if (isa & MP_ISA_AVX2)
-        return &mp_probe_avx2;
-#else
-    (void)isa;
-#endif
-    return &mp_probe_scalar;
-}
 
 typedef struct bw_task {
     const mp_probe_ops *ops;
@@ -115,7 +100,7 @@ static void stream_run(void *arg, int tid, int nt)
 
 uint64_t mp_probe_stream(mp_pool *pool, const void *p, size_t bytes)
 {
-    stream_task t = {pick_ops(), p, bytes & ~(size_t)255, {0}};
+    stream_task t = {mp_registry_probe_ops(), p, bytes & ~(size_t)255, {0}};
     if (mp_pool_size(pool) > MAX_T)
         return 0;
     mp_pool_run(pool, stream_run, &t);
@@ -132,7 +117,7 @@ double mp_probe_dram_read(mp_pool *pool, size_t total, int reps)
 
 double mp_probe_dram_read_as(mp_pool *pool, size_t total, int reps, int huge)
 {
-    return mp_probe_dram_read_ops(pool, total, reps, huge, pick_ops());
+    return mp_probe_dram_read_ops(pool, total, reps, huge, mp_registry_probe_ops());
 }
 
 double mp_probe_dram_read_ops(mp_pool *pool, size_t total, int reps, int huge,
@@ -159,7 +144,7 @@ double mp_probe_dram_read_ops(mp_pool *pool, size_t total, int reps, int huge,
 int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
                      mp_probe_row *rows, int max, int quiet)
 {
-    const mp_probe_ops *ops = pick_ops();
+    const mp_probe_ops *ops = mp_registry_probe_ops();
     static const char *const kinds[] = {"read", "copy", "triad"};
     struct {
         const char *name;
