@@ -21,9 +21,10 @@ static void run_usage(FILE *f)
     fputs("usage: mpbench run --variant GLOB[,GLOB...] (--shape MxK[xN] | --model NAME | --gguf FILE)\n"
           "                   [--n N[,N]] [--threads T[,T]] [--reps R] [--min-time SEC] [--warm]\n"
           "                   [--params name=value,...] [--seed S] [--db PATH | --no-db]\n"
-          "                   [--format table|csv|json|md] [--quiet]\n"
+          "                   [--format table|csv|json|md] [--clock-gate PCT] [--quiet]\n"
           "  Measures each variant (cold cache unless --warm) and stores the results in\n"
-          "  the database (default results/mpbench.db).\n",
+          "  the database (default results/mpbench.db).  --clock-gate PCT: only calls\n"
+          "  made at full speed are kept (see mpbench sweep --help).\n",
           f);
 }
 
@@ -33,7 +34,8 @@ int mp_cmd_run(int argc, char **argv)
         {"variant", required_argument, 0, 'v'}, {"shape", required_argument, 0, 's'},
         {"model", required_argument, 0, 'M'},   {"gguf", required_argument, 0, 'G'},   {"n", required_argument, 0, 'n'},
         {"threads", required_argument, 0, 't'}, {"reps", required_argument, 0, 'r'},
-        {"min-time", required_argument, 0, 'T'}, {"warm", no_argument, 0, 'w'},
+        {"min-time", required_argument, 0, 'T'},
+        {"clock-gate", required_argument, 0, 'K'}, {"warm", no_argument, 0, 'w'},
         {"params", required_argument, 0, 'p'},  {"seed", required_argument, 0, 'S'},
         {"db", required_argument, 0, 'd'},      {"no-db", no_argument, 0, 'D'},
         {"format", required_argument, 0, 'f'},  {"quiet", no_argument, 0, 'q'},
@@ -84,6 +86,13 @@ int mp_cmd_run(int argc, char **argv)
             if ((rc = mp_parse_double(optarg, "--min-time", 0, 3600, &bo.min_time, &e)))
                 return mp_die(rc, "%s", e.msg);
             break;
+        case 'K': {
+            double pct;
+            if ((rc = mp_parse_double(optarg, "--clock-gate", 50, 100, &pct, &e)))
+                return mp_die(rc, "%s", e.msg);
+            bo.clock_gate = pct / 100.0;
+            break;
+        }
         case 'w': bo.warm = 1; break;
         case 'p': params = optarg; break;
         case 'S':

@@ -32,7 +32,7 @@ static void sweep_usage(FILE *f)
           "                     [--min-time SEC] [--warm] [--counters LIST|none]\n"
           "                     [--counters-backend pfm|papi] [--seed S] [--db PATH]\n"
           "                     [--format table|csv|json|md] [--rows] [--dry-run]\n"
-          "                     [--probe-bw] [--quiet]\n"
+          "                     [--probe-bw] [--clock-gate PCT] [--quiet]\n"
           "  --quick: the most specialized available path of every method on the\n"
           "  bitnet-b1.58-2b-4t shapes, n=1,32, threads=1,2, short timing.\n"
           "  Re-running the same command measures only what is missing.  At the end it\n"
@@ -42,7 +42,12 @@ static void sweep_usage(FILE *f)
           "  --dry-run lists the results of the shard (--shard I/N) and the totals, and\n"
           "  measures and stores nothing: to size a job array.\n"
           "  --probe-bw stores this run's DRAM read bandwidth per thread count (used by\n"
-          "  'mpbench compare' to cancel machine-speed drift).\n",
+          "  'mpbench compare' to cancel machine-speed drift).\n"
+          "  --clock-gate PCT keeps only calls made at full speed: a 5 us chain of\n"
+          "  dependent adds before and after each call runs within PCT% (e.g. 97) of\n"
+          "  the fastest this process has seen, on every thread; the other calls are\n"
+          "  discarded and made again.  For shared hosts whose vCPUs slow down for\n"
+          "  seconds at a time (the regression gate uses it).\n",
           f);
 }
 
@@ -78,6 +83,7 @@ int mp_cmd_sweep(int argc, char **argv)
         {"n", required_argument, 0, 'n'},       {"threads", required_argument, 0, 't'},
         {"params", required_argument, 0, 'p'},  {"shard", required_argument, 0, 'x'},
         {"reps", required_argument, 0, 'r'},    {"min-time", required_argument, 0, 'T'},
+        {"clock-gate", required_argument, 0, 'K'},
         {"warm", no_argument, 0, 'w'},          {"counters", required_argument, 0, 'c'},
         {"counters-backend", required_argument, 0, 'b'},
         {"seed", required_argument, 0, 'S'},    {"db", required_argument, 0, 'd'},
@@ -138,6 +144,13 @@ int mp_cmd_sweep(int argc, char **argv)
                 return mp_die(rc, "%s", e.msg);
             time_given = 1;
             break;
+        case 'K': {
+            double pct;
+            if ((rc = mp_parse_double(optarg, "--clock-gate", 50, 100, &pct, &e)))
+                return mp_die(rc, "%s", e.msg);
+            bo.clock_gate = pct / 100.0;
+            break;
+        }
         case 'w': bo.warm = 1; break;
         case 'c': counters = optarg; break;
         case 'b': backend = optarg; break;
@@ -262,9 +275,11 @@ int mp_cmd_sweep(int argc, char **argv)
      * sweeping the same plan keep their results apart in a merged database (issue 21) */
     mp_machine mach;
     mp_machine_probe_info(&mach);
-    char cfg[8192];
-    size_t used = (size_t)snprintf(cfg, sizeof cfg, "sweep1|warm=%d|reps=%d|min=%.4f|seed=%d|params=%s|v=",
-                                   bo.warm, bo.min_reps, bo.min_time, seed, params);
+    char cfg[8192], gate[32] = ""; /* gated sweeps keep their own results */
+    if (bo.clock_gate > 0)
+        snprintf(gate, sizeof gate, "|gate=%.3f", bo.clock_gate);
+    size_t used = (size_t)snprintf(cfg, sizeof cfg, "sweep1|warm=%d|reps=%d|min=%.4f|seed=%d|params=%s%s|v=",
+                                   bo.warm, bo.min_reps, bo.min_time, seed, params, gate);
     for (int i = 0; i < nsel && used < sizeof cfg; i++)
         used += (size_t)snprintf(cfg + used, sizeof cfg - used, "%s,", sel[i]->name);
     for (int i = 0; i < ns && used < sizeof cfg; i++)

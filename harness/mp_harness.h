@@ -141,6 +141,10 @@ typedef struct mp_bench_opts {
     int quiet;
     int stream;         /* cold points with N <= 4: time a read stream of the 2-bit bytes
                          * interleaved with the variants (mp_result.read_gbps); default 1 */
+    double clock_gate;  /* > 0: keep only calls made at full speed: the clock (engine/clock.c)
+                         * before and after the call at least this fraction of the fastest
+                         * seen; the others are discarded and retried (mp_result.slow_reps).
+                         * 0 (default): every call is kept */
 } mp_bench_opts;
 
 typedef enum mp_status { MP_ST_OK, MP_ST_SKIPPED, MP_ST_FAILED, MP_ST_UNSTABLE } mp_status;
@@ -167,6 +171,10 @@ typedef struct mp_result {
      * with the variants', of M*K/4 bytes rotated like the weights); 0: none */
     double read_gbps;
     long long read_bytes;
+    /* with a clock gate: the median clock (G adds/s) of the kept calls, and how
+     * many calls were discarded because the CPU ran slower than full speed */
+    double clock_ghz;
+    int slow_reps;
 } mp_result;
 
 void mp_bench_defaults(mp_bench_opts *o);

@@ -93,6 +93,11 @@ static const char *const mp_schema_migrations[] = {
     " chosen_params=" MP_SCHEMA8_PARAMS("chosen_params") ","
     " exhaustive_params=" MP_SCHEMA8_PARAMS("exhaustive_params")
     " WHERE " MP_SCHEMA8_VNNI ";",
+    /* 9: the clock gate (sweep/run --clock-gate): the median clock of a result's
+     * kept calls (G adds/s, engine/clock.c) and how many calls it discarded as
+     * made below full speed; NULL for results measured without the gate */
+    "ALTER TABLE results ADD COLUMN clock_ghz REAL;"
+    "ALTER TABLE results ADD COLUMN slow_reps INTEGER;",
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };

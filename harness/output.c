@@ -136,6 +136,8 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
             }
             if (x->read_gbps > 0)
                 fprintf(f, ", \"read_gbps\": %.3f", x->read_gbps);
+            if (x->clock_ghz > 0)
+                fprintf(f, ", \"clock_ghz\": %.3f, \"slow_reps\": %d", x->clock_ghz, x->slow_reps);
             fputs(", \"status\": ", f);
             json_str(f, mp_status_name(x->status));
             fputs(", \"reason\": ", f);

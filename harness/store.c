@@ -606,8 +606,8 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
     const char *sql =
         "INSERT OR IGNORE INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,"
         "cache_mode,bpw,packed_bytes,copies,reps,median_us,min_us,max_us,mad_us,mean_us,cv,"
-        "gbps,gops,max_rel_err,mean_rel_err,status,reason,times_us,created,sweep_key) "
-        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "gbps,gops,max_rel_err,mean_rel_err,status,reason,times_us,created,sweep_key,clock_ghz,"
+        "slow_reps) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
         rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
         exec(s, "ROLLBACK", e);
@@ -661,6 +661,13 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
             sqlite3_bind_text(st, c++, sweep_key, -1, SQLITE_TRANSIENT);
         else
             sqlite3_bind_null(st, c++);
+        if (x->clock_ghz > 0) { /* measured behind the clock gate */
+            sqlite3_bind_double(st, c++, x->clock_ghz);
+            sqlite3_bind_int(st, c++, x->slow_reps);
+        } else {
+            sqlite3_bind_null(st, c++);
+            sqlite3_bind_null(st, c++);
+        }
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
         int inserted = sqlite3_changes(s->db) == 1;

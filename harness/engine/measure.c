@@ -33,6 +33,9 @@ typedef struct slot {
     void **scratch;
     int active;
     double total;
+    double slow_total; /* seconds of calls discarded by the clock gate */
+    double *clk;       /* with a clock gate: the clock of each kept call (cap entries) */
+    int in_round;      /* measured by the current time_rounds (slot_reset) */
     int cap;
     int stream; /* the same-run read stream, not a variant (mp_session.sres) */
 } slot;
@@ -198,9 +201,6 @@ static void stats(mp_result *r)
     int n = r->reps;
     if (n == 0)
         return;
-    /* counters were summed over the calls: report per call */
-    for (int i = 0; i < mp_counters_n(r->counters); i++)
-        r->events[i] /= n;
     double *t = malloc(sizeof *t * (size_t)n);
     memcpy(t, r->times_us, sizeof *t * (size_t)n);
     r->median_us = median_of(t, n);
@@ -230,11 +230,51 @@ static void shuffle(int *a, int n, mp_rng *rng)
     }
 }
 
+/* Whether a slot has what it needs (kept calls and their time) or spent its budget. */
+static int slot_done(const slot *s, const mp_bench_opts *o)
+{
+    const mp_result *r = s->r;
+    return (r->reps >= o->min_reps && s->total >= o->min_time) ||
+           (s->total >= o->max_time && r->reps >= 3) || r->reps >= 100000 ||
+           s->total + s->slow_total >= 2 * o->max_time;
+}
+
+/* The process saw a faster clock than before: calls kept against the slower one
+ * were not made at full speed after all.  They are discarded now, and a slot
+ * that had enough without them measures on. */
+static void prune(slot *sl, int ns, double floor)
+{
+    for (int i = 0; i < ns; i++) {
+        slot *s = &sl[i];
+        mp_result *r = s->r;
+        if (!r || !s->clk || !s->in_round)
+            continue;
+        int kept = 0;
+        for (int j = 0; j < r->reps; j++) {
+            if (s->clk[j] >= floor) {
+                s->clk[kept] = s->clk[j];
+                r->times_us[kept++] = r->times_us[j];
+            } else {
+                s->total -= r->times_us[j] * 1e-6;
+                s->slow_total += r->times_us[j] * 1e-6;
+                r->slow_reps++;
+            }
+        }
+        if (kept < r->reps)
+            s->active = 1;
+        r->reps = kept;
+    }
+}
+
 /* Interleaved timing rounds over the active slots until each has enough. */
 static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
                         const mp_bench_opts *o, mp_rng *rng)
 {
     int *order = malloc(sizeof *order * (size_t)(ns ? ns : 1));
+    const double gate = o->clock_gate;
+    if (gate > 0 && mp_clock_best() == 0)
+        for (int i = 0; i < 16; i++) /* a first idea of full speed */
+            mp_clock_now(pool);
     /* SIGINT/SIGTERM: stop at the next call (the engine abandons the point) */
     while (!mp_engine_interrupted()) {
         int na = 0;
@@ -251,7 +291,7 @@ static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
             mp_result *r = s->r;
             if (mp_engine_interrupted())
                 break;
-            double dt;
+            double best = mp_clock_best(), dt, c0 = gate ? mp_clock_now(pool) : 0;
             if (s->stream) {
                 double t0 = mp_now();
                 volatile uint64_t sink = mp_probe_stream(pool, s->op.w, r->packed_bytes);
@@ -264,17 +304,34 @@ static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
                 dt = mp_now() - t0;
                 mp_counters_stop(o->counters, r->events);
             }
+            double clk = 0;
+            if (gate) {
+                double c1 = mp_clock_now(pool);
+                if (mp_clock_best() > best)
+                    prune(sl, ns, gate * mp_clock_best());
+                clk = c0 < c1 ? c0 : c1;
+                if (clk < gate * mp_clock_best()) { /* not at full speed: retried */
+                    r->slow_reps++;
+                    s->slow_total += dt;
+                    if (slot_done(s, o))
+                        s->active = 0;
+                    continue;
+                }
+            }
             if (r->reps == s->cap) {
                 s->cap *= 2;
                 r->times_us = realloc(r->times_us, sizeof(double) * (size_t)s->cap);
+                s->clk = realloc(s->clk, sizeof(double) * (size_t)s->cap);
             }
+            s->clk[r->reps] = clk;
             r->times_us[r->reps++] = dt * 1e6;
             s->total += dt;
-            if ((r->reps >= o->min_reps && s->total >= o->min_time) ||
-                (s->total >= o->max_time && r->reps >= 3) || r->reps >= 100000)
+            if (slot_done(s, o))
                 s->active = 0;
         }
     }
+    for (int i = 0; i < ns; i++)
+        sl[i].in_round = 0;
     free(order);
 }
 
@@ -525,6 +582,7 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
         s->active = 1;
         s->cap = 64;
         r->times_us = malloc(sizeof(double) * (size_t)s->cap);
+        s->clk = malloc(sizeof(double) * (size_t)s->cap);
     }
     int any = 0;
     for (int c = 0; c < ncase; c++)
@@ -551,6 +609,7 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
         (void)mp_probe_stream(pool, s->op.w, sbytes); /* warm-up, like a variant's */
         s->cap = 64;
         r->times_us = malloc(sizeof(double) * (size_t)s->cap);
+        s->clk = malloc(sizeof(double) * (size_t)s->cap);
     }
     *out = ss;
     return MP_OK;
@@ -571,50 +630,68 @@ double mp_session_time1(mp_session *ss, int i)
     return mp_now() - t0;
 }
 
+/* A slot about to be (re-)measured: its repetitions and counts start over. */
+static void slot_reset(slot *s)
+{
+    s->active = 1;
+    s->in_round = 1;
+    s->total = 0;
+    s->slow_total = 0;
+    s->r->reps = 0;
+    s->r->slow_reps = 0;
+    memset(s->r->events, 0, sizeof s->r->events);
+}
+
+/* A slot measured in this round: the clock gate's last word, counters per call
+ * (they were summed over every call made, kept or not), then the statistics. */
+static void slot_finish(slot *s, double gate)
+{
+    mp_result *r = s->r;
+    int calls = r->reps + r->slow_reps;
+    if (gate > 0 && r->reps) { /* the median clock of the kept calls */
+        double *c = malloc(sizeof *c * (size_t)r->reps);
+        memcpy(c, s->clk, sizeof *c * (size_t)r->reps);
+        r->clock_ghz = median_of(c, r->reps);
+        free(c);
+    }
+    for (int i = 0; i < mp_counters_n(r->counters) && calls > 0; i++)
+        r->events[i] /= calls;
+    stats(r);
+}
+
 void mp_session_rounds(mp_session *ss)
 {
     const mp_bench_opts *o = ss->o;
     slot *sl = ss->sl;
     mp_result *res = ss->res;
     int ncase = ss->ncase;
+    const double gate = o->clock_gate;
     for (int c = 0; c < ncase; c++)
-        if (mp_session_ready(ss, c)) {
-            sl[c].active = 1;
-            sl[c].total = 0;
-            res[c].reps = 0;
-            memset(res[c].events, 0, sizeof res[c].events);
-        }
+        if (mp_session_ready(ss, c))
+            slot_reset(&sl[c]);
     slot *st = ss->has_stream ? &sl[ncase] : NULL;
-    if (st) {
-        st->active = 1;
-        st->total = 0;
-        ss->sres.reps = 0;
-    }
+    if (st)
+        slot_reset(st);
     time_rounds(ss->pool, sl, ncase + ss->has_stream, ss->x, ss->n, o, &ss->rng);
     for (int c = 0; c < ncase; c++)
         if (mp_session_ready(ss, c))
-            stats(&res[c]);
+            slot_finish(&sl[c], gate);
     /* second round for noisy cases: if the spread stays high, say so */
-    int again = 0;
-    for (int c = 0; c < ncase; c++)
-        if (mp_session_ready(ss, c) && res[c].cv > o->cv_threshold) {
-            sl[c].active = 1;
-            sl[c].total = 0;
-            res[c].reps = 0;
-            memset(res[c].events, 0, sizeof res[c].events);
+    int again = 0, redo[ncase ? ncase : 1];
+    for (int c = 0; c < ncase; c++) {
+        redo[c] = mp_session_ready(ss, c) && res[c].cv > o->cv_threshold;
+        if (redo[c]) {
+            slot_reset(&sl[c]);
             again = 1;
         }
-    if (again && st) {
-        /* the stream is timed again beside the re-measured variants */
-        st->active = 1;
-        st->total = 0;
-        ss->sres.reps = 0;
     }
+    if (again && st) /* the stream is timed again beside the re-measured variants */
+        slot_reset(st);
     if (again) {
         time_rounds(ss->pool, sl, ncase + ss->has_stream, ss->x, ss->n, o, &ss->rng);
         for (int c = 0; c < ncase; c++)
-            if (sl[c].r && res[c].status == MP_ST_OK) {
-                stats(&res[c]);
+            if (redo[c]) {
+                slot_finish(&sl[c], gate);
                 if (res[c].cv > o->cv_threshold) {
                     res[c].status = MP_ST_UNSTABLE;
                     snprintf(res[c].reason, sizeof res[c].reason,
@@ -623,13 +700,22 @@ void mp_session_rounds(mp_session *ss)
                 }
             }
     }
-    if (st && ss->sres.reps) {
-        stats(&ss->sres);
-        for (int c = 0; c < ncase; c++)
-            if (mp_session_ready(ss, c) || res[c].status == MP_ST_UNSTABLE) {
-                res[c].read_gbps = ss->sres.gbps;
-                res[c].read_bytes = (long long)ss->sres.packed_bytes;
-            }
+    /* a gate that kept too few calls: the CPU was slowed for the whole budget */
+    for (int c = 0; c < ncase && gate > 0; c++)
+        if (mp_session_ready(ss, c) && res[c].reps < 3) {
+            res[c].status = MP_ST_UNSTABLE;
+            snprintf(res[c].reason, sizeof res[c].reason,
+                     "clock gate: %d of %d calls ran at full speed (%.0f%% of %.2f G adds/s)",
+                     res[c].reps, res[c].reps + res[c].slow_reps, 100 * gate, mp_clock_best());
+        }
+    if (st) {
+        slot_finish(st, gate);
+        if (ss->sres.reps)
+            for (int c = 0; c < ncase; c++)
+                if (mp_session_ready(ss, c) || res[c].status == MP_ST_UNSTABLE) {
+                    res[c].read_gbps = ss->sres.gbps;
+                    res[c].read_bytes = (long long)ss->sres.packed_bytes;
+                }
     }
 }
 
@@ -646,6 +732,7 @@ void mp_session_close(mp_session *ss)
         free(s->copies);
         mp_free(s->act);
         mp_free(s->y);
+        free(s->clk);
         for (int i = 0; i < nt; i++)
             mp_free(s->scratch[i]);
         free(s->scratch);
@@ -654,6 +741,7 @@ void mp_session_close(mp_session *ss)
         mp_big_free(ss->sl[ss->ncase].arena);
         free(ss->sl[ss->ncase].copies);
         free(ss->sres.times_us);
+        free(ss->sl[ss->ncase].clk);
     }
     free(ss->sl);
     for (int d = 0; d < 2; d++) {

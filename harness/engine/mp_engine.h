@@ -45,6 +45,17 @@ void mp_progress_end(mp_progress *p);
 void mp_engine_catch_signals(void);
 int mp_engine_interrupted(void);
 
+/* ---- the CPU's speed now (engine/clock.c) ---------------------------------------
+ * The rate (G steps/s) of a fixed chain of dependent adds, timed on every pool
+ * thread; the slowest thread's.  measure.c compares it with the fastest rate of
+ * the process to keep only calls made at full speed (mp_bench_opts.clock_gate).
+ * mp_clock_best is that fastest rate (0 before the first reading);
+ * mp_clock_set_source replaces the chain by fn (tests; NULL restores it) and
+ * forgets the fastest rate. */
+double mp_clock_now(mp_pool *pool);
+double mp_clock_best(void);
+void mp_clock_set_source(double (*fn)(void));
+
 /* ---- kernel plans (engine/plan.c) ----------------------------------------------- */
 typedef struct mp_problem {
     int m, k, n, threads;

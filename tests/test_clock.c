@@ -1,0 +1,167 @@
+/* test_clock.c - the clock gate (engine/clock.c, measure.c with
+ * mp_bench_opts.clock_gate): which calls it keeps and discards, on a scripted
+ * clock, so every outcome is known in advance; its end when the CPU never runs
+ * at full speed; the stored columns; the option's bad values; the real chain. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_test.h"
+#include "../harness/engine/mp_engine.h"
+#include "../harness/mp_harness.h"
+#include "../variants/mp_registry.h"
+
+enum { CALIBRATION = 16, MAXP = 1 << 22 }; /* measure.c's first readings */
+
+/* The scripted clock: reading k returns rate(k); a 1-thread pool reads it once
+ * per mp_clock_now, so readings CALIBRATION + 2c and + 2c + 1 are the ones
+ * before and after call c. */
+static long readings;
+static double (*rate)(long k);
+
+static double scripted(void)
+{
+    return rate(readings++);
+}
+
+static double every_seventh_slow(long k)
+{
+    return k >= CALIBRATION && k % 7 == 6 ? 1.0 : 3.0;
+}
+
+static double slow_after_calibration(long k)
+{
+    return k < CALIBRATION ? 3.0 : 1.0;
+}
+
+enum { LATE = 5 }; /* calls made before full speed was ever seen */
+static double fast_late(long k)
+{
+    return k < CALIBRATION + 2 * LATE ? 1.0 : 3.0;
+}
+
+/* One warm point of i2_s.scalar 64x256, n = 1, on one thread, gate 97%. */
+static void measure(double (*r)(long), double max_time, mp_result *res)
+{
+    const mp_variant *v = mp_registry_find("i2_s.scalar");
+    cr_assert(v);
+    mp_case c = {.v = v};
+    mp_variant_defaults(v, c.param);
+    char binding[256];
+    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
+    mp_bench_opts o;
+    mp_bench_defaults(&o);
+    o.warm = 1;
+    o.min_reps = 9;
+    o.min_time = 0;
+    o.max_time = max_time;
+    o.cv_threshold = 1e9; /* one round: every call is one of this script's */
+    o.quiet = 1;
+    o.clock_gate = 0.97;
+    readings = 0;
+    rate = r;
+    mp_clock_set_source(scripted);
+    memset(res, 0, sizeof *res);
+    mp_err e;
+    int rc = mp_bench_point(pool, &c, 1, 64, 256, 1, &o, res, &e);
+    mp_clock_set_source(NULL);
+    mp_pool_destroy(pool);
+    cr_assert_eq(rc, MP_OK, "%s", e.msg);
+}
+
+Test(clock, a_call_with_a_slow_reading_before_or_after_it_is_discarded)
+{
+    mp_result res;
+    measure(every_seventh_slow, 10, &res);
+    long calls = (readings - CALIBRATION) / 2, slow = 0;
+    cr_assert_eq((readings - CALIBRATION) % 2, 0, "two readings per call");
+    for (long c = 0; c < calls; c++)
+        slow += every_seventh_slow(CALIBRATION + 2 * c) < 2 ||
+                every_seventh_slow(CALIBRATION + 2 * c + 1) < 2;
+    cr_assert_gt(slow, 0);
+    cr_expect_eq(res.slow_reps, slow, "discarded %d calls, %ld had a slow reading",
+                 res.slow_reps, slow);
+    cr_expect_eq(res.reps, calls - slow, "kept %d of %ld calls", res.reps, calls);
+    cr_expect_geq(res.reps, 9);
+    cr_expect_eq(res.clock_ghz, 3.0, "clock of the kept calls %g", res.clock_ghz);
+    cr_expect_eq(res.status, MP_ST_OK, "%s", res.reason);
+    mp_result_free(&res);
+}
+
+Test(clock, calls_kept_before_full_speed_was_seen_are_dropped_at_the_end)
+{
+    mp_result res;
+    measure(fast_late, 10, &res);
+    cr_expect_eq(res.slow_reps, LATE, "the %d calls made at 1/3 speed are gone (%d dropped)",
+                 LATE, res.slow_reps);
+    cr_expect_eq(res.clock_ghz, 3.0);
+    cr_expect_geq(res.reps, 9);
+    mp_result_free(&res);
+}
+
+Test(clock, a_cpu_never_at_full_speed_ends_unstable_with_the_reason)
+{
+    mp_result res;
+    measure(slow_after_calibration, 0.02, &res);
+    cr_expect_eq(res.reps, 0);
+    cr_expect_gt(res.slow_reps, 0);
+    cr_expect_eq(res.status, MP_ST_UNSTABLE);
+    cr_expect(strstr(res.reason, "clock gate"), "reason: %s", res.reason);
+    mp_result_free(&res);
+}
+
+Test(clock, the_real_chain_reads_a_rate_and_remembers_the_fastest)
+{
+    mp_clock_set_source(NULL);
+    char binding[256];
+    mp_pool *pool = mp_pool_create(2, binding, sizeof binding);
+    double a = mp_clock_now(pool), b = mp_clock_now(pool);
+    mp_pool_destroy(pool);
+    cr_expect(a > 0.05 && a < 20, "%g G adds/s", a);
+    cr_expect_geq(mp_clock_best(), a);
+    cr_expect_geq(mp_clock_best(), b);
+}
+
+static int query_count(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    sqlite3_stmt *q;
+    int n = -1;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+        n = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+    return n;
+}
+
+Test(clock, gated_rows_store_their_clock_and_ungated_rows_store_null, .timeout = 120)
+{
+    char dir[] = "/tmp/mpbench-clock-XXXXXX", db[128], args[512], out[8192];
+    cr_assert(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/c.db", dir);
+    snprintf(args, sizeof args, "run --variant i2_s.scalar --shape 64x256 --warm --reps 5 "
+                                "--min-time 0 --clock-gate 90 --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, args), 0, "%s", out);
+    snprintf(args, sizeof args, "run --variant i2_s.scalar --shape 64x256 --warm --reps 5 "
+                                "--min-time 0 --seed 2 --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, args), 0, "%s", out);
+    cr_expect_eq(query_count(db, "SELECT count(*) FROM results WHERE clock_ghz > 0 AND "
+                                 "slow_reps >= 0"), 1, "the gated row");
+    cr_expect_eq(query_count(db, "SELECT count(*) FROM results WHERE clock_ghz IS NULL AND "
+                                 "slow_reps IS NULL"), 1, "the ungated row");
+    static const char *const bad[] = {"nan", "inf", "49", "101", "97x", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(args, sizeof args, "sweep --variant i2_s.scalar --shape 64x256 --clock-gate '%s' "
+                                    "--db %s", bad[i], db);
+        cr_expect_eq(mp_test_cli(out, sizeof out, args), 2, "--clock-gate '%s': %s", bad[i], out);
+        cr_expect(strstr(out, "--clock-gate"), "the message names the option: %s", out);
+    }
+    cr_expect_eq(query_count(db, "SELECT count(*) FROM results"), 2, "bad options stored nothing");
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    cr_expect_eq(system(args), 0);
+}
