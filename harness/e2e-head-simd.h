@@ -338,12 +338,14 @@ static void MP_HEAD_FN(f16_rows4)(const uint16_t *w0, size_t stride, int cols, c
     int nfull = cols / 32 * 32, i = 0;
     /* the four rows are one contiguous run and the next four follow it: fetch
      * the same columns of those (4 rows = 20 KB ahead on a 2560-wide head), since
-     * from DRAM one thread read the head at 21 GB/s of its 35 without it */
+     * from DRAM one thread read the head at 21 GB/s of its 35 without it; into
+     * L2 (locality 2: prefetcht1), as the kernels' weight streams (MP_PF_HINT in
+     * kernels/common/mp_x86.h) */
     const char *ahead = (const char *)(w0 + 4 * stride);
     for (; i + 64 <= nfull; i += 64) {
         for (int r = 0; r < 4; r++) {
-            __builtin_prefetch(ahead + (size_t)r * stride * 2 + (size_t)i * 2);
-            __builtin_prefetch(ahead + (size_t)r * stride * 2 + (size_t)i * 2 + 64);
+            __builtin_prefetch(ahead + (size_t)r * stride * 2 + (size_t)i * 2, 0, 2);
+            __builtin_prefetch(ahead + (size_t)r * stride * 2 + (size_t)i * 2 + 64, 0, 2);
         }
         MP_F16_LOADX(i);
         MP_F16_STEP64(0, i);

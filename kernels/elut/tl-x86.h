@@ -44,6 +44,8 @@
  *                       for nr < VB / 4 rows */
 #include <immintrin.h>
 
+#include "../common/mp_x86.h"
+
 #include "tl.h"
 
 enum { PF_DEFAULT = 8192, TL_NV = 64 / VB };
@@ -148,9 +150,9 @@ INLINE void run_part(acc_t *a, const uint8_t **wp, int R, int nsteps, int sign, 
                 for (int r = 0; r < R; r++) {
                     const uint8_t *w = wp[r];
                     if (h == 0 && pf) {
-                        _mm_prefetch((const char *)w + pf, _MM_HINT_T0);
+                        _mm_prefetch((const char *)w + pf, MP_PF_HINT);
                         if (sign)
-                            _mm_prefetch((const char *)w + pf + 64, _MM_HINT_T0);
+                            _mm_prefetch((const char *)w + pf + 64, MP_PF_HINT);
                     }
                     lookup(&a[r * TL_NV + h], VLOAD(w + h * VB), ta, tb, ll,
                            sign ? w + 64 + h * (VB / 8) : NULL);

@@ -31,8 +31,8 @@ static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const in
              * rate it is consumed (2 lines per step). */
             if (pf) {
                 const uint8_t *at = w0 + ahead + (size_t)b * 128;
-                _mm_prefetch((const char *)at, _MM_HINT_T0);
-                _mm_prefetch((const char *)at + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)at, MP_PF_HINT);
+                _mm_prefetch((const char *)at + 64, MP_PF_HINT);
             }
             __m256i a0 = _mm256_loadu_si256((const __m256i *)qb);
             __m256i a1 = _mm256_loadu_si256((const __m256i *)(qb + 32));

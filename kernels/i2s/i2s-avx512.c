@@ -4,6 +4,8 @@
  * the AVX2 bound holds: 16 pairs (16 x 2032 < 32767) before widening. */
 #include <immintrin.h>
 
+#include "../common/mp_x86.h"
+
 #include "i2s-rows.h"
 
 
@@ -36,10 +38,10 @@ static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const in
              * rate it is consumed (4 lines per step). */
             if (pf) {
                 const uint8_t *at = w0 + ahead + (size_t)pb * 256;
-                _mm_prefetch((const char *)at, _MM_HINT_T0);
-                _mm_prefetch((const char *)at + 64, _MM_HINT_T0);
-                _mm_prefetch((const char *)at + 128, _MM_HINT_T0);
-                _mm_prefetch((const char *)at + 192, _MM_HINT_T0);
+                _mm_prefetch((const char *)at, MP_PF_HINT);
+                _mm_prefetch((const char *)at + 64, MP_PF_HINT);
+                _mm_prefetch((const char *)at + 128, MP_PF_HINT);
+                _mm_prefetch((const char *)at + 192, MP_PF_HINT);
             }
             __m512i a0 = join(qb, qb + 128);
             __m512i a1 = join(qb + 32, qb + 160);

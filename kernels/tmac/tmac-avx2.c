@@ -4,6 +4,8 @@
  * bit equal to tmac-scalar.c.  Layout in tmac.h. */
 #include <immintrin.h>
 
+#include "../common/mp_x86.h"
+
 #include "tmac.h"
 #include "../common/mp_numerics.h"
 
@@ -55,7 +57,7 @@ static void block(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf, 
         int s1 = s0 + MP_TMAC_FLUSH < nsteps ? s0 + MP_TMAC_FLUSH : nsteps;
         for (int s = s0; s < s1; s++, wp += MP_TMAC_STEP) {
             if (pf)
-                _mm_prefetch((const char *)wp + pf, _MM_HINT_T0);
+                _mm_prefetch((const char *)wp + pf, MP_PF_HINT);
             __m256i t = _mm256_loadu_si256((const __m256i *)(tab + (size_t)s * 32));
             look(&a[0], t, _mm256_loadu_si256((const __m256i *)wp));
             look(&a[1], t, _mm256_loadu_si256((const __m256i *)(wp + 32)));

@@ -11,6 +11,8 @@
  * which AVX-512 allows and AVX2 does not: 2 instructions per 64 weights instead
  * of 4.  Layouts, sign handling and the two compute paths: vnni.h. */
 #include <immintrin.h>
+
+#include "../common/mp_x86.h"
 #include <string.h>
 
 #include "vnni.h"
@@ -129,7 +131,7 @@ static inline __attribute__((always_inline)) __m512i int2_gemv_block(const const
         for (; j + STEP <= j1; j += STEP) {
             const uint8_t *p = w + j * 64;
             MP_UNROLL for (int t = 0; t < STEP; t++)
-                _mm_prefetch((const char *)p + PF_BYTES + 64 * t, _MM_HINT_T0);
+                _mm_prefetch((const char *)p + PF_BYTES + 64 * t, MP_PF_HINT);
             const int8_t *qj = q + j * 16;
             MP_UNROLL for (int t = 0; t < STEP; t++) {
                 __m512i v = _mm512_loadu_si512(p + 64 * t);
@@ -170,7 +172,7 @@ static inline __attribute__((always_inline)) __m512i int1_gemv_block(const const
     size_t j = 0;
     for (; j + 2 <= nt; j += 2) {
         const uint8_t *p = w + j * 32;
-        _mm_prefetch((const char *)p + PF_BYTES, _MM_HINT_T0);
+        _mm_prefetch((const char *)p + PF_BYTES, MP_PF_HINT);
         const int8_t *qj = q + j * 16;
         MP_UNROLL for (int g = 0; g < 8; g++)
             acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up_seq(c, p + 8 * g, seq), bcast4(qj + 4 * g));
