@@ -174,7 +174,7 @@ bench: $(BIN)
 # pages lands on different cache sets in each process; on a Xeon VM one process
 # in six ran tl2_0 2560x2560 24% slower throughout (min 89.4 against 71.6-74.3
 # us), on 2 MiB pages all six were within 2% (71.2-72.5).  Calls made while
-# the vCPU runs slowed are discarded (--clock-gate 97, harness/engine/clock.c):
+# the vCPU runs slowed are discarded (--clock-gate 90, harness/engine/clock.c):
 # on that VM a chain of adds runs 1.6x slower for seconds at a time, and CI
 # flagged unchanged vlut_i2 (1.46-1.59x) in two runs so.  Shapes whose 2-bit
 # weights stay in a core's L2 on the Xeon (640x2560, 2560x2560): warm
@@ -185,7 +185,7 @@ REGRESS_THRESHOLD ?= 15
 REGRESS_STAT ?= p20
 REGRESS_ARGS = --variant 'i2_s.avx2,i2_s.avx512,regress_i2s.avx2,tq2_0.avx512,tl2_0.avx512.bm16,vlut_i2.avx512,vnni_int2.avx512vnni' \
     --shape 640x2560,2560x2560 --n 1,8 --threads 1 --reps 21 --min-time 0.1 --warm \
-    --probe-bw --counters none --clock-gate 97
+    --probe-bw --counters none --clock-gate 90
 
 regress: $(TESTBIN)
 	MPBENCH_HUGEPAGES=1 BIN=./$(TESTBIN) REGRESS_ARGS="$(REGRESS_ARGS)" REGRESS_THRESHOLD=$(REGRESS_THRESHOLD) \

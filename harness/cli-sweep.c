@@ -44,7 +44,7 @@ static void sweep_usage(FILE *f)
           "  --probe-bw stores this run's DRAM read bandwidth per thread count (used by\n"
           "  'mpbench compare' to cancel machine-speed drift).\n"
           "  --clock-gate PCT keeps only calls made at full speed: a 5 us chain of\n"
-          "  dependent adds before and after each call runs within PCT% (e.g. 97) of\n"
+          "  dependent adds before and after each call runs within PCT% (e.g. 90) of\n"
           "  the fastest this process has seen, on every thread; the other calls are\n"
           "  discarded and made again.  For shared hosts whose vCPUs slow down for\n"
           "  seconds at a time (the regression gate uses it).\n",

@@ -661,8 +661,11 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
             sqlite3_bind_text(st, c++, sweep_key, -1, SQLITE_TRANSIENT);
         else
             sqlite3_bind_null(st, c++);
-        if (x->clock_ghz > 0) { /* measured behind the clock gate */
-            sqlite3_bind_double(st, c++, x->clock_ghz);
+        if (x->clock_ghz > 0 || x->slow_reps > 0) { /* measured behind the clock gate */
+            if (x->clock_ghz > 0)
+                sqlite3_bind_double(st, c++, x->clock_ghz);
+            else /* no call kept */
+                sqlite3_bind_null(st, c++);
             sqlite3_bind_int(st, c++, x->slow_reps);
         } else {
             sqlite3_bind_null(st, c++);
