@@ -86,13 +86,10 @@ int mp_cmd_run(int argc, char **argv)
             if ((rc = mp_parse_double(optarg, "--min-time", 0, 3600, &bo.min_time, &e)))
                 return mp_die(rc, "%s", e.msg);
             break;
-        case 'K': {
-            double pct;
-            if ((rc = mp_parse_double(optarg, "--clock-gate", 50, 100, &pct, &e)))
+        case 'K':
+            if ((rc = mp_parse_clock_gate(optarg, &bo.clock_gate, &e)))
                 return mp_die(rc, "%s", e.msg);
-            bo.clock_gate = pct / 100.0;
             break;
-        }
         case 'w': bo.warm = 1; break;
         case 'p': params = optarg; break;
         case 'S':

@@ -144,13 +144,10 @@ int mp_cmd_sweep(int argc, char **argv)
                 return mp_die(rc, "%s", e.msg);
             time_given = 1;
             break;
-        case 'K': {
-            double pct;
-            if ((rc = mp_parse_double(optarg, "--clock-gate", 50, 100, &pct, &e)))
+        case 'K':
+            if ((rc = mp_parse_clock_gate(optarg, &bo.clock_gate, &e)))
                 return mp_die(rc, "%s", e.msg);
-            bo.clock_gate = pct / 100.0;
             break;
-        }
         case 'w': bo.warm = 1; break;
         case 'c': counters = optarg; break;
         case 'b': backend = optarg; break;

@@ -32,6 +32,8 @@ int mp_append(char *buf, size_t len, const char *item, const char *what, mp_err 
 /* A finite number in [lo, hi] (NaN and inf refused), naming `what`. */
 int mp_parse_double(const char *s, const char *what, double lo, double hi, double *out,
                     mp_err *e);
+/* --clock-gate PCT (50..100) as the fraction mp_bench_opts.clock_gate takes. */
+int mp_parse_clock_gate(const char *s, double *fraction, mp_err *e);
 /* --shard I/N: 1 <= I <= N <= 1000000, digits only, overflow refused. */
 int mp_parse_shard(const char *s, int *i, int *n, mp_err *e);
 /* A comma-separated list of MxK shapes into out[max][2]; more than max, an

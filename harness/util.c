@@ -78,6 +78,15 @@ int mp_parse_double(const char *s, const char *what, double lo, double hi, doubl
     return MP_OK;
 }
 
+int mp_parse_clock_gate(const char *s, double *fraction, mp_err *e)
+{
+    double pct;
+    int rc = mp_parse_double(s, "--clock-gate", 50, 100, &pct, e);
+    if (!rc)
+        *fraction = pct / 100.0;
+    return rc;
+}
+
 int mp_parse_shard(const char *s, int *i, int *n, mp_err *e)
 {
     const char *slash = s ? strchr(s, '/') : NULL;
