@@ -11,7 +11,7 @@
 
 #include "mp_test.h"
 #include "../kernels/common/mp_numerics.h"
-#include "../kernels/elut/tl.h"
+#include "../kernels/tl/tl.h"
 #include "../kernels/tmac/tmac.h"
 #include "../variants/mp_registry.h"
 

@@ -3,11 +3,11 @@
  * changes the packed layout) on scalar, AVX2 and AVX-512 (x86-64) or NEON (AArch64).  The SIMD paths expose
  * the software prefetch distance as a runtime parameter.  The AVX2 and AVX-512
  * rows build their tables with the AVX2 prepare (same bytes as the scalar one),
- * so the AVX-512 rows also need AVX2.  Kernels in
- * kernels/tl1/ and kernels/tl2/ (entry points, by name) over the engine
- * in kernels/elut/ (tl.h). */
+ * so the AVX-512 rows also need AVX2.  Kernels in kernels/tl/: the
+ * compute of path ISA is mp_tl_gemm__ISA in tl-ISA.c, which reads the method and
+ * bm off the row (tl.h). */
 #include "catalog.h"
-#include "../kernels/elut/tl.h"
+#include "../kernels/tl/tl.h"
 
 #define PF_PARAM                                                                     \
     .n_params = 1,                                                                   \
@@ -28,11 +28,11 @@
      .k_multiple = BM == 16 ? 16 : 8, .m_align = BM, .check = mp_##KIND##_bm##BM##_check, \
      .packed_size = mp_##KIND##_bm##BM##_packed_size, .pack = mp_##KIND##_bm##BM##_pack, \
      .unpack = mp_##KIND##_bm##BM##_unpack, .act_size = mp_##NAME##_act_size,            \
-     .prepare = mp_##NAME##_prepare##PREP, .compute = mp_##NAME##_gemm_bm##BM##__##ISA,         \
+     .prepare = mp_##NAME##_prepare##PREP, .compute = mp_tl_gemm__##ISA,                \
      __VA_ARGS__}
 
 #if MP_CATALOG_X86
-/* one line per path (kernels/elut/tl-ISA.c, kernels/tl1/tl1-ISA.c, kernels/tl2/tl2-ISA.c) */
+/* one line per path (kernels/tl/tl-ISA.c) */
 #define TL_SIMD_ROWS(KIND, NAME, METHOD, BM)                                                   \
     TL_ROW(KIND, NAME, METHOD, BM, avx2, MP_ISA_AVX2, __avx2, PF_PARAM),                       \
     TL_ROW(KIND, NAME, METHOD, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2, PF_RB_PARAMS), \

@@ -249,7 +249,9 @@ INLINE void gemm(const mp_op *op, int tl2, int ll, int bm, const void *act, int 
     }
 }
 
-void FN(mp_tl_gemm)(MP_TL_ENGINE_ARGS)
+void FN(mp_tl_gemm)(MP_COMPUTE_ARGS)
 {
-    MP_TL_SPECIALIZE(gemm, op, tl2, lossless, bm, act, n, y, m0, m1);
+    mp_tl_kind c = mp_tl_kind_of(op);
+    (void)scratch;
+    MP_TL_SPECIALIZE(gemm, op, c.tl2, c.lossless, c.bm, act, n, y, m0, m1);
 }

@@ -179,21 +179,26 @@ void mp_tl_prepare(int tl2, int lossless, const float *x, int k, void *act, int 
 void mp_tl_store(const mp_op *op, int tl2, int lossless, const void *act, int t,
                  const int32_t *sums, int row0, int nrows, float *y);
 
-/* The engine of one path: output rows [m0, m1) (m0 a multiple of bm) for all
- * tokens; defined as mp_tl_gemm__<isa> in tl-<isa>.c (tl-x86.h for the x86
- * paths), declared here for every ISA token, so a new path adds no line here.
+/* The compute slot of one path, what its catalog rows name: output rows [m0, m1)
+ * (m0 a multiple of bm) for all tokens.  Defined as mp_tl_gemm__<isa> in
+ * tl-<isa>.c (tl-x86.h for the x86 paths) and declared here for every ISA
+ * token, so a new path is its kernel file and its catalog line, nothing else.
+ * The row's constants come from the row itself (mp_tl_kind_of below).
  * Over-read: none beyond the packed tensor and the activation buffer. */
-#define MP_TL_ENGINE_ARGS                                                                 \
-    const mp_op *op, int tl2, int lossless, int bm, const void *act, int n, float *y,     \
-        int m0, int m1
-void mp_tl_gemm__scalar(MP_TL_ENGINE_ARGS);
-void mp_tl_gemm__avx2(MP_TL_ENGINE_ARGS);
-void mp_tl_gemm__avx512(MP_TL_ENGINE_ARGS);
-void mp_tl_gemm__avxvnni(MP_TL_ENGINE_ARGS);
-void mp_tl_gemm__avx512vnni(MP_TL_ENGINE_ARGS);
-void mp_tl_gemm__neon(MP_TL_ENGINE_ARGS);
-void mp_tl_gemm__dotprod(MP_TL_ENGINE_ARGS);
-void mp_tl_gemm__i8mm(MP_TL_ENGINE_ARGS);
+MP_DECLARE_COMPUTE(mp_tl_gemm);
+
+/* The constants a TL catalog row fixes, read off the row: its method is
+ * "TL<1|2>_<0|1>" (variants/mp_formats.h: TL2 = triples, _1 = lossless int16
+ * tables) and its row block bm is its m_align (variants/elut.c sets both). */
+typedef struct mp_tl_kind {
+    int tl2, lossless, bm;
+} mp_tl_kind;
+static inline mp_tl_kind mp_tl_kind_of(const mp_op *op)
+{
+    const char *m = op->v->method;
+    mp_tl_kind c = {m[2] == '2', m[4] == '1', op->v->m_align};
+    return c;
+}
 
 /* An engine body BODY(op, tl2, ll, bm, ...) (static inline) called with (tl2, ll,
  * bm) as constants: each path compiles one specialized body per (kind,
@@ -205,11 +210,9 @@ void mp_tl_gemm__i8mm(MP_TL_ENGINE_ARGS);
 #define MP_TL_SPECIALIZE(BODY, op, tl2, ll, bm, ...)                                    \
     ((tl2) ? MP_TL_LL_(BODY, op, 1, ll, bm, __VA_ARGS__) : MP_TL_LL_(BODY, op, 0, ll, bm, __VA_ARGS__))
 
-/* ---- per-variant slots (variants/elut.c): NAME = tl1_0, tl1_1, tl2_0, tl2_1 ----
- * Defined with the entry macros below, each name spelled out where it is
- * defined (grep finds it): the layout and activation slots in tl-scalar.c, the
- * compute slots in kernels/tl1/tl1-<isa>.c and kernels/tl2/tl2-<isa>.c, the
- * AVX2 prepare in tl-avx2.c. */
+/* ---- per-format slots (variants/elut.c): NAME = tl1_0, tl1_1, tl2_0, tl2_1 ----
+ * Each name spelled out where it is defined (grep finds it): the layout and
+ * activation slots in tl-scalar.c, the AVX2 prepare in tl-avx2.c. */
 #define MP_TL_DECLARE_LAYOUT(KIND, BM)                                                  \
     int mp_##KIND##_bm##BM##_check(int m, int k, const int *param, char *why, size_t len); \
     size_t mp_##KIND##_bm##BM##_packed_size(int m, int k, const int *param);           \
@@ -235,26 +238,6 @@ MP_TL_DECLARE_ACT(tl2_1)
 /* The same tables as mp_tl_prepare built with AVX2 (tl-avx2.c), for the AVX2 and
  * AVX-512 rows. */
 void mp_tl_prepare__avx2(int tl2, int lossless, const float *x, int k, void *act, int t0, int t1);
-
-/* compute slots of every ISA token: mp_tl2_1_gemm_bm16__avx512, ... */
-MP_DECLARE_COMPUTE(mp_tl1_0_gemm_bm16);
-MP_DECLARE_COMPUTE(mp_tl1_0_gemm_bm32);
-MP_DECLARE_COMPUTE(mp_tl1_1_gemm_bm16);
-MP_DECLARE_COMPUTE(mp_tl1_1_gemm_bm32);
-MP_DECLARE_COMPUTE(mp_tl2_0_gemm_bm16);
-MP_DECLARE_COMPUTE(mp_tl2_0_gemm_bm32);
-MP_DECLARE_COMPUTE(mp_tl2_1_gemm_bm16);
-MP_DECLARE_COMPUTE(mp_tl2_1_gemm_bm32);
-
-/* One catalog compute slot FN over the engine of ISA (kernels/tl1/tl1-ISA.c,
- * kernels/tl2/tl2-ISA.c). */
-#define MP_TL_ENTRY(FN, ISA, TL2, LL, BM)                                                  \
-    void FN(const mp_op *op, const void *act, int n, float *y, int m0, int m1,             \
-            void *scratch)                                                                \
-    {                                                                                     \
-        (void)scratch;                                                                    \
-        mp_tl_gemm__##ISA(op, TL2, LL, BM, act, n, y, m0, m1);                            \
-    }
 
 /* One catalog prepare slot FN over IMPL (mp_tl_prepare or mp_tl_prepare__avx2). */
 #define MP_TL_PREPARE_ENTRY(FN, IMPL, TL2, LL)                                             \

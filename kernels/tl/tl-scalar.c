@@ -209,9 +209,11 @@ static inline int entry(const uint8_t *tab, int lossless, int gr, int idx)
     return (int)o[0] - 128;
 }
 
-void mp_tl_gemm__scalar(const mp_op *op, int tl2, int lossless, int bm, const void *act,
-                        int n, float *y, int m0, int m1)
+void mp_tl_gemm__scalar(MP_COMPUTE_ARGS)
 {
+    mp_tl_kind c = mp_tl_kind_of(op);
+    int tl2 = c.tl2, lossless = c.lossless, bm = c.bm;
+    (void)scratch;
     mp_tl_geom g = mp_tl_geom_of(tl2, bm, op->m, op->k);
     int32_t sums[32];
     for (int t = 0; t < n; t++) {
