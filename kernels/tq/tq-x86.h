@@ -1,5 +1,5 @@
 /* tq-x86.h - the TQ1_0 / TQ2_0 row-group loop written once for AVX2 and AVX-512
- * (included by tq1_0-avx2.c, tq1_0-avx512.c and tq2_0-avx512.c after
+ * (included by tq1_0-avx2.c, tq1_0-avx512.c, tq2_0-avx2.c and tq2_0-avx512.c after
  * they define what differs: the vector width and how one block's codes meet the
  * activations).  Per 256-weight block and row: sum(code * q) in int16 lanes
  * (codes 0..2, so at most 2 x 2 x 127 per pair), minus the Q8_K bsums (which
@@ -12,6 +12,8 @@
  *   load_q(a, q)      the block's 256 int8 activations into q[NQ]
  *   block16(blk, q)   int16 lanes of sum(code * q) over one packed block
  *   TQ_BYTES, TQ_GEMM block bytes, the entry point's name
+ *   TQ_ROW_UNROLL     (optional, default 4) how far gcc may unroll the 4-row
+ *                     loop: 1 where the activations fill the register file
  * This file gives the rest per vector width: VI, NQ (vectors of activations per
  * block), load_bsums (the 16 int16 bsums lined up with block16's lanes),
  * MADD_ONES, VSUB16, HSUM4 (widen, subtract, the four rows' sums). */
@@ -43,6 +45,12 @@ static inline __m256i load_bsums(const mp_block_q8_K *a)
 }
 #endif
 
+#ifndef TQ_ROW_UNROLL
+#define TQ_ROW_UNROLL 4
+#endif
+#define TQ_PRAGMA_(x) _Pragma(#x)
+#define TQ_UNROLL_(n) TQ_PRAGMA_(GCC unroll n)
+
 enum { PF_BYTES = 8192 }; /* software prefetch distance along the row group */
 
 /* out[i] for the 4 row pointers wr[] (duplicates allowed) and one token. */
@@ -61,7 +69,7 @@ rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step, const void *act
         load_q(&a[b], q);
         VI bs = load_bsums(&a[b]), s[4];
         const size_t off = (size_t)b * TQ_BYTES;
-#pragma GCC unroll 4
+        TQ_UNROLL_(TQ_ROW_UNROLL)
         for (int i = 0; i < 4; i++)
             s[i] = MADD_ONES(VSUB16(block16(wr[i] + off, q), bs));
         __m128 dot = _mm_cvtepi32_ps(HSUM4(s[0], s[1], s[2], s[3]));
