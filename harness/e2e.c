@@ -72,6 +72,7 @@
 #include <time.h>
 
 #include "mp_e2e.h"
+#include "mp_e2e_attn.h"
 #include "mp_e2e_cache.h"
 #include "mp_bigmem.h"
 #include "../kernels/common/mp_numerics.h"
@@ -866,6 +867,7 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
 
     double t_setup = mp_now();
     mp_e2e_head_init();
+    mp_e2e_attn_init();
     size_t T = (size_t)s->max_tokens;
     mp_e2e_source syn;
     const mp_e2e_source *src = s->src;
@@ -1287,12 +1289,12 @@ static void attn_task(void *arg, int tid, int nt)
         const float *q = m->q + (size_t)t * m->qd + (size_t)h * hd;
         const float *kc = kv_at(m, m->layer, m->seq[t], 0, kvh, 0);
         const float *vc = kv_at(m, m->layer, m->seq[t], 1, kvh, 0);
+        const mp_e2e_attn_copy *ac = mp_e2e_attn();
+        ac->scores(q, kc, hd, p + 1, scale, sc);
         float mx = -INFINITY;
-        for (int j = 0; j <= p; j++) {
-            sc[j] = dot8(q, kc + (size_t)j * hd, hd) * scale;
+        for (int j = 0; j <= p; j++)
             if (sc[j] > mx)
                 mx = sc[j];
-        }
         float sum = 0.0f;
         for (int j = 0; j <= p; j += 4) {
             mp_v4f e = {0, 0, 0, 0};
@@ -1310,24 +1312,7 @@ static void attn_task(void *arg, int tid, int nt)
                 sc[j + l] = e[l], sum += e[l];
         }
         float *o = m->att + (size_t)t * m->qd + (size_t)h * hd;
-        for (int d = 0; d < hd; d++)
-            o[d] = 0.0f;
-        /* o[d] = sum_j p_j v_j[d] in j order, four d at a time (the same
-         * operations per element as a scalar loop; gcc -O2 left it scalar) */
-        for (int j = 0; j <= p; j++) {
-            const float *vj = vc + (size_t)j * hd;
-            float pj = sc[j];
-            int d = 0;
-            for (; d + 4 <= hd; d += 4) {
-                mp_v4f ov, vv;
-                memcpy(&ov, o + d, sizeof ov);
-                memcpy(&vv, vj + d, sizeof vv);
-                ov += pj * vv;
-                memcpy(o + d, &ov, sizeof ov);
-            }
-            for (; d < hd; d++)
-                o[d] += pj * vj[d];
-        }
+        ac->mix(sc, vc, hd, p + 1, o);
         float inv = 1.0f / sum;
         for (int d = 0; d < hd; d++)
             o[d] *= inv;

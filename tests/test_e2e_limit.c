@@ -9,7 +9,8 @@
  * --profile parts partition the measured time (see profile_parts_add_up); the
  * packed-weight cache is used only when key, sizes and checksums verify, and a
  * stale, corrupt or truncated file is rebuilt with the right weights; a
- * database of the schema before the issue-17 columns opens and gets them.
+ * database of the schema before the issue-17 columns opens and gets them; every
+ * ISA copy of the attention loops gives the bits of their documented order.
  * Nothing here depends on how fast anything runs. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -22,6 +23,7 @@
 
 #include "mp_test.h"
 #include "../harness/mp_e2e.h"
+#include "../harness/mp_e2e_attn.h"
 #include "../harness/mp_e2e_cache.h"
 #include "../harness/mp_store_schema.h"
 #include "../kernels/common/mp_numerics.h"
@@ -618,4 +620,77 @@ Test(e2e_limit, head_dot_products_match_the_oracle_on_every_isa)
     mp_free(y);
     mp_free(px);
     mp_free(wf);
+}
+
+/* The attention loops' documented arithmetic (harness/e2e-attn-simd.h), written
+ * as plain scalar loops: 16 lanes over whole 16-blocks, the lane tree, the tail
+ * in order, then the scale; the mix as o[d] = 0 + p[0] v_0[d] + p[1] v_1[d] ... */
+static float oracle_score(const float *q, const float *k, int hd, float scale)
+{
+    float l[16] = {0}, t = 0.0f;
+    int nb = hd / 16;
+    for (int b = 0; b < nb; b++)
+        for (int i = 0; i < 16; i++)
+            l[i] += q[16 * b + i] * k[16 * b + i];
+    for (int w = 8; w; w /= 2)
+        for (int i = 0; i < w; i++)
+            l[i] += l[i + w];
+    for (int d = 16 * nb; d < hd; d++)
+        t += q[d] * k[d];
+    return (l[0] + t) * scale;
+}
+
+Test(e2e_limit, attention_loops_match_their_order_on_every_isa)
+{
+    static const char *const isa[] = {"generic", "avx2", "avx512"};
+    static const int hds[] = {1, 15, 16, 17, 64, 100, 128, 144, 259};
+    static const int keys[] = {1, 2, 3, 4, 5, 7, 8, 9, 33, 128};
+    enum { MAXD = 259, MAXK = 128 };
+    float *q = mp_alloc(sizeof(float) * MAXD), *kv = mp_alloc(sizeof(float) * MAXD * MAXK);
+    float *p = mp_alloc(sizeof(float) * MAXK), *sc = mp_alloc(sizeof(float) * (MAXK + 1));
+    float *o = mp_alloc(sizeof(float) * (MAXD + 1));
+    mp_gen_acts(21, q, MAXD);
+    mp_gen_acts(22, kv, (size_t)MAXD * MAXK);
+    mp_gen_acts(23, p, MAXK);
+    int copies = 0, cases = 0;
+    for (size_t c = 0; c < sizeof isa / sizeof isa[0]; c++) {
+        const mp_e2e_attn_copy *a = mp_e2e_attn_isa(isa[c]);
+        if (!a) {
+            cr_log_info("attention copy %s: not run by this CPU or build (skipped)", isa[c]);
+            continue;
+        }
+        copies++;
+        for (size_t h = 0; h < sizeof hds / sizeof hds[0]; h++)
+            for (size_t n = 0; n < sizeof keys / sizeof keys[0]; n++) {
+                int hd = hds[h], nk = keys[n];
+                for (int j = 0; j <= nk; j++)
+                    sc[j] = NAN;
+                for (int d = 0; d <= hd; d++)
+                    o[d] = NAN;
+                a->scores(q, kv, hd, nk, 0.125f, sc);
+                a->mix(p, kv, hd, nk, o);
+                cr_assert(isnan(sc[nk]) && isnan(o[hd]), "%s wrote past its output (hd %d, %d keys)",
+                          isa[c], hd, nk);
+                for (int j = 0; j < nk; j++) {
+                    float want = oracle_score(q, kv + (size_t)j * hd, hd, 0.125f);
+                    cr_assert(!memcmp(&want, &sc[j], 4), "scores %s hd %d key %d of %d: %.9g, "
+                              "documented order %.9g", isa[c], hd, j, nk, sc[j], want);
+                }
+                for (int d = 0; d < hd; d++) {
+                    float want = 0.0f;
+                    for (int j = 0; j < nk; j++)
+                        want += p[j] * kv[(size_t)j * hd + d];
+                    cr_assert(!memcmp(&want, &o[d], 4), "mix %s hd %d d %d, %d keys: %.9g, "
+                              "documented order %.9g", isa[c], hd, d, nk, o[d], want);
+                }
+                cases++;
+            }
+    }
+    cr_assert_geq(copies, 1);
+    cr_assert_eq(cases, copies * (int)(sizeof hds / sizeof hds[0] * sizeof keys / sizeof keys[0]));
+    mp_free(q);
+    mp_free(kv);
+    mp_free(p);
+    mp_free(sc);
+    mp_free(o);
 }
