@@ -31,20 +31,11 @@ static const mp_e2e_attn_copy copies[] = {
 };
 enum { NCOPIES = sizeof copies / sizeof copies[0] };
 
-static unsigned isa_bits(void)
-{
-#if defined(__x86_64__)
-    return mp_isa_detect();
-#else
-    return 0;
-#endif
-}
-
 static int chosen = NCOPIES - 1;
 
 void mp_e2e_attn_init(void)
 {
-    unsigned isa = isa_bits();
+    unsigned isa = mp_isa_detect(); /* every build has it (kernels/common/isa.c) */
     for (int i = 0; i < NCOPIES; i++)
         if ((copies[i].isa & isa) == copies[i].isa) {
             chosen = i;
@@ -59,7 +50,7 @@ const mp_e2e_attn_copy *mp_e2e_attn(void)
 
 const mp_e2e_attn_copy *mp_e2e_attn_isa(const char *name)
 {
-    unsigned isa = isa_bits();
+    unsigned isa = mp_isa_detect(); /* every build has it (kernels/common/isa.c) */
     for (int i = 0; i < NCOPIES; i++)
         if (!strcmp(copies[i].name, name))
             return (copies[i].isa & isa) == copies[i].isa ? &copies[i] : NULL;
