@@ -1,7 +1,8 @@
 /* test_clock.c - the clock gate (engine/clock.c, measure.c with
  * mp_bench_opts.clock_gate): which calls it keeps and discards, on a scripted
  * clock, so every outcome is known in advance; its end when the CPU never runs
- * at full speed; the stored columns; the option's bad values; the real chain. */
+ * at full speed; the stored columns; the option's bad values; the real chain;
+ * the end-to-end runner's gate (engine/e2e-measure.c) on the same scripted clock. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -164,4 +165,86 @@ Test(clock, gated_rows_store_their_clock_and_ungated_rows_store_null, .timeout =
     cr_expect_eq(query_count(db, "SELECT count(*) FROM results"), 2, "bad options stored nothing");
     snprintf(args, sizeof args, "rm -rf %s", dir);
     cr_expect_eq(system(args), 0);
+}
+
+static double always_fast(long k)
+{
+    (void)k;
+    return 3.0;
+}
+
+/* mp_e2e_run_perf on the tiny model, i2_s.scalar everywhere, pp8 and tg4, 3
+ * repetitions on one thread, gate 97% (0: off), on the scripted clock r. */
+static void e2e_gated(double (*r)(long), double gate, mp_e2e_row rows[2])
+{
+    mp_model md;
+    mp_err e;
+    cr_assert_eq(mp_model_load("tests/fixtures/tiny.txt", &md, &e), MP_OK, "%s", e.msg);
+    const mp_variant *v = mp_registry_find("i2_s.scalar");
+    cr_assert(v);
+    mp_e2e_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    for (int i = 0; i < MP_E2E_NLIN; i++) {
+        cfg.lin[i].v = v;
+        mp_variant_defaults(v, cfg.lin[i].param);
+    }
+    snprintf(cfg.label, sizeof cfg.label, "%s", v->name);
+    snprintf(cfg.method, sizeof cfg.method, "%s", v->method);
+    mp_e2e_job o = {.layers = md.layers, .threads = 1, .reps = 3, .seed = 1, .pp = 8, .tg = 4,
+                    .nbatch = 1, .batch = {1}, .quiet = 1, .clock_gate = gate};
+    char binding[256];
+    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
+    readings = 0;
+    rate = r;
+    mp_clock_set_source(scripted); /* also forgets the fastest rate seen */
+    int n = 0;
+    int rc = mp_e2e_run_perf(&o, &md, pool, &cfg, 1, rows, &n, &e);
+    mp_clock_set_source(NULL);
+    mp_pool_destroy(pool);
+    cr_assert_eq(rc, MP_OK, "%s", e.msg);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(rows[0].test, "pp8");
+    cr_assert_str_eq(rows[1].test, "tg4");
+}
+
+Test(clock, e2e_times_only_what_ran_at_full_speed)
+{
+    mp_e2e_row rows[2];
+    /* always at full speed: every step and repetition kept, once */
+    e2e_gated(always_fast, 0.97, rows);
+    cr_expect_str_eq(rows[0].status, "ok");
+    cr_expect_str_eq(rows[0].reason, "clock gate 97%: 3 of 3 repetitions at full speed");
+    cr_expect_str_eq(rows[1].status, "ok");
+    cr_expect_str_eq(rows[1].reason, "clock gate 97%: 12 of 12 steps at full speed");
+    cr_expect_gt(rows[1].tps_median, 0);
+    /* never again after the first readings: each repetition made again up to 8
+     * times per repetition (24), then the last 3 kept and the rows unstable */
+    e2e_gated(slow_after_calibration, 0.97, rows);
+    cr_expect_str_eq(rows[0].status, "unstable");
+    cr_expect_str_eq(rows[0].reason,
+                     "clock gate 97%: 0 of 27 repetitions at full speed; the GEMMs alone not");
+    cr_expect_str_eq(rows[1].status, "unstable");
+    cr_expect_str_eq(rows[1].reason, "clock gate 97%: 0 of 108 steps at full speed");
+    cr_expect_gt(rows[1].tps_median, 0, "a slow row still has its (slow) times");
+    /* no gate: no clock is read at all, and the reason says nothing of one */
+    e2e_gated(slow_after_calibration, 0, rows);
+    cr_expect_eq(readings, 0);
+    cr_expect_str_eq(rows[0].status, "ok");
+    cr_expect_str_eq(rows[0].reason, "");
+    cr_expect_str_eq(rows[1].reason, "");
+}
+
+Test(clock, e2e_clock_gate_option_refuses_bad_values)
+{
+    static const char *const bad[] = {"nan", "49", "101", "x"};
+    char args[256], out[4096];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(args, sizeof args, "e2e --model tests/fixtures/tiny.txt --variant i2_s.scalar "
+                                    "--clock-gate '%s' --no-db", bad[i]);
+        cr_expect_eq(mp_test_cli(out, sizeof out, args), 2, "--clock-gate '%s': %s", bad[i], out);
+        cr_expect(strstr(out, "--clock-gate"), "the message names the option: %s", out);
+    }
+    cr_expect_eq(mp_test_cli(out, sizeof out, "e2e --lossless --model tests/fixtures/tiny.txt "
+                                              "--variant i2_s.scalar --clock-gate 90 --no-db"),
+                 2, "%s", out);
 }

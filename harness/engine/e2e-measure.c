@@ -16,6 +16,32 @@
 
 enum { MAX_BATCH = MP_E2E_MAX_BATCH, UBATCH = 512 };
 
+/* ---- the clock gate (--clock-gate, issue 17) -------------------------------------
+ * The CPU's speed is read (engine/clock.c) before and after each decode step,
+ * each prefill repetition and each measurement of the bound; what ran while
+ * either reading was under gate x the fastest seen is not timed.  A decode
+ * repetition's time is its kept steps' time scaled to all its steps; a prefill
+ * repetition or a bound measurement made at a slow moment is made again, at
+ * most GATE_TRIES times each (then the row is marked unstable). */
+enum { GATE_TRIES = 8 };
+
+static double clock_read(const mp_e2e_job *o, mp_pool *pool)
+{
+    return o->clock_gate > 0 ? mp_clock_now(pool) : 0;
+}
+
+/* Whether what ran since the reading c0 ran at full speed (always, ungated);
+ * *c1 (may be NULL) gets the reading made now, the next step's "before". */
+static int full_speed(const mp_e2e_job *o, mp_pool *pool, double c0, double *c1)
+{
+    if (o->clock_gate <= 0)
+        return 1;
+    double now = mp_clock_now(pool);
+    if (c1)
+        *c1 = now;
+    return (c0 < now ? c0 : now) >= o->clock_gate * mp_clock_best();
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -95,8 +121,12 @@ static double read_bw(const mp_e2e_job *o, mp_pool *pool)
     double bw = 0;
     if (o->store && o->fingerprint)
         bw = mp_probe_value(o->store, o->fingerprint, "read_DRAM", o->threads);
-    if (bw <= 0)
-        bw = mp_probe_dram_read_as(pool, (size_t)1 << 30, 5, mp_e2e_huge_pages());
+    for (int i = 0; bw <= 0 && i < GATE_TRIES; i++) {
+        double c0 = clock_read(o, pool);
+        double got = mp_probe_dram_read_as(pool, (size_t)1 << 30, 5, mp_e2e_huge_pages());
+        if (full_speed(o, pool, c0, NULL) || i == GATE_TRIES - 1)
+            bw = got;
+    }
     return bw;
 }
 
@@ -246,16 +276,22 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
  * head is untied, the norms, the KV cache at the mean position - over the read
  * bandwidth, B tokens per step.  Prefill: pp tokens over the median time of its
  * GEMMs run alone (mp_e2e_gemm_seconds, the same chunks, the same pool). */
-static void bound(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int kind, int B,
-                  double bw, double *sec, mp_e2e_row *r)
+static int bound(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, mp_pool *pool, int kind,
+                 int B, double bw, double *sec, mp_e2e_row *r)
 {
     const mp_e2e_mem *mem = mp_e2e_memory(m);
+    int slow = 0; /* repetitions of the GEMMs alone kept at a slow moment (gated) */
     if (kind == 0) {
-        for (int rep = 0; rep < o->reps; rep++) {
-            sec[rep] = 0;
-            for (int at = 0; at < o->pp; at += UBATCH)
-                sec[rep] += mp_e2e_gemm_seconds(m, o->pp - at < UBATCH ? o->pp - at : UBATCH);
-        }
+        for (int rep = 0; rep < o->reps; rep++)
+            for (int try = 0; try < GATE_TRIES; try++) {
+                double c0 = clock_read(o, pool);
+                sec[rep] = 0;
+                for (int at = 0; at < o->pp; at += UBATCH)
+                    sec[rep] += mp_e2e_gemm_seconds(m, o->pp - at < UBATCH ? o->pp - at : UBATCH);
+                if (full_speed(o, pool, c0, NULL))
+                    break;
+                slow += try == GATE_TRIES - 1;
+            }
         qsort(sec, (size_t)o->reps, sizeof *sec, cmp_d);
         double med = o->reps % 2 ? sec[o->reps / 2]
                                  : 0.5 * (sec[o->reps / 2 - 1] + sec[o->reps / 2]);
@@ -272,6 +308,7 @@ static void bound(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int kind, 
         r->bound_tps = bw > 0 ? B * bw * 1e9 / (double)r->token_bytes : 0;
     }
     r->bound_share = r->bound_tps > 0 ? r->tps_median / r->bound_tps : 0;
+    return slow;
 }
 
 /* Runs pp / tg / batch tests for every configuration; fills rows. */
@@ -293,6 +330,9 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         builds += !cfg[c].skip[0];
     mp_e2e_source syn, *sh = NULL;
     int rc = shared_source(o, md, pool, builds, &syn, &sh, e);
+    if (o->clock_gate > 0 && mp_clock_best() == 0)
+        for (int i = 0; i < 16; i++) /* a first idea of full speed */
+            mp_clock_now(pool);
     double bw = rc || !o->tg ? 0 : read_bw(o, pool);
     mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
                         .src = sh ? sh : o->src, .head = o->head, .cache_dir = o->cache_dir,
@@ -361,6 +401,8 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             r->setup_s = mp_e2e_setup_info(m)->seconds;
             int B = nb[ti];
             double tsum = 0;
+            /* with a clock gate: steps kept / made (decode), repetitions made again */
+            int kept = 0, made = 0, redone = 0, unstable = 0; /* unstable: slow ones kept */
             for (int rep = -1; rep < o->reps; rep++) {
                 if (rep == 0 && o->profile)
                     mp_e2e_profile(m, 1); /* the timed repetitions only */
@@ -369,7 +411,8 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 for (int i = 0; i < ntok; i++)
                     tok[i] = (int)(mp_rng_next(&rng) % (uint64_t)vocab);
                 mp_e2e_reset(m);
-                double t0 = mp_now();
+                double c0 = clock_read(o, pool), t0 = mp_now(), fast = 0;
+                int nfast = 0;
                 if (kind[ti] == 0) {
                     for (int at = 0; at < o->pp; at += UBATCH) {
                         int len = o->pp - at < UBATCH ? o->pp - at : UBATCH;
@@ -384,7 +427,11 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                         seq[b] = b;
                     int steps = rep < 0 ? 1 : o->tg;
                     for (int i = 0; i < steps && !rc; i++) {
+                        double s0 = mp_now();
                         rc = mp_e2e_forward(m, tok, seq, B, NULL, logits);
+                        double ds = mp_now() - s0;
+                        if (o->clock_gate > 0 && full_speed(o, pool, c0, &c0))
+                            fast += ds, nfast++;
                         const int *next = mp_e2e_tokens(m); /* argmax of each row */
                         for (int b = 0; b < B; b++)
                             tok[b] = next[b];
@@ -396,26 +443,53 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     rc = mp_fail(e, MP_ERUN, "e2e: forward pass refused its input (internal)");
                     break;
                 }
-                if (rep >= 0)
-                    sec[rep] = dt, tsum += dt;
+                if (rep < 0)
+                    continue;
+                tsum += dt;
+                if (o->clock_gate > 0) {
+                    int slow = kind[ti] ? !nfast : !full_speed(o, pool, c0, NULL);
+                    if (kind[ti])
+                        made += o->tg, kept += nfast;
+                    if (slow && redone < GATE_TRIES * o->reps) {
+                        redone++, rep--; /* nothing of it at full speed: again */
+                        continue;
+                    }
+                    unstable += slow;
+                    if (kind[ti] && nfast)
+                        dt = fast / nfast * o->tg; /* the kept steps' rate */
+                }
+                sec[rep] = dt;
             }
             if (rc)
                 break;
             double tokens = kind[ti] == 0 ? (double)o->pp : (double)o->tg * B;
             fill_stats(r, sec, o->reps, tokens);
-            if (o->profile) {
+            if (o->profile) { /* over every timed repetition, kept or not */
                 double prof[MP_E2E_NPROF], in = 0;
                 mp_e2e_profile_get(m, prof);
                 mp_e2e_profile(m, 0);
                 for (int g = 0; g < MP_E2E_NPROF; g++)
                     in += prof[g];
                 prof[MP_E2E_P_OTHER] += tsum - in; /* the token loop outside forward calls */
-                profile_text(prof, tokens * o->reps, r->profile, sizeof r->profile);
+                profile_text(prof, tokens * (o->reps + redone), r->profile, sizeof r->profile);
             }
-            bound(o, md, m, kind[ti], B, bw, sec, r);
-            snprintf(r->status, sizeof r->status, "ok");
+            int slow_bound = bound(o, md, m, pool, kind[ti], B, bw, sec, r);
+            snprintf(r->status, sizeof r->status, "%s", unstable || slow_bound ? "unstable" : "ok");
+            int at = 0;
             if (o->layers < md->layers)
-                snprintf(r->reason, sizeof r->reason, "%d of %d layers", o->layers, md->layers);
+                at = snprintf(r->reason, sizeof r->reason, "%d of %d layers; ", o->layers,
+                              md->layers);
+            if (o->clock_gate > 0 && kind[ti])
+                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
+                         "clock gate %.0f%%: %d of %d steps at full speed", 100 * o->clock_gate,
+                         kept, made);
+            else if (o->clock_gate > 0)
+                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
+                         "clock gate %.0f%%: %d of %d repetitions at full speed%s",
+                         100 * o->clock_gate, o->reps - unstable, o->reps + redone,
+                         slow_bound ? "; the GEMMs alone not" : "");
+            else if (at)
+                r->reason[at - 2] = 0; /* no "; " after the layers */
             if ((rc = keep(o, r, e)))
                 break;
         }

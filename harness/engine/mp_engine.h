@@ -187,6 +187,10 @@ typedef struct mp_e2e_job {
     mp_e2e_head_fmt head;    /* --lm-head */
     const char *cache_dir;   /* --weight-cache DIR, NULL: none */
     const char *fingerprint; /* this machine's: the probe's read bandwidth for the bound */
+    /* --clock-gate: a decode step, a prefill repetition and each measurement of
+     * the bound count only when the clock before and after it is at least this
+     * fraction of the fastest seen (engine/clock.c); 0 = off */
+    double clock_gate;
 } mp_e2e_job;
 
 /* pp / tg / batch rows of every configuration into rows (ncfg x tests). */

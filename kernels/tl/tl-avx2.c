@@ -55,6 +55,8 @@ static inline __attribute__((always_inline)) __m256i signs32(const uint8_t *p)
     return _mm256_cmpeq_epi8(_mm256_and_si256(b, bits), bits);
 }
 
+/* This file's compute slot, which its catalog rows name: mp_tl_gemm__avx2
+ * (FN(mp_tl_gemm) at the end of tl-x86.h). */
 #include "tl-x86.h"
 
 /* ---- table precompute (prepare) ------------------------------------------------

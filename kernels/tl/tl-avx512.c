@@ -65,4 +65,6 @@ static inline __attribute__((always_inline)) void store_tail(const mp_op *op, in
     _mm512_mask_storeu_ps(y + (size_t)t * op->m + row0, k, f);
 }
 
+/* This file's compute slot, which its catalog rows name: mp_tl_gemm__avx512
+ * (FN(mp_tl_gemm) at the end of tl-x86.h). */
 #include "tl-x86.h"
