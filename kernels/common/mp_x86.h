@@ -15,8 +15,12 @@
  * prefetch holds one of the core's few L1 miss buffers until its line arrives
  * from DRAM.  Xeon VM (model 207), vnni_int2.avx512vnni GEMV, cold, clock-gated,
  * two alternations, 6912x2560 / 2560x6912: T0 at 8 KB 78-80% of the same-run
- * read on 1 and 2 threads, T1 or T2 at 8-16 KB 85-88%, none 36-54%. */
+ * read on 1 and 2 threads, T1 or T2 at 8-16 KB 85-88%, none 36-54%.
+ * A kernel file may define MP_PF_HINT before including this header where the
+ * other level measured faster for it (tq2_0: T0, see tq2_0-avx2.c). */
+#ifndef MP_PF_HINT
 #define MP_PF_HINT _MM_HINT_T1
+#endif
 
 /* lanes 0-3 + 4-7, then (0+2, 1+3), then the two: the order of mp_mad_fold16's
  * last steps */
