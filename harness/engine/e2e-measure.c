@@ -403,9 +403,10 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             double tsum = 0;
             /* with a clock gate: steps kept / made (decode), repetitions made again */
             int kept = 0, made = 0, redone = 0, unstable = 0; /* unstable: slow ones kept */
+            int profiling = 0;
             for (int rep = -1; rep < o->reps; rep++) {
-                if (rep == 0 && o->profile)
-                    mp_e2e_profile(m, 1); /* the timed repetitions only */
+                if (rep == 0 && o->profile && !profiling) /* the timed repetitions only, */
+                    mp_e2e_profile(m, 1), profiling = 1;  /* those made again included */
                 mp_progress_show(&pg, "%s: %s rep %d/%d", cfg[c].label, r->test, rep + 1,
                                  o->reps);
                 for (int i = 0; i < ntok; i++)
