@@ -261,6 +261,10 @@ Test(vnni, prepare_avx2_matches_reference)
     for (int i = 0; i < k; i++) /* token 2: ties */
         x[2 * k + i] = i == 0 ? 127.0f : (float)((i % 254) - 127) + 0.5f;
     x[2 * k + 1] = -127.0f;
+    /* the absmax in each part of the four-way max: the 8-wide tail (token 0),
+     * the scalar tail (token 1) */
+    x[0 * k + k / 32 * 32 + 3] = -90.0f;
+    x[1 * k + k - 1] = 70.0f;
     size_t sz = mp_q8act_size(n, k);
     uint8_t *a = mp_alloc(sz), *b = mp_alloc(sz);
     memset(a, 0, sz);

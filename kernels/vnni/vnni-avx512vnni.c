@@ -186,16 +186,21 @@ static inline __attribute__((always_inline)) __m512i int1_gemv_block(const const
     return _mm512_add_epi32(a, b);
 }
 
-/* neg: sums hold sum 2 [w = -1] q (int1_up_neg), so the result is qsum - sum */
-static void store_rows(const mp_op *op, const void *act, int t, __m512i sums, float *y, int r,
-                       int rows, int neg)
+/* neg: sums hold sum 2 [w = -1] q (int1_up_neg), so the result is qsum - sum.
+ * mp_dequant on all 16 lanes at once: convert, divide, multiply are each
+ * correctly rounded per lane, so the bits are the scalar helper's.  One row at
+ * a time, the 16 scalar divisions per block held 1.4% of the GEMV's samples
+ * (perf, cpu-clock, 4096x4096). */
+static inline __attribute__((always_inline)) void store_rows(const mp_op *op, const void *act, int t,
+                                                             __m512i sums, float *y, int r, int rows,
+                                                             int neg)
 {
-    int32_t s[16];
-    _mm512_storeu_si512(s, sums);
     const mp_q8hdr *h = mp_q8act_hdr(act, op->k, t);
-    float *yt = y + (size_t)t * op->m + r;
-    for (int i = 0; i < rows; i++)
-        yt[i] = mp_dequant(neg ? h->qsum - s[i] : s[i] - h->qsum, op->w_scale, h->x_scale);
+    const __m512i qs = _mm512_set1_epi32(h->qsum);
+    const __m512i acc = neg ? _mm512_sub_epi32(qs, sums) : _mm512_sub_epi32(sums, qs);
+    const __m512 v = _mm512_mul_ps(_mm512_div_ps(_mm512_cvtepi32_ps(acc), _mm512_set1_ps(h->x_scale)),
+                                   _mm512_set1_ps(op->w_scale));
+    _mm512_mask_storeu_ps(y + (size_t)t * op->m + r, (__mmask16)((1u << rows) - 1), v);
 }
 
 static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1, int int1)
