@@ -71,11 +71,6 @@ void mp_float_gemm(const int8_t *w, float w_scale, int m, int k, const float *x,
     }
 }
 
-size_t mp_q8act_stride(int k)
-{
-    return 64 + (((size_t)k + 63) & ~(size_t)63);
-}
-
 size_t mp_q8act_size(int n, int k)
 {
     return (size_t)n * mp_q8act_stride(k);
