@@ -16,11 +16,20 @@
  *   summed in index order from 0 and added last; then times scale.  Four keys
  *   at a time share each q load and give four independent add chains; each
  *   key's operations are the same in a group or alone.
+ * softmax: sc[j] becomes e^(sc[j] - max) (mp_e2e_exp.h, lane-wise); the max is
+ *   exact in any order; the sum: lane l accumulates the whole 16-blocks' element
+ *   16b + l in order from 0, the lanes are summed as the scores' tree, then the
+ *   elements after the last whole block in index order.  One 4-lane loop with a
+ *   serial sum (e2e.c until issue 17's last step) held a third of prefill's
+ *   attention time.
  * mix: o[d] starts at 0 and adds p[j] * v_j[d] for j in order: up to 8 vectors
  *   (128 floats) of o stay in registers while j runs, then the next 128. */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "mp_e2e_attn.h"
+#include "mp_e2e_exp.h"
 
 #ifndef MP_ATTN_TYPES
 #define MP_ATTN_TYPES
@@ -32,13 +41,13 @@ static inline __attribute__((always_inline)) void mp_av_load(mp_av16f *v, const 
     memcpy(v, p, sizeof *v);
 }
 
+typedef int32_t mp_av16i __attribute__((vector_size(64)));
 typedef float mp_av8f __attribute__((vector_size(32)));
 typedef float mp_av4f __attribute__((vector_size(16)));
 
-/* the lane tree (halves added as vectors: lane i + lane i + w, w = 8, 4, then 2
- * and 1), then the tail in index order, then the scale */
-static inline __attribute__((always_inline)) float
-mp_av_finish(const mp_av16f *acc, const float *q, const float *k, int d0, int hd, float scale)
+/* the lane tree: halves added as vectors (lane i + lane i + w, w = 8, 4), then
+ * (0 + 2) + (1 + 3) */
+static inline __attribute__((always_inline)) float mp_av_tree(const mp_av16f *acc)
 {
     mp_av8f lo8, hi8;
     mp_av4f lo4, hi4;
@@ -48,11 +57,20 @@ mp_av_finish(const mp_av16f *acc, const float *q, const float *k, int d0, int hd
     memcpy(&lo4, &lo8, sizeof lo4);
     memcpy(&hi4, (const char *)&lo8 + sizeof lo4, sizeof hi4);
     lo4 += hi4;
-    float t = 0.0f, r = (lo4[0] + lo4[2]) + (lo4[1] + lo4[3]);
+    return (lo4[0] + lo4[2]) + (lo4[1] + lo4[3]);
+}
+
+/* the lane tree, then the tail in index order, then the scale */
+static inline __attribute__((always_inline)) float
+mp_av_finish(const mp_av16f *acc, const float *q, const float *k, int d0, int hd, float scale)
+{
+    float t = 0.0f, r = mp_av_tree(acc);
     for (int d = d0; d < hd; d++)
         t += q[d] * k[d];
     return (r + t) * scale;
 }
+
+MP_E2E_EXP_DEFINE(mp_av_exp, mp_av16f, mp_av16i)
 #endif
 
 void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int nkeys,
@@ -125,4 +143,41 @@ void MP_ATTN_FN(mp_e2e_attn_mix)(const float *p, const float *v, int hd, int nke
             t += p[j] * v[(size_t)j * hd + d];
         o[d] = t;
     }
+}
+
+float MP_ATTN_FN(mp_e2e_attn_softmax)(float *sc, int n)
+{
+    const int d0 = n / MP_AV * MP_AV;
+    float mx = -INFINITY;
+    if (d0) {
+        mp_av16f m, y;
+        mp_av_load(&m, sc);
+        for (int j = MP_AV; j < d0; j += MP_AV) {
+            mp_av_load(&y, sc + j);
+            mp_av16i gt = y > m;
+            m = (mp_av16f)(((mp_av16i)y & gt) | ((mp_av16i)m & ~gt));
+        }
+        for (int l = 0; l < MP_AV; l++)
+            mx = m[l] > mx ? m[l] : mx;
+    }
+    for (int j = d0; j < n; j++)
+        mx = sc[j] > mx ? sc[j] : mx;
+    mp_av16f acc = {0}, e;
+    for (int j = 0; j < d0; j += MP_AV) {
+        mp_av_load(&e, sc + j);
+        e -= mx;
+        mp_av_exp(&e);
+        memcpy(sc + j, &e, sizeof e);
+        acc += e;
+    }
+    float sum = mp_av_tree(&acc);
+    if (d0 < n) { /* the tail through one zero-padded vector, summed in order */
+        mp_av16f t = {0};
+        memcpy(&t, sc + d0, sizeof(float) * (size_t)(n - d0));
+        t -= mx;
+        mp_av_exp(&t);
+        for (int j = d0; j < n; j++)
+            sc[j] = t[j - d0], sum += t[j - d0];
+    }
+    return sum;
 }

@@ -12,9 +12,11 @@
 
 #define MP_ATTN_DECLARE_(sfx)                                                             \
     void mp_e2e_attn_scores__##sfx(const float *, const float *, int, int, float, float *); \
-    void mp_e2e_attn_mix__##sfx(const float *, const float *, int, int, float *);
+    void mp_e2e_attn_mix__##sfx(const float *, const float *, int, int, float *);          \
+    float mp_e2e_attn_softmax__##sfx(float *, int);
 #define MP_ATTN_COPY_(sfx, bits)                                                          \
-    {#sfx, bits, mp_e2e_attn_scores__##sfx, mp_e2e_attn_mix__##sfx}
+    {#sfx, bits, mp_e2e_attn_scores__##sfx, mp_e2e_attn_mix__##sfx,                       \
+     mp_e2e_attn_softmax__##sfx}
 
 #if defined(__x86_64__)
 MP_ATTN_DECLARE_(avx512)

@@ -76,6 +76,7 @@
 #include "mp_e2e.h"
 #include "mp_e2e_attn.h"
 #include "mp_e2e_cache.h"
+#include "mp_e2e_exp.h"
 #include "mp_bigmem.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
@@ -1062,33 +1063,12 @@ static void tok_range(int n, int tid, int nt, int *t0, int *t1)
     *t1 = *t0 + per < n ? *t0 + per : n;
 }
 
-/* e^x on 4 lanes: Cephes expf's reduction and polynomial (as in the SSE
- * "exp_ps"), a few ulp on [-88.37, 88.37] (clamped there: exactly 0 below
- * -88.37, about 2^127 above), no libm call, so SiLU vectorizes; lane-wise IEEE
- * operations in a fixed order, the same bits in every lane on every ISA. */
+/* e^x on 4 lanes (harness/mp_e2e_exp.h): no libm call, so SiLU vectorizes */
+MP_E2E_EXP_DEFINE(exp4_at, mp_v4f, mp_v4i)
 static inline mp_v4f exp4(mp_v4f x)
 {
-    const mp_v4f hi = {88.3762626647949f, 88.3762626647949f, 88.3762626647949f,
-                       88.3762626647949f};
-    mp_v4i m = x > hi;
-    x = (mp_v4f)(((mp_v4i)x & ~m) | ((mp_v4i)hi & m));
-    m = x < -hi;
-    x = (mp_v4f)(((mp_v4i)x & ~m) | ((mp_v4i)-hi & m));
-    mp_v4f fx = x * 1.44269504088896341f + 0.5f;
-    mp_v4f t = __builtin_convertvector(__builtin_convertvector(fx, mp_v4i), mp_v4f);
-    fx = t - (mp_v4f)((mp_v4i)(mp_v4f){1.0f, 1.0f, 1.0f, 1.0f} & (t > fx)); /* floor */
-    x = x - fx * 0.693359375f;
-    x = x - fx * -2.12194440e-4f;
-    mp_v4f z = x * x;
-    mp_v4f y = {1.9875691500e-4f, 1.9875691500e-4f, 1.9875691500e-4f, 1.9875691500e-4f};
-    y = y * x + 1.3981999507e-3f;
-    y = y * x + 8.3334519073e-3f;
-    y = y * x + 4.1665795894e-2f;
-    y = y * x + 1.6666665459e-1f;
-    y = y * x + 5.0000001201e-1f;
-    y = y * z + x + 1.0f;
-    mp_v4i n = (__builtin_convertvector(fx, mp_v4i) + 127) << 23;
-    return y * (mp_v4f)n;
+    exp4_at(&x);
+    return x;
 }
 
 /* The gated activation of elements [i0, i1) of one token: g = act(g) * u.
@@ -1293,26 +1273,7 @@ static void attn_task(void *arg, int tid, int nt)
         const float *vc = kv_at(m, m->layer, m->seq[t], 1, kvh, 0);
         const mp_e2e_attn_copy *ac = mp_e2e_attn();
         ac->scores(q, kc, hd, p + 1, scale, sc);
-        float mx = -INFINITY;
-        for (int j = 0; j <= p; j++)
-            if (sc[j] > mx)
-                mx = sc[j];
-        float sum = 0.0f;
-        for (int j = 0; j <= p; j += 4) {
-            mp_v4f e = {0, 0, 0, 0};
-            if (j + 4 <= p + 1) {
-                memcpy(&e, sc + j, sizeof e);
-                e = exp4(e - mx);
-                memcpy(sc + j, &e, sizeof e);
-                sum = (((sum + e[0]) + e[1]) + e[2]) + e[3];
-                continue;
-            }
-            for (int l = 0; l <= p - j; l++) /* the tail, zero-padded */
-                e[l] = sc[j + l];
-            e = exp4(e - mx);
-            for (int l = 0; l <= p - j; l++)
-                sc[j + l] = e[l], sum += e[l];
-        }
+        float sum = ac->softmax(sc, p + 1);
         float *o = m->att + (size_t)t * m->qd + (size_t)h * hd;
         ac->mix(sc, vc, hd, p + 1, o);
         float inv = 1.0f / sum;

@@ -1,7 +1,7 @@
 /* mp_e2e_attn.h - the end-to-end runner's attention loops (harness/e2e-attn.c):
  * the scores q.k_j of one (token, head) pair over its cached keys and the
- * probability-weighted sum of its cached values.  Softmax, scaling and the
- * split over (token, head) pairs stay in e2e.c. */
+ * softmax over them and the probability-weighted sum of its cached values.  The
+ * final scaling and the split over (token, head) pairs stay in e2e.c. */
 #ifndef MP_E2E_ATTN_H
 #define MP_E2E_ATTN_H
 
@@ -12,12 +12,17 @@ typedef void (*mp_e2e_attn_scores_fn)(const float *q, const float *k, int hd, in
 typedef void (*mp_e2e_attn_mix_fn)(const float *p, const float *v, int hd, int nkeys,
                                    float *o);
 
-/* One compiled copy of both loops (harness/e2e-attn-simd.h). */
+/* sc[j] = e^(sc[j] - max_j sc[j]) in place for j < n; returns their sum (the
+ * order: harness/e2e-attn-simd.h). */
+typedef float (*mp_e2e_attn_softmax_fn)(float *sc, int n);
+
+/* One compiled copy of the loops (harness/e2e-attn-simd.h). */
 typedef struct mp_e2e_attn_copy {
     const char *name; /* "generic", "avx2", "avx512" */
     unsigned isa;     /* mp_isa_bits it needs */
     mp_e2e_attn_scores_fn scores;
     mp_e2e_attn_mix_fn mix;
+    mp_e2e_attn_softmax_fn softmax;
 } mp_e2e_attn_copy;
 
 /* Chooses the widest copy this CPU runs (after MPBENCH_MAX_ISA); call while no

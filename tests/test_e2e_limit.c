@@ -25,6 +25,7 @@
 #include "../harness/mp_e2e.h"
 #include "../harness/mp_e2e_attn.h"
 #include "../harness/mp_e2e_cache.h"
+#include "../harness/mp_e2e_exp.h"
 #include "../harness/mp_store_schema.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
@@ -693,4 +694,79 @@ Test(e2e_limit, attention_loops_match_their_order_on_every_isa)
     mp_free(p);
     mp_free(sc);
     mp_free(o);
+}
+
+/* The softmax's documented order (e2e-attn-simd.h) as scalar loops; e^x per
+ * element through the shared definition on a one-lane vector, which must give
+ * every lane of the 16-lane copies the same bits. */
+typedef float mp_t1f __attribute__((vector_size(4)));
+typedef int32_t mp_t1i __attribute__((vector_size(4)));
+MP_E2E_EXP_DEFINE(oracle_exp1, mp_t1f, mp_t1i)
+
+static float oracle_softmax(float *sc, int n)
+{
+    float mx = -INFINITY, l[16] = {0};
+    for (int j = 0; j < n; j++)
+        mx = sc[j] > mx ? sc[j] : mx;
+    int d0 = n / 16 * 16;
+    for (int j = 0; j < n; j++) {
+        mp_t1f e = {sc[j] - mx};
+        oracle_exp1(&e);
+        sc[j] = e[0];
+        if (j < d0)
+            l[j % 16] += e[0];
+    }
+    for (int w = 8; w; w /= 2)
+        for (int i = 0; i < w; i++)
+            l[i] += l[i + w];
+    float sum = l[0];
+    for (int j = d0; j < n; j++)
+        sum += sc[j];
+    return sum;
+}
+
+Test(e2e_limit, attention_softmax_matches_its_order_on_every_isa)
+{
+    static const char *const isa[] = {"generic", "avx2", "avx512"};
+    static const int lens[] = {1, 2, 3, 15, 16, 17, 31, 32, 33, 100, 128, 129, 300};
+    enum { MAXN = 300 };
+    float *x = mp_alloc(sizeof(float) * MAXN), *a = mp_alloc(sizeof(float) * (MAXN + 1));
+    float *want = mp_alloc(sizeof(float) * MAXN);
+    int copies = 0, cases = 0;
+    for (int spread = 0; spread < 2; spread++) {
+        mp_gen_acts(31 + (uint64_t)spread, x, MAXN);
+        for (int j = 0; j < MAXN; j++) /* spread 1: a 200-wide range, exp clamps to 0 */
+            x[j] *= spread ? 60.0f : 3.0f;
+        for (size_t c = 0; c < sizeof isa / sizeof isa[0]; c++) {
+            const mp_e2e_attn_copy *ac = mp_e2e_attn_isa(isa[c]);
+            if (!ac)
+                continue;
+            copies += !spread;
+            for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+                int n = lens[i];
+                memcpy(a, x, sizeof(float) * (size_t)n);
+                memcpy(want, x, sizeof(float) * (size_t)n);
+                a[n] = NAN;
+                float s = ac->softmax(a, n), ws = oracle_softmax(want, n);
+                cr_assert(isnan(a[n]), "softmax %s wrote past n = %d", isa[c], n);
+                cr_assert(!memcmp(&s, &ws, 4), "softmax %s n %d: sum %.9g, documented order %.9g",
+                          isa[c], n, s, ws);
+                for (int j = 0; j < n; j++)
+                    cr_assert(!memcmp(&a[j], &want[j], 4), "softmax %s n %d element %d: %.9g, "
+                              "oracle %.9g", isa[c], n, j, a[j], want[j]);
+                float mx = -INFINITY;
+                int at = 0;
+                for (int j = 0; j < n; j++)
+                    if (x[j] > mx)
+                        mx = x[j], at = j;
+                cr_assert_eq(a[at], 1.0f, "softmax %s n %d: e^0 at the max", isa[c], n);
+                cases++;
+            }
+        }
+    }
+    cr_assert_geq(copies, 1);
+    cr_assert_eq(cases, 2 * copies * (int)(sizeof lens / sizeof lens[0]));
+    mp_free(x);
+    mp_free(a);
+    mp_free(want);
 }
