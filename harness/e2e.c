@@ -18,12 +18,12 @@
  * (harness/e2e-head.c); norm weights are floats near 1.  The KV cache is
  * float32.
  *
- * What runs in float, and why in portable C here: norms, RoPE, softmax and
- * the activation are plain loops (dot products on GNU C vector types with 8
- * fixed lanes), so they vectorize at -O2 without ISA flags.  The head, the one
- * large float-side read, and attention's two dot-product loops, the largest
- * float work at prefill, have their own per-ISA templates (harness/e2e-head.c,
- * harness/e2e-attn.c), each copy with the same bits.
+ * What runs in float, and why in portable C here: norms, RoPE and the
+ * activation are plain loops (dot products on GNU C vector types with 8 fixed
+ * lanes), so they vectorize at -O2 without ISA flags.  The head, the one large
+ * float-side read, and attention (its two dot-product loops and the softmax),
+ * the largest float work at prefill, have their own per-ISA templates
+ * (harness/e2e-head.c, harness/e2e-attn.c), each copy with the same bits.
  *
  * Parallel work (issue 17), all on the run's one persistent pool (pinned
  * threads, no thread created per operation, a hand-over only where the next
