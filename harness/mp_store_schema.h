@@ -95,9 +95,11 @@ static const char *const mp_schema_migrations[] = {
     " WHERE " MP_SCHEMA8_VNNI ";",
     /* 9: the clock gate (sweep/run --clock-gate): the median clock of a result's
      * kept calls (G adds/s, engine/clock.c) and how many calls it discarded as
-     * made below full speed; NULL for results measured without the gate */
-    "ALTER TABLE results ADD COLUMN clock_ghz REAL;"
-    "ALTER TABLE results ADD COLUMN slow_reps INTEGER;",
+     * made below full speed; NULL for results measured without the gate
+     * (parenthesized: clang's -Wstring-concatenation takes two literals in a
+     * row, last in the list, for a missing comma) */
+    ("ALTER TABLE results ADD COLUMN clock_ghz REAL;"
+     "ALTER TABLE results ADD COLUMN slow_reps INTEGER;"),
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };
