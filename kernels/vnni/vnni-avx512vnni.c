@@ -135,19 +135,19 @@ static inline __attribute__((always_inline)) __m512i int2_gemv_block(const const
             const int8_t *qj = q + j * 16;
             MP_UNROLL for (int t = 0; t < STEP; t++) {
                 __m512i v = _mm512_loadu_si512(p + 64 * t);
-                acc[4 * t + 0] = _mm512_dpbusd_epi32(acc[4 * t + 0], _mm512_and_si512(v, m0), bcast4(qj + 16 * t));
-                acc[4 * t + 1] = _mm512_dpbusd_epi32(acc[4 * t + 1], _mm512_and_si512(v, m1), bcast4(qj + 16 * t + 4));
-                acc[4 * t + 2] = _mm512_dpbusd_epi32(acc[4 * t + 2], _mm512_and_si512(v, m2), bcast4(qj + 16 * t + 8));
-                acc[4 * t + 3] = _mm512_dpbusd_epi32(acc[4 * t + 3], _mm512_and_si512(v, m3), bcast4(qj + 16 * t + 12));
+                acc[4 * t + 0] = mp_x86_dpbusd_bcast(acc[4 * t + 0], _mm512_and_si512(v, m0), qj + 16 * t);
+                acc[4 * t + 1] = mp_x86_dpbusd_bcast(acc[4 * t + 1], _mm512_and_si512(v, m1), qj + 16 * t + 4);
+                acc[4 * t + 2] = mp_x86_dpbusd_bcast(acc[4 * t + 2], _mm512_and_si512(v, m2), qj + 16 * t + 8);
+                acc[4 * t + 3] = mp_x86_dpbusd_bcast(acc[4 * t + 3], _mm512_and_si512(v, m3), qj + 16 * t + 12);
             }
         }
         for (; j < j1; j++) {
             const int8_t *qj = q + j * 16;
             __m512i v = _mm512_loadu_si512(w + j * 64);
-            acc[0] = _mm512_dpbusd_epi32(acc[0], _mm512_and_si512(v, m0), bcast4(qj));
-            acc[1] = _mm512_dpbusd_epi32(acc[1], _mm512_and_si512(v, m1), bcast4(qj + 4));
-            acc[2] = _mm512_dpbusd_epi32(acc[2], _mm512_and_si512(v, m2), bcast4(qj + 8));
-            acc[3] = _mm512_dpbusd_epi32(acc[3], _mm512_and_si512(v, m3), bcast4(qj + 12));
+            acc[0] = mp_x86_dpbusd_bcast(acc[0], _mm512_and_si512(v, m0), qj);
+            acc[1] = mp_x86_dpbusd_bcast(acc[1], _mm512_and_si512(v, m1), qj + 4);
+            acc[2] = mp_x86_dpbusd_bcast(acc[2], _mm512_and_si512(v, m2), qj + 8);
+            acc[3] = mp_x86_dpbusd_bcast(acc[3], _mm512_and_si512(v, m3), qj + 12);
         }
         __m512i a[4];
         MP_UNROLL for (int s = 0; s < 4; s++) {
@@ -175,12 +175,12 @@ static inline __attribute__((always_inline)) __m512i int1_gemv_block(const const
         _mm_prefetch((const char *)p + PF_BYTES, MP_PF_HINT);
         const int8_t *qj = q + j * 16;
         MP_UNROLL for (int g = 0; g < 8; g++)
-            acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up_seq(c, p + 8 * g, seq), bcast4(qj + 4 * g));
+            acc[g] = mp_x86_dpbusd_bcast(acc[g], int1_up_seq(c, p + 8 * g, seq), qj + 4 * g);
     }
     if (j < nt)
         MP_UNROLL for (int g = 0; g < 4; g++)
-            acc[g] = _mm512_dpbusd_epi32(acc[g], int1_up_seq(c, w + j * 32 + 8 * g, seq),
-                                         bcast4(q + j * 16 + 4 * g));
+            acc[g] = mp_x86_dpbusd_bcast(acc[g], int1_up_seq(c, w + j * 32 + 8 * g, seq),
+                                         q + j * 16 + 4 * g);
     __m512i a = _mm512_add_epi32(_mm512_add_epi32(acc[0], acc[1]), _mm512_add_epi32(acc[2], acc[3]));
     __m512i b = _mm512_add_epi32(_mm512_add_epi32(acc[4], acc[5]), _mm512_add_epi32(acc[6], acc[7]));
     return _mm512_add_epi32(a, b);
