@@ -7,29 +7,43 @@
  * 2B-4T: 16% of a token's time on 4-lane portable loops, issue 17), so they use
  * the widest vectors the CPU has, with one arithmetic for every copy: 16-lane
  * GNU C vectors, which gcc lowers to 4 SSE, 2 AVX or 1 AVX-512 operation with
- * the same lanes, so every copy gives the same bits (-std=c11 implies
- * -ffp-contract=off: a product then a sum, never fused).
+ * the same lanes, so every copy gives the same bits.  Every product is
+ * accumulated by a fused multiply-add, one rounding (fma(a, b, c) below): the
+ * x86 copies use the FMA instructions (AVX2 builds with -mfma, and the ISA
+ * check asks for FMA), the portable copy fmaf per lane, which is correctly
+ * rounded too, so the bits are the same (-std=c11 implies -ffp-contract=off,
+ * so nothing else is fused).  One operation per product instead of two, and
+ * every accumulator in a register (see mp_av_tree and the mix): scores + mix
+ * of 600 queries over 64 keys of 128 floats 0.40 -> 0.20 ms on one thread;
+ * BitNet 2B-4T pp128 attention 0.70-0.76 -> 0.49-0.55 ms per token on 1
+ * thread, 0.40-0.44 -> 0.29-0.31 on 2 (issue 17's session note).
  *
- * scores: per key, lane l accumulates q[16b + l] * k[16b + l] over the whole
- *   16-blocks b in order from 0; the 16 lanes are summed as a tree (lane i +=
- *   lane i + w for w = 8, 4, 2, 1); the elements after the last whole block are
- *   summed in index order from 0 and added last; then times scale.  Four keys
- *   at a time share each q load and give four independent add chains; each
- *   key's operations are the same in a group or alone.
+ * scores: per key, lane l accumulates acc = fma(q[16b + l], k[16b + l], acc)
+ *   over the whole 16-blocks b in order from 0; the 16 lanes are summed as a
+ *   tree (lane i += lane i + w for w = 8, 4, 2, 1); the elements after the last
+ *   whole block are accumulated the same way in index order from 0 into a sum
+ *   from 0, added last; then times scale.  MP_ATTN_KEYS keys at a time share
+ *   each q load and give independent chains; each key's operations are the
+ *   same in a group or alone.
  * softmax: sc[j] becomes e^(sc[j] - max) (mp_e2e_exp.h, lane-wise); the max is
  *   exact in any order; the sum: lane l accumulates the whole 16-blocks' element
  *   16b + l in order from 0, the lanes are summed as the scores' tree, then the
  *   elements after the last whole block in index order.  One 4-lane loop with a
  *   serial sum (e2e.c until issue 17's last step) held a third of prefill's
  *   attention time.
- * mix: o[d] starts at 0 and adds p[j] * v_j[d] for j in order: up to 8 vectors
- *   (128 floats) of o stay in registers while j runs, then the next 128. */
+ * mix: o[d] starts at 0 and becomes fma(p[j], v_j[d], o[d]) for j in order: up
+ *   to 8 vectors (128 floats) of o stay in registers while j runs, then the
+ *   next 128. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "mp_e2e_attn.h"
 #include "mp_e2e_exp.h"
+
+#if defined(__FMA__)
+#include <immintrin.h>
+#endif
 
 #ifndef MP_ATTN_TYPES
 #define MP_ATTN_TYPES
@@ -42,22 +56,41 @@ static inline __attribute__((always_inline)) void mp_av_load(mp_av16f *v, const 
 }
 
 typedef int32_t mp_av16i __attribute__((vector_size(64)));
-typedef float mp_av8f __attribute__((vector_size(32)));
-typedef float mp_av4f __attribute__((vector_size(16)));
 
-/* the lane tree: halves added as vectors (lane i + lane i + w, w = 8, 4), then
- * (0 + 2) + (1 + 3) */
+/* *acc = fma(*x, *y, *acc) lane by lane, one rounding each (by pointer: see
+ * e2e-head-simd.h on -Wpsabi) */
+static inline __attribute__((always_inline)) void mp_av_fma(mp_av16f *acc, const mp_av16f *x,
+                                                            const mp_av16f *y)
+{
+#if defined(__AVX512F__)
+    *acc = (mp_av16f)_mm512_fmadd_ps((__m512)*x, (__m512)*y, (__m512)*acc);
+#elif defined(__FMA__)
+    __m256 h[3][2];
+    memcpy(h[0], x, sizeof *x);
+    memcpy(h[1], y, sizeof *y);
+    memcpy(h[2], acc, sizeof *acc);
+    h[2][0] = _mm256_fmadd_ps(h[0][0], h[1][0], h[2][0]);
+    h[2][1] = _mm256_fmadd_ps(h[0][1], h[1][1], h[2][1]);
+    memcpy(acc, h[2], sizeof *acc);
+#else
+    for (int l = 0; l < MP_AV; l++)
+        (*acc)[l] = fmaf((*x)[l], (*y)[l], (*acc)[l]);
+#endif
+}
+
+/* the lane tree: lane i + lane i + 8, then lane i + lane i + 4, then
+ * (0 + 2) + (1 + 3); on whole vectors through shuffles, with no partial access
+ * to *acc, so an accumulator whose tree this is can stay in a register (read
+ * as halves through memcpy, gcc kept the scores' accumulators on the stack: a
+ * store and a reload around every vector multiply-add) */
 static inline __attribute__((always_inline)) float mp_av_tree(const mp_av16f *acc)
 {
-    mp_av8f lo8, hi8;
-    mp_av4f lo4, hi4;
-    memcpy(&lo8, acc, sizeof lo8);
-    memcpy(&hi8, (const char *)acc + sizeof lo8, sizeof hi8);
-    lo8 += hi8;
-    memcpy(&lo4, &lo8, sizeof lo4);
-    memcpy(&hi4, (const char *)&lo8 + sizeof lo4, sizeof hi4);
-    lo4 += hi4;
-    return (lo4[0] + lo4[2]) + (lo4[1] + lo4[3]);
+    const mp_av16i hi8 = {8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15};
+    const mp_av16i hi4 = {4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7};
+    mp_av16f v = *acc;
+    v += __builtin_shuffle(v, hi8);
+    v += __builtin_shuffle(v, hi4);
+    return (v[0] + v[2]) + (v[1] + v[3]);
 }
 
 /* the lane tree, then the tail in index order, then the scale */
@@ -66,11 +99,18 @@ mp_av_finish(const mp_av16f *acc, const float *q, const float *k, int d0, int hd
 {
     float t = 0.0f, r = mp_av_tree(acc);
     for (int d = d0; d < hd; d++)
-        t += q[d] * k[d];
+        t = fmaf(q[d], k[d], t);
     return (r + t) * scale;
 }
 
 MP_E2E_EXP_DEFINE(mp_av_exp, mp_av16f, mp_av16i)
+#endif
+
+/* MP_ATTN_KEYS keys share each q load (4 or 8): their add chains are
+ * independent, so 8 keep AVX-512's two vector adders busy where 4 wait on the
+ * adds' latency; the 16-register ISAs keep 4 (8 would spill). */
+#ifndef MP_ATTN_KEYS
+#define MP_ATTN_KEYS 4
 #endif
 
 void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int nkeys,
@@ -79,19 +119,53 @@ void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int 
     const int nb = hd / MP_AV, d0 = nb * MP_AV;
     const size_t s = (size_t)hd;
     int j = 0;
+#if MP_ATTN_KEYS == 8
+    for (; j + 8 <= nkeys; j += 8) {
+        const float *k0 = k + (size_t)j * s;
+        mp_av16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0},
+                 x, y;
+        for (int b = 0; b < nb; b++) {
+            mp_av_load(&x, q + MP_AV * b);
+            mp_av_load(&y, k0 + MP_AV * b);
+            mp_av_fma(&a0, &x, &y);
+            mp_av_load(&y, k0 + s + MP_AV * b);
+            mp_av_fma(&a1, &x, &y);
+            mp_av_load(&y, k0 + 2 * s + MP_AV * b);
+            mp_av_fma(&a2, &x, &y);
+            mp_av_load(&y, k0 + 3 * s + MP_AV * b);
+            mp_av_fma(&a3, &x, &y);
+            mp_av_load(&y, k0 + 4 * s + MP_AV * b);
+            mp_av_fma(&a4, &x, &y);
+            mp_av_load(&y, k0 + 5 * s + MP_AV * b);
+            mp_av_fma(&a5, &x, &y);
+            mp_av_load(&y, k0 + 6 * s + MP_AV * b);
+            mp_av_fma(&a6, &x, &y);
+            mp_av_load(&y, k0 + 7 * s + MP_AV * b);
+            mp_av_fma(&a7, &x, &y);
+        }
+        sc[j] = mp_av_finish(&a0, q, k0, d0, hd, scale);
+        sc[j + 1] = mp_av_finish(&a1, q, k0 + s, d0, hd, scale);
+        sc[j + 2] = mp_av_finish(&a2, q, k0 + 2 * s, d0, hd, scale);
+        sc[j + 3] = mp_av_finish(&a3, q, k0 + 3 * s, d0, hd, scale);
+        sc[j + 4] = mp_av_finish(&a4, q, k0 + 4 * s, d0, hd, scale);
+        sc[j + 5] = mp_av_finish(&a5, q, k0 + 5 * s, d0, hd, scale);
+        sc[j + 6] = mp_av_finish(&a6, q, k0 + 6 * s, d0, hd, scale);
+        sc[j + 7] = mp_av_finish(&a7, q, k0 + 7 * s, d0, hd, scale);
+    }
+#endif
     for (; j + MP_AKEYS <= nkeys; j += MP_AKEYS) {
         const float *k0 = k + (size_t)j * s;
         mp_av16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, x, y;
         for (int b = 0; b < nb; b++) {
             mp_av_load(&x, q + MP_AV * b);
             mp_av_load(&y, k0 + MP_AV * b);
-            a0 += x * y;
+            mp_av_fma(&a0, &x, &y);
             mp_av_load(&y, k0 + s + MP_AV * b);
-            a1 += x * y;
+            mp_av_fma(&a1, &x, &y);
             mp_av_load(&y, k0 + 2 * s + MP_AV * b);
-            a2 += x * y;
+            mp_av_fma(&a2, &x, &y);
             mp_av_load(&y, k0 + 3 * s + MP_AV * b);
-            a3 += x * y;
+            mp_av_fma(&a3, &x, &y);
         }
         sc[j] = mp_av_finish(&a0, q, k0, d0, hd, scale);
         sc[j + 1] = mp_av_finish(&a1, q, k0 + s, d0, hd, scale);
@@ -104,7 +178,7 @@ void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int 
         for (int b = 0; b < nb; b++) {
             mp_av_load(&x, q + MP_AV * b);
             mp_av_load(&y, kj + MP_AV * b);
-            a += x * y;
+            mp_av_fma(&a, &x, &y);
         }
         sc[j] = mp_av_finish(&a, q, kj, d0, hd, scale);
     }
@@ -113,34 +187,49 @@ void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int 
 void MP_ATTN_FN(mp_e2e_attn_mix)(const float *p, const float *v, int hd, int nkeys, float *o)
 {
     int d0 = 0;
-    for (; d0 + MP_AV <= hd; d0 += MP_AV * MP_AOUT) {
-        int nv = (hd - d0) / MP_AV < MP_AOUT ? (hd - d0) / MP_AV : MP_AOUT;
+    /* whole 128-float slices: eight named accumulators stay in registers (an
+     * array indexed in a loop lived on the stack, a reload and a store around
+     * every multiply-add) */
+    for (; d0 + MP_AV * MP_AOUT <= hd; d0 += MP_AV * MP_AOUT) {
+        mp_av16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0}, y;
+        for (int j = 0; j < nkeys; j++) {
+            const float *vj = v + (size_t)j * hd + d0;
+            const mp_av16f pj = p[j] - (mp_av16f){0}; /* p[j] in every lane */
+#define MP_AV_MIX1(i, acc)                                                                    \
+    mp_av_load(&y, vj + MP_AV * (i));                                                          \
+    mp_av_fma(&acc, &pj, &y);
+            MP_AV_MIX1(0, a0) MP_AV_MIX1(1, a1) MP_AV_MIX1(2, a2) MP_AV_MIX1(3, a3)
+            MP_AV_MIX1(4, a4) MP_AV_MIX1(5, a5) MP_AV_MIX1(6, a6) MP_AV_MIX1(7, a7)
+#undef MP_AV_MIX1
+        }
+        memcpy(o + d0, &a0, sizeof a0);
+        memcpy(o + d0 + MP_AV, &a1, sizeof a1);
+        memcpy(o + d0 + 2 * MP_AV, &a2, sizeof a2);
+        memcpy(o + d0 + 3 * MP_AV, &a3, sizeof a3);
+        memcpy(o + d0 + 4 * MP_AV, &a4, sizeof a4);
+        memcpy(o + d0 + 5 * MP_AV, &a5, sizeof a5);
+        memcpy(o + d0 + 6 * MP_AV, &a6, sizeof a6);
+        memcpy(o + d0 + 7 * MP_AV, &a7, sizeof a7);
+    }
+    /* fewer than 8 whole vectors left */
+    int nv = (hd - d0) / MP_AV;
+    if (nv) {
         mp_av16f acc[MP_AOUT] = {{0}}, y;
         for (int j = 0; j < nkeys; j++) {
             const float *vj = v + (size_t)j * hd + d0;
-            if (nv == MP_AOUT) { /* the common case, unrolled: o stays in registers */
-#pragma GCC unroll 8
-                for (int i = 0; i < MP_AOUT; i++) {
-                    mp_av_load(&y, vj + MP_AV * i);
-                    acc[i] += p[j] * y;
-                }
-            } else {
-                for (int i = 0; i < nv; i++) {
-                    mp_av_load(&y, vj + MP_AV * i);
-                    acc[i] += p[j] * y;
-                }
+            const mp_av16f pj = p[j] - (mp_av16f){0};
+            for (int i = 0; i < nv; i++) {
+                mp_av_load(&y, vj + MP_AV * i);
+                mp_av_fma(&acc[i], &pj, &y);
             }
         }
         memcpy(o + d0, acc, sizeof(float) * MP_AV * (size_t)nv);
-        if (nv < MP_AOUT) {
-            d0 += MP_AV * nv;
-            break;
-        }
+        d0 += MP_AV * nv;
     }
     for (int d = d0; d < hd; d++) {
         float t = 0.0f;
         for (int j = 0; j < nkeys; j++)
-            t += p[j] * v[(size_t)j * hd + d];
+            t = fmaf(p[j], v[(size_t)j * hd + d], t);
         o[d] = t;
     }
 }

@@ -625,19 +625,20 @@ Test(e2e_limit, head_dot_products_match_the_oracle_on_every_isa)
 
 /* The attention loops' documented arithmetic (harness/e2e-attn-simd.h), written
  * as plain scalar loops: 16 lanes over whole 16-blocks, the lane tree, the tail
- * in order, then the scale; the mix as o[d] = 0 + p[0] v_0[d] + p[1] v_1[d] ... */
+ * in order, then the scale; the mix as o[d] = fma(p[j], v_j[d], o[d]) from 0 for
+ * j in order.  Every product is fused into its sum (fmaf, one rounding). */
 static float oracle_score(const float *q, const float *k, int hd, float scale)
 {
     float l[16] = {0}, t = 0.0f;
     int nb = hd / 16;
     for (int b = 0; b < nb; b++)
         for (int i = 0; i < 16; i++)
-            l[i] += q[16 * b + i] * k[16 * b + i];
+            l[i] = fmaf(q[16 * b + i], k[16 * b + i], l[i]);
     for (int w = 8; w; w /= 2)
         for (int i = 0; i < w; i++)
             l[i] += l[i + w];
     for (int d = 16 * nb; d < hd; d++)
-        t += q[d] * k[d];
+        t = fmaf(q[d], k[d], t);
     return (l[0] + t) * scale;
 }
 
@@ -680,7 +681,7 @@ Test(e2e_limit, attention_loops_match_their_order_on_every_isa)
                 for (int d = 0; d < hd; d++) {
                     float want = 0.0f;
                     for (int j = 0; j < nk; j++)
-                        want += p[j] * kv[(size_t)j * hd + d];
+                        want = fmaf(p[j], kv[(size_t)j * hd + d], want);
                     cr_assert(!memcmp(&want, &o[d], 4), "mix %s hd %d d %d, %d keys: %.9g, "
                               "documented order %.9g", isa[c], hd, d, nk, o[d], want);
                 }
