@@ -1311,12 +1311,18 @@ static void lin_prep_task(void *arg, int tid, int nt)
 }
 
 /* Rows of chunk k (of LIN_SPLIT) of thread t's own rows of op: the chunks
- * keep the first-touch split (own_rows) and its m_align units. */
-enum { LIN_SPLIT = 4 };
+ * keep the first-touch split (own_rows) and its m_align units.  Several tokens
+ * (prefill) make a chunk compute-bound and a hundred times longer than at one
+ * token, so they get LIN_SPLIT_N chunks per thread: at 4, the wait for the last
+ * chunk of the FFN GEMMs was ~0.1 ms of a 2B-4T pp128 token's 4.9 on 2 threads
+ * (MPBENCH_E2E_SYNC=1; the session note of issue 17). */
+enum { LIN_SPLIT = 4, LIN_SPLIT_N = 16 };
 
 static void chunk_rows(const mp_op *op, int t, int k, int split, int nt, int *m0, int *m1)
 {
     int a, b, align = op->v->m_align > 0 ? op->v->m_align : 1;
+    if (split > LIN_SPLIT && 64 % align == 0)
+        align = 64; /* whole row tiles of the GEMMs (mtile <= 64 dividing 64) */
     own_rows(op, t, nt, &a, &b);
     int units = (b - a + align - 1) / align, per = (units + split - 1) / split;
     long c0 = a + (long)k * per * align, c1 = a + (long)(k + 1) * per * align;
@@ -1364,7 +1370,7 @@ static void lin_comp_task(void *arg, int tid, int nt)
     }
     /* Vector-LUT variants build their tables inside compute, per call: they
      * keep one call per thread's rows (still taken over whole when late) */
-    int split = LIN_SPLIT;
+    int split = m->n > 1 ? LIN_SPLIT_N : LIN_SPLIT;
     for (int o = 0; o < j->nops; o++)
         if (j->op[o]->v->family == MP_FAMILY_VECLUT)
             split = 1;
