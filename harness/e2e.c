@@ -38,7 +38,8 @@
  * weights it first-touched at setup (see "setup" below), which on several
  * NUMA nodes keeps each thread's stream on its own node; a thread done with
  * its own rows then takes chunks another thread has not started (linears: 4
- * per thread and op; head: ~1 MB), so one slow or preempted thread does not
+ * per thread and op at one token, 16 of whole 64-row tiles at several; head:
+ * ~1 MB), so one slow or preempted thread does not
  * hold a step up - on several nodes such late chunks are read across nodes,
  * only at the end of a step.  The same split holds at 16-64 threads (rows per
  * thread shrink, the head's 128k rows and the FFN's thousands of rows still
@@ -1354,8 +1355,8 @@ static void lin_item(lin_job *j, int t, int i, int split, int tid, int nt)
     }
 }
 
-/* Each thread computes its own rows (those it first-touched) in LIN_SPLIT
- * chunks per op, then takes the chunks other threads have not started (their
+/* Each thread computes its own rows (those it first-touched) in LIN_SPLIT (or
+ * LIN_SPLIT_N) chunks per op, then takes the chunks other threads have not started (their
  * counters, in thread order): a thread slowed by its memory, a neighbour or
  * the scheduler does not hold the step up.  Rows are computed whole by one
  * call, so the results do not depend on who computed them. */
