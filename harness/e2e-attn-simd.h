@@ -48,7 +48,7 @@
 #ifndef MP_ATTN_TYPES
 #define MP_ATTN_TYPES
 typedef float mp_av16f __attribute__((vector_size(64)));
-enum { MP_AV = 16, MP_AKEYS = 4, MP_AOUT = 8 };
+enum { MP_AV = 16, MP_AOUT = 8 };
 
 static inline __attribute__((always_inline)) void mp_av_load(mp_av16f *v, const float *p)
 {
@@ -113,6 +113,12 @@ MP_E2E_EXP_DEFINE(mp_av_exp, mp_av16f, mp_av16i)
 #define MP_ATTN_KEYS 4
 #endif
 
+/* one key of a group: its block b into its accumulator a<i>, then its score */
+#define MP_AV_KEY(i)                                                                          \
+    mp_av_load(&y, k0 + (i) * s + MP_AV * b);                                                  \
+    mp_av_fma(&a##i, &x, &y);
+#define MP_AV_SCORE(i) sc[j + (i)] = mp_av_finish(&a##i, q, k0 + (i) * s, d0, hd, scale);
+
 void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int nkeys,
                                     float scale, float *sc)
 {
@@ -126,63 +132,34 @@ void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int 
                  x, y;
         for (int b = 0; b < nb; b++) {
             mp_av_load(&x, q + MP_AV * b);
-            mp_av_load(&y, k0 + MP_AV * b);
-            mp_av_fma(&a0, &x, &y);
-            mp_av_load(&y, k0 + s + MP_AV * b);
-            mp_av_fma(&a1, &x, &y);
-            mp_av_load(&y, k0 + 2 * s + MP_AV * b);
-            mp_av_fma(&a2, &x, &y);
-            mp_av_load(&y, k0 + 3 * s + MP_AV * b);
-            mp_av_fma(&a3, &x, &y);
-            mp_av_load(&y, k0 + 4 * s + MP_AV * b);
-            mp_av_fma(&a4, &x, &y);
-            mp_av_load(&y, k0 + 5 * s + MP_AV * b);
-            mp_av_fma(&a5, &x, &y);
-            mp_av_load(&y, k0 + 6 * s + MP_AV * b);
-            mp_av_fma(&a6, &x, &y);
-            mp_av_load(&y, k0 + 7 * s + MP_AV * b);
-            mp_av_fma(&a7, &x, &y);
+            MP_AV_KEY(0) MP_AV_KEY(1) MP_AV_KEY(2) MP_AV_KEY(3)
+            MP_AV_KEY(4) MP_AV_KEY(5) MP_AV_KEY(6) MP_AV_KEY(7)
         }
-        sc[j] = mp_av_finish(&a0, q, k0, d0, hd, scale);
-        sc[j + 1] = mp_av_finish(&a1, q, k0 + s, d0, hd, scale);
-        sc[j + 2] = mp_av_finish(&a2, q, k0 + 2 * s, d0, hd, scale);
-        sc[j + 3] = mp_av_finish(&a3, q, k0 + 3 * s, d0, hd, scale);
-        sc[j + 4] = mp_av_finish(&a4, q, k0 + 4 * s, d0, hd, scale);
-        sc[j + 5] = mp_av_finish(&a5, q, k0 + 5 * s, d0, hd, scale);
-        sc[j + 6] = mp_av_finish(&a6, q, k0 + 6 * s, d0, hd, scale);
-        sc[j + 7] = mp_av_finish(&a7, q, k0 + 7 * s, d0, hd, scale);
+        MP_AV_SCORE(0) MP_AV_SCORE(1) MP_AV_SCORE(2) MP_AV_SCORE(3)
+        MP_AV_SCORE(4) MP_AV_SCORE(5) MP_AV_SCORE(6) MP_AV_SCORE(7)
     }
 #endif
-    for (; j + MP_AKEYS <= nkeys; j += MP_AKEYS) {
+    for (; j + 4 <= nkeys; j += 4) {
         const float *k0 = k + (size_t)j * s;
         mp_av16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, x, y;
         for (int b = 0; b < nb; b++) {
             mp_av_load(&x, q + MP_AV * b);
-            mp_av_load(&y, k0 + MP_AV * b);
-            mp_av_fma(&a0, &x, &y);
-            mp_av_load(&y, k0 + s + MP_AV * b);
-            mp_av_fma(&a1, &x, &y);
-            mp_av_load(&y, k0 + 2 * s + MP_AV * b);
-            mp_av_fma(&a2, &x, &y);
-            mp_av_load(&y, k0 + 3 * s + MP_AV * b);
-            mp_av_fma(&a3, &x, &y);
+            MP_AV_KEY(0) MP_AV_KEY(1) MP_AV_KEY(2) MP_AV_KEY(3)
         }
-        sc[j] = mp_av_finish(&a0, q, k0, d0, hd, scale);
-        sc[j + 1] = mp_av_finish(&a1, q, k0 + s, d0, hd, scale);
-        sc[j + 2] = mp_av_finish(&a2, q, k0 + 2 * s, d0, hd, scale);
-        sc[j + 3] = mp_av_finish(&a3, q, k0 + 3 * s, d0, hd, scale);
+        MP_AV_SCORE(0) MP_AV_SCORE(1) MP_AV_SCORE(2) MP_AV_SCORE(3)
     }
     for (; j < nkeys; j++) {
-        const float *kj = k + (size_t)j * s;
-        mp_av16f a = {0}, x, y;
+        const float *k0 = k + (size_t)j * s;
+        mp_av16f a0 = {0}, x, y;
         for (int b = 0; b < nb; b++) {
             mp_av_load(&x, q + MP_AV * b);
-            mp_av_load(&y, kj + MP_AV * b);
-            mp_av_fma(&a, &x, &y);
+            MP_AV_KEY(0)
         }
-        sc[j] = mp_av_finish(&a, q, kj, d0, hd, scale);
+        MP_AV_SCORE(0)
     }
 }
+#undef MP_AV_KEY
+#undef MP_AV_SCORE
 
 void MP_ATTN_FN(mp_e2e_attn_mix)(const float *p, const float *v, int hd, int nkeys, float *o)
 {
