@@ -85,11 +85,9 @@ static inline __attribute__((always_inline)) void mp_av_fma(mp_av16f *acc, const
  * store and a reload around every vector multiply-add) */
 static inline __attribute__((always_inline)) float mp_av_tree(const mp_av16f *acc)
 {
-    const mp_av16i hi8 = {8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15};
-    const mp_av16i hi4 = {4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7};
-    mp_av16f v = *acc;
-    v += __builtin_shuffle(v, hi8);
-    v += __builtin_shuffle(v, hi4);
+    mp_av16f v = *acc; /* __builtin_shufflevector: GCC 12 and Clang both have it */
+    v += __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15);
+    v += __builtin_shufflevector(v, v, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7);
     return (v[0] + v[2]) + (v[1] + v[3]);
 }
 
