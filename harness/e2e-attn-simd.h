@@ -104,9 +104,9 @@ mp_av_finish(const mp_av16f *acc, const float *q, const float *k, int d0, int hd
 MP_E2E_EXP_DEFINE(mp_av_exp, mp_av16f, mp_av16i)
 #endif
 
-/* MP_ATTN_KEYS keys share each q load (4 or 8): their add chains are
- * independent, so 8 keep AVX-512's two vector adders busy where 4 wait on the
- * adds' latency; the 16-register ISAs keep 4 (8 would spill). */
+/* MP_ATTN_KEYS keys share each q load (4 or 8): their multiply-add chains are
+ * independent, so 8 keep AVX-512's two FMA units busy where 4 wait on the
+ * latency; the 16-register ISAs keep 4 (8 would spill). */
 #ifndef MP_ATTN_KEYS
 #define MP_ATTN_KEYS 4
 #endif
@@ -177,14 +177,10 @@ void MP_ATTN_FN(mp_e2e_attn_mix)(const float *p, const float *v, int hd, int nke
             MP_AV_MIX1(4, a4) MP_AV_MIX1(5, a5) MP_AV_MIX1(6, a6) MP_AV_MIX1(7, a7)
 #undef MP_AV_MIX1
         }
-        memcpy(o + d0, &a0, sizeof a0);
-        memcpy(o + d0 + MP_AV, &a1, sizeof a1);
-        memcpy(o + d0 + 2 * MP_AV, &a2, sizeof a2);
-        memcpy(o + d0 + 3 * MP_AV, &a3, sizeof a3);
-        memcpy(o + d0 + 4 * MP_AV, &a4, sizeof a4);
-        memcpy(o + d0 + 5 * MP_AV, &a5, sizeof a5);
-        memcpy(o + d0 + 6 * MP_AV, &a6, sizeof a6);
-        memcpy(o + d0 + 7 * MP_AV, &a7, sizeof a7);
+#define MP_AV_OUT(i, acc) memcpy(o + d0 + (i) * MP_AV, &acc, sizeof acc);
+        MP_AV_OUT(0, a0) MP_AV_OUT(1, a1) MP_AV_OUT(2, a2) MP_AV_OUT(3, a3)
+        MP_AV_OUT(4, a4) MP_AV_OUT(5, a5) MP_AV_OUT(6, a6) MP_AV_OUT(7, a7)
+#undef MP_AV_OUT
     }
     /* fewer than 8 whole vectors left */
     int nv = (hd - d0) / MP_AV;

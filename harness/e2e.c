@@ -1315,7 +1315,7 @@ static void lin_prep_task(void *arg, int tid, int nt)
  * keep the first-touch split (own_rows) and its m_align units.  Several tokens
  * (prefill) make a chunk compute-bound and a hundred times longer than at one
  * token, so they get LIN_SPLIT_N chunks per thread: at 4, the wait for the last
- * chunk of the FFN GEMMs was ~0.1 ms of a 2B-4T pp128 token's 4.9 on 2 threads
+ * chunk of the linears was ~0.2 ms of a 2B-4T pp128 token's 4.9 on 2 threads
  * (MPBENCH_E2E_SYNC=1; the session note of issue 17). */
 enum { LIN_SPLIT = 4, LIN_SPLIT_N = 16 };
 
@@ -1356,10 +1356,10 @@ static void lin_item(lin_job *j, int t, int i, int split, int tid, int nt)
 }
 
 /* Each thread computes its own rows (those it first-touched) in LIN_SPLIT (or
- * LIN_SPLIT_N) chunks per op, then takes the chunks other threads have not started (their
- * counters, in thread order): a thread slowed by its memory, a neighbour or
- * the scheduler does not hold the step up.  Rows are computed whole by one
- * call, so the results do not depend on who computed them. */
+ * LIN_SPLIT_N) chunks per op, then takes the chunks other threads have not
+ * started (their counters, in thread order): a thread slowed by its memory, a
+ * neighbour or the scheduler does not hold the step up.  Rows are computed
+ * whole by one call, so the results do not depend on who computed them. */
 static void lin_comp_task(void *arg, int tid, int nt)
 {
     lin_job *j = arg;

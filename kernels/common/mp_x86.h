@@ -1,8 +1,9 @@
-/* mp_x86.h - the few x86 vector helpers the MAD paths share (included by
- * *-avx2.c and *-avx512.c files only, which give the ISA): float horizontal
- * sums in the fixed order the scalar paths mirror, fp16 scale loads, the
- * software prefetch of one unit of a row group (mp_rows4.h), and the cache
- * level every x86 kernel prefetches its weight stream into (MP_PF_HINT). */
+/* mp_x86.h - the few x86 vector helpers the kernels share (included by
+ * *-avx2.c, *-avx512.c and *-avx512vnni.c files only, which give the ISA):
+ * float horizontal sums in the fixed order the scalar paths mirror, fp16 scale
+ * loads, the software prefetch of one unit of a row group (mp_rows4.h), the
+ * cache level every x86 kernel prefetches its weight stream into (MP_PF_HINT),
+ * and a vpdpbusd with a broadcast memory operand (VNNI). */
 #ifndef MP_X86_H
 #define MP_X86_H
 
