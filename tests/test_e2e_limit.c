@@ -646,7 +646,7 @@ Test(e2e_limit, attention_loops_match_their_order_on_every_isa)
 {
     static const char *const isa[] = {"generic", "avx2", "avx512"};
     static const int hds[] = {1, 15, 16, 17, 64, 100, 128, 144, 259};
-    static const int keys[] = {1, 2, 3, 4, 5, 7, 8, 9, 33, 128};
+    static const int keys[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 24, 29, 33, 128}; /* 16 + 8 + 4 + 1 */
     enum { MAXD = 259, MAXK = 128 };
     float *q = mp_alloc(sizeof(float) * MAXD), *kv = mp_alloc(sizeof(float) * MAXD * MAXK);
     float *p = mp_alloc(sizeof(float) * MAXK), *sc = mp_alloc(sizeof(float) * (MAXK + 1));
