@@ -271,30 +271,41 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     return rc;
 }
 
+/* One pass of a prompt's GEMMs alone (mp_e2e_gemm_seconds: the same chunks,
+ * the same pool), made again at a slow moment (gated); *slow counts a pass
+ * kept slow.  The prefill loop makes one right after each of its repetitions,
+ * so the bound and the rate it divides are measured at the same moments: made
+ * after all the repetitions, as before, a slow stretch of this shared VM in
+ * one block and not the other moved the share by 5-10 points from one run to
+ * the next (issue 17's session notes). */
+static double gemms_alone(const mp_e2e_job *o, mp_pool *pool, mp_e2e *m, int *slow)
+{
+    double sec = 0;
+    for (int try = 0; try < GATE_TRIES; try++) {
+        double c0 = clock_read(o, pool);
+        sec = 0;
+        for (int at = 0; at < o->pp; at += UBATCH)
+            sec += mp_e2e_gemm_seconds(m, o->pp - at < UBATCH ? o->pp - at : UBATCH);
+        if (full_speed(o, pool, c0, NULL))
+            break;
+        *slow += try == GATE_TRIES - 1;
+    }
+    return sec;
+}
+
 /* The row's bound and share.  Decode (kind 1, 2): bytes read per step - every
  * packed ternary tensor, the whole head, one embedding row per token when the
  * head is untied, the norms, the KV cache at the mean position - over the read
- * bandwidth, B tokens per step.  Prefill: pp tokens over the median time of its
- * GEMMs run alone (mp_e2e_gemm_seconds, the same chunks, the same pool). */
-static int bound(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, mp_pool *pool, int kind,
-                 int B, double bw, double *sec, mp_e2e_row *r)
+ * bandwidth, B tokens per step.  Prefill: pp tokens over the median of alone[],
+ * its GEMMs' passes (gemms_alone), one per repetition (sorted here). */
+static void bound(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int kind, int B, double bw,
+                  double *alone, mp_e2e_row *r)
 {
     const mp_e2e_mem *mem = mp_e2e_memory(m);
-    int slow = 0; /* repetitions of the GEMMs alone kept at a slow moment (gated) */
     if (kind == 0) {
-        for (int rep = 0; rep < o->reps; rep++)
-            for (int try = 0; try < GATE_TRIES; try++) {
-                double c0 = clock_read(o, pool);
-                sec[rep] = 0;
-                for (int at = 0; at < o->pp; at += UBATCH)
-                    sec[rep] += mp_e2e_gemm_seconds(m, o->pp - at < UBATCH ? o->pp - at : UBATCH);
-                if (full_speed(o, pool, c0, NULL))
-                    break;
-                slow += try == GATE_TRIES - 1;
-            }
-        qsort(sec, (size_t)o->reps, sizeof *sec, cmp_d);
-        double med = o->reps % 2 ? sec[o->reps / 2]
-                                 : 0.5 * (sec[o->reps / 2 - 1] + sec[o->reps / 2]);
+        qsort(alone, (size_t)o->reps, sizeof *alone, cmp_d);
+        double med = o->reps % 2 ? alone[o->reps / 2]
+                                 : 0.5 * (alone[o->reps / 2 - 1] + alone[o->reps / 2]);
         r->bound_tps = med > 0 ? o->pp / med : 0;
     } else {
         size_t row = mp_e2e_head_row_bytes(o->head, md->hidden);
@@ -308,7 +319,6 @@ static int bound(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, mp_pool *po
         r->bound_tps = bw > 0 ? B * bw * 1e9 / (double)r->token_bytes : 0;
     }
     r->bound_share = r->bound_tps > 0 ? r->tps_median / r->bound_tps : 0;
-    return slow;
 }
 
 /* Runs pp / tg / batch tests for every configuration; fills rows. */
@@ -325,6 +335,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     unsigned char *want = calloc((size_t)(ntok ? ntok : 1), 1);
     float *logits = mp_alloc(sizeof(float) * (size_t)vocab * maxb);
     double *sec = malloc(sizeof(double) * (size_t)o->reps);
+    double *alone = malloc(sizeof(double) * (size_t)o->reps); /* prefill's bound */
     int builds = 0;
     for (int c = 0; c < ncfg; c++)
         builds += !cfg[c].skip[0];
@@ -403,6 +414,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             double tsum = 0;
             /* with a clock gate: steps kept / made (decode), repetitions made again */
             int kept = 0, made = 0, redone = 0, unstable = 0; /* unstable: slow ones kept */
+            int slow_bound = 0; /* passes of the GEMMs alone kept slow (gated) */
             int profiling = 0;
             for (int rep = -1; rep < o->reps; rep++) {
                 if (rep == 0 && o->profile && !profiling) /* the timed repetitions only, */
@@ -460,6 +472,8 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                         dt = fast / nfast * o->tg; /* the kept steps' rate */
                 }
                 sec[rep] = dt;
+                if (kind[ti] == 0)
+                    alone[rep] = gemms_alone(o, pool, m, &slow_bound);
             }
             if (rc)
                 break;
@@ -474,7 +488,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 prof[MP_E2E_P_OTHER] += tsum - in; /* the token loop outside forward calls */
                 profile_text(prof, tokens * (o->reps + redone), r->profile, sizeof r->profile);
             }
-            int slow_bound = bound(o, md, m, pool, kind[ti], B, bw, sec, r);
+            bound(o, md, m, kind[ti], B, bw, alone, r);
             snprintf(r->status, sizeof r->status, "%s", unstable || slow_bound ? "unstable" : "ok");
             int at = 0;
             if (o->layers < md->layers)
@@ -503,6 +517,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     free(want);
     mp_free(logits);
     free(sec);
+    free(alone);
     return rc;
 }
 
