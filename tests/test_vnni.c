@@ -247,41 +247,55 @@ Test(vnni, upconvert_probe)
     cr_assert_eq(mp_vnni_model_bw(30e9, 20e9), 20e9);
 }
 
-/* The vectorized prepare of the SIMD rows writes the same bytes as the shared
- * mp_q8act_fill: seeded activations with a K tail, and exact ties (absmax 127
- * makes the scale exactly 1, so x = 2.5 must round to 2 and 3.5 to 4). */
-Test(vnni, prepare_avx2_matches_reference)
+/* The vectorized prepares of the SIMD rows (AVX2, AVX-512) write the same
+ * bytes as the shared mp_q8act_fill: seeded activations with K tails (2573:
+ * whole 64-blocks then 13; 2600: then two 16-blocks and 8), and exact ties
+ * (absmax 127 makes the scale exactly 1, so x = 2.5 must round to 2 and 3.5
+ * to 4). */
+Test(vnni, prepare_simd_matches_reference)
 {
-    const mp_variant *v = mp_registry_find("vnni_int2.avx2");
-    if (!mp_variant_available(v))
+    static const char *const rows[] = {"vnni_int2.avx2", "vnni_int2.avxvnni",
+                                       "vnni_int2.avx512vnni", "vnni_int1.avx512vnni"};
+    static const int ks[] = {2560 + 13, 2560 + 40};
+    int ran = 0;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        const mp_variant *v = mp_registry_find(rows[r]);
+        if (!mp_variant_available(v)) {
+            cr_log_info("%s: not run by this CPU or build", rows[r]);
+            continue;
+        }
+        for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++, ran++) {
+            const int k = ks[ki], n = 3;
+            float *x = mp_alloc(sizeof(float) * n * k);
+            mp_gen_acts(9, x, (size_t)n * k);
+            for (int i = 0; i < k; i++) /* token 2: ties */
+                x[2 * k + i] = i == 0 ? 127.0f : (float)((i % 254) - 127) + 0.5f;
+            x[2 * k + 1] = -127.0f;
+            /* the absmax after the whole 64-blocks (token 0), in the scalar
+             * tail (token 1) */
+            x[0 * k + k / 64 * 64 + 3] = -90.0f;
+            x[1 * k + k - 1] = 70.0f;
+            size_t sz = mp_q8act_size(n, k);
+            uint8_t *a = mp_alloc(sz), *b = mp_alloc(sz);
+            memset(a, 0, sz);
+            memset(b, 0, sz);
+            mp_op op = {.v = v, .m = 16, .k = k};
+            v->prepare(&op, x, n, a, 0, 2);
+            v->prepare(&op, x, n, a, 2, n);
+            mp_q8act_fill(x, k, b, 0, n);
+            for (size_t i = 0; i < sz; i++)
+                cr_assert_eq(a[i], b[i], "%s K %d: byte %zu (token %zu): 0x%02x, reference 0x%02x",
+                             rows[r], k, i, i / mp_q8act_stride(k), a[i], b[i]);
+            cr_assert_eq(mp_q8act_q(a, k, 2)[2], -124, "x = -124.5 -> -124 (even)");
+            cr_assert_eq(mp_q8act_q(a, k, 2)[4], -122, "x = -122.5 -> -122 (even)");
+            cr_assert_eq(mp_q8act_q(a, k, 2)[3], -124, "x = -123.5 -> -124 (even)");
+            mp_free(b);
+            mp_free(a);
+            mp_free(x);
+        }
+    }
+    if (!ran)
         cr_skip_test("no AVX2");
-    const int k = 2560 + 13, n = 3;
-    float *x = mp_alloc(sizeof(float) * n * k);
-    mp_gen_acts(9, x, (size_t)n * k);
-    for (int i = 0; i < k; i++) /* token 2: ties */
-        x[2 * k + i] = i == 0 ? 127.0f : (float)((i % 254) - 127) + 0.5f;
-    x[2 * k + 1] = -127.0f;
-    /* the absmax in each part of the four-way max: the 8-wide tail (token 0),
-     * the scalar tail (token 1) */
-    x[0 * k + k / 32 * 32 + 3] = -90.0f;
-    x[1 * k + k - 1] = 70.0f;
-    size_t sz = mp_q8act_size(n, k);
-    uint8_t *a = mp_alloc(sz), *b = mp_alloc(sz);
-    memset(a, 0, sz);
-    memset(b, 0, sz);
-    mp_op op = {.v = v, .m = 16, .k = k};
-    v->prepare(&op, x, n, a, 0, 2);
-    v->prepare(&op, x, n, a, 2, n);
-    mp_q8act_fill(x, k, b, 0, n);
-    for (size_t i = 0; i < sz; i++)
-        cr_assert_eq(a[i], b[i], "byte %zu (token %zu): 0x%02x, reference 0x%02x", i,
-                     i / mp_q8act_stride(k), a[i], b[i]);
-    cr_assert_eq(mp_q8act_q(a, k, 2)[2], -124, "x = -124.5 -> -124 (even)");
-    cr_assert_eq(mp_q8act_q(a, k, 2)[4], -122, "x = -122.5 -> -122 (even)");
-    cr_assert_eq(mp_q8act_q(a, k, 2)[3], -124, "x = -123.5 -> -124 (even)");
-    mp_free(b);
-    mp_free(a);
-    mp_free(x);
 }
 
 /* The grid's saturated worst case runs N = 2, i.e. the GEMV; this one forces

@@ -41,6 +41,7 @@
      .scratch_size = mp_vnni_scratch_size, .compute = mp_vnni_##fmt##_gemm__##isa_tok}
 
 #define PREP_AVX2 mp_vnni_prepare__avx2
+#define PREP_AVX512 mp_vnni_prepare__avx512vnni
 #define AVX512VNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVX512VNNI)
 #define AVXVNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVXVNNI)
 #define DOTPROD_BITS (MP_ISA_NEON | MP_ISA_DOTPROD)
@@ -51,7 +52,7 @@ const mp_variant mp_catalog_vnni[] = {
 #if MP_CATALOG_X86
     VNNI_ROW(int2, VNNI_INT2, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
     VNNI_ROW(int2, VNNI_INT2, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW(int2, VNNI_INT2, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 4,
+    VNNI_ROW(int2, VNNI_INT2, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 4,
              ZMM_PARAMS),
 #endif
 #if MP_CATALOG_ARM /* sdot / smmla (vnni-arm.h); no tunables yet, scalar prepare */
@@ -62,7 +63,7 @@ const mp_variant mp_catalog_vnni[] = {
 #if MP_CATALOG_X86
     VNNI_ROW(int1, VNNI_INT1, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
     VNNI_ROW(int1, VNNI_INT1, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW(int1, VNNI_INT1, avx512vnni, AVX512VNNI_BITS, PREP_AVX2, mp_vnni_check_zmm, 5,
+    VNNI_ROW(int1, VNNI_INT1, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 5,
              ZMM_PARAMS, VNNI_SEQ(1)),
 #endif
 #if MP_CATALOG_ARM

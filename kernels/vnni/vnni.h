@@ -82,9 +82,11 @@ void mp_vnni_int2_unpack(const uint8_t *p, int m, int k, const int *param, int8_
 void mp_vnni_int1_unpack(const uint8_t *p, int m, int k, const int *param, int8_t *w);
 size_t mp_vnni_act_size(int n, int k, const int *param);
 void mp_vnni_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
-/* The same bytes as mp_vnni_prepare (mp_q8act_fill), vectorized (vnni-avx2.c);
- * used by every SIMD row, since they all have AVX2. */
+/* The same bytes as mp_vnni_prepare (mp_q8act_fill), vectorized: AVX2
+ * (vnni-avx2.c, the avx2 and avxvnni rows) and AVX-512 (vnni-avx512vnni.c). */
 void mp_vnni_prepare__avx2(const mp_op *op, const float *x, int n, void *act, int t0, int t1);
+void mp_vnni_prepare__avx512vnni(const mp_op *op, const float *x, int n, void *act, int t0,
+                                 int t1);
 size_t mp_vnni_scratch_size(int n, int k, const int *param);
 /* Parameter checks: the register block (mtile/16) x ntile must fit the ISA's
  * vector registers (zmm: 28 accumulators, ymm: 12, 16 / 32-byte halves). */
