@@ -130,3 +130,29 @@ Test(reference, weight_generator_keeps_its_sequence_at_every_length)
                 cr_assert_eq(got[i], 0x55, "binary=%d count=%zu: wrote byte %zu", binary, n, i);
         }
 }
+
+/* The activation generator's definition, which its table of quotients must
+ * keep: per value one splitmix64 word, the sum in order of its four 16-bit
+ * fields each divided by 65535, minus 2, times 1.7, and times 8 when the low
+ * 10 bits are zero. */
+Test(reference, activation_generator_keeps_its_definition)
+{
+    enum { N = 200000 }; /* every 16-bit field value many times over */
+    float *got = mp_alloc(sizeof(float) * N);
+    mp_gen_acts(99, got, N);
+    mp_rng r = {99 * 0x9e3779b97f4a7c15ull + 7};
+    int outliers = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t b = mp_rng_next(&r);
+        float s = 0.0f;
+        for (int j = 0; j < 4; j++)
+            s += (float)((b >> (16 * j)) & 0xffff) / 65535.0f;
+        float v = (s - 2.0f) * 1.7f;
+        if ((b & 0x3ff) == 0)
+            v *= 8.0f, outliers++;
+        cr_assert(!memcmp(&v, &got[i], sizeof v), "value %d: %.9g, by definition %.9g", i,
+                  got[i], v);
+    }
+    cr_assert_gt(outliers, 0);
+    mp_free(got);
+}
