@@ -65,8 +65,8 @@ static void e2e_usage(FILE *f)
           "  The memory needed is estimated first; a run that does not fit is refused.\n"
           "  Each decode row shows its bound (bytes read per token / the probe's read\n"
           "  bandwidth at these threads) and the share reached; each prefill row the\n"
-          "  rate of its GEMMs run alone (a pass after each repetition) and the\n"
-          "  share.  --profile splits the token\n"
+          "  rate of its GEMMs run alone (the linears and the head's row, a pass\n"
+          "  after each repetition) and the share.  --profile splits the token\n"
           "  time over operation groups (stored with the row).  --lm-head stores the\n"
           "  embedding/head in 16 bits (default, as the models ship), q8_0 or q4_0.\n"
           "  --weight-cache DIR keeps packed weights on disk per (model, seed, variant,\n"
@@ -452,6 +452,10 @@ int mp_cmd_e2e(int argc, char **argv)
     if (o.head != MP_E2E_HEAD_F16 && used > 0 && (size_t)used < sizeof cfgtext)
         used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|lm=%s",
                          mp_e2e_head_name(o.head));
+    /* the prefill bound's second definition (the head's row counted, a pass
+     * after each repetition): rows of the first are not resumed as its */
+    if (o.pp > 0 && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|ppb=2");
     if (o.profile && used > 0 && (size_t)used < sizeof cfgtext)
         used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|prof");
     if (o.clock_gate > 0 && used > 0 && (size_t)used < sizeof cfgtext)

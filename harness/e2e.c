@@ -1630,15 +1630,16 @@ const mp_e2e_setup *mp_e2e_setup_info(const mp_e2e *m)
     return &m->setup;
 }
 
-double mp_e2e_gemm_seconds(mp_e2e *m, int n)
+double mp_e2e_gemm_seconds(mp_e2e *m, int n, int head_rows, float *logits)
 {
-    if (n < 1 || n > m->s.max_tokens)
+    if (n < 1 || n > m->s.max_tokens || head_rows < 0 || head_rows > n || (head_rows && !logits))
         return 0;
     static const int qkv[3] = {MP_E2E_Q, MP_E2E_K, MP_E2E_V}, o[1] = {MP_E2E_O};
     static const int gu[2] = {MP_E2E_GATE, MP_E2E_UP}, dn[1] = {MP_E2E_DOWN};
     mp_gen_acts(77, m->xn, (size_t)n * m->hidden);
     mp_gen_acts(78, m->att, (size_t)n * m->qd);
     mp_gen_acts(79, m->g, (size_t)n * m->inter);
+    mp_gen_acts(80, m->hn, (size_t)head_rows * m->hidden);
     int prof = m->profiling;
     m->profiling = 0;
     m->n = n;
@@ -1650,6 +1651,14 @@ double mp_e2e_gemm_seconds(mp_e2e *m, int n)
         linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp, FUSE_NONE);
         linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu, FUSE_NONE);
         linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp, FUSE_NONE);
+    }
+    if (head_rows) { /* the head's rows: their input prepared, then the head */
+        for (int j = 0; j < head_rows; j++)
+            mp_e2e_head_prep(m->hf, m->hn + (size_t)j * m->hidden, m->hidden,
+                             m->hpx + (size_t)j * m->hpx_bytes);
+        m->nwant = head_rows;
+        m->logits = logits;
+        head(m);
     }
     double dt = mp_now() - t0;
     m->profiling = prof;

@@ -174,10 +174,12 @@ int mp_e2e_huge_pages(void);
 void mp_e2e_profile(mp_e2e *m, int on);
 void mp_e2e_profile_get(const mp_e2e *m, double *sec);
 /* Wall seconds of every ternary linear of every layer run alone (prepare and
- * compute, grouped as in a forward call) on n tokens of seeded activations:
- * the "sum of the GEMMs measured alone" a prefill row is compared with.
- * Touches no KV cache. */
-double mp_e2e_gemm_seconds(mp_e2e *m, int n);
+ * compute, grouped as in a forward call) on n tokens of seeded activations,
+ * then of the head on head_rows (<= n) of them (its input prepared, the rows
+ * dotted, the argmax; logits holds head_rows x vocab floats): the "sum of the
+ * GEMMs measured alone" a prefill row is compared with.  Touches no KV cache;
+ * 0 for arguments out of range. */
+double mp_e2e_gemm_seconds(mp_e2e *m, int n, int head_rows, float *logits);
 
 /* Greedy decoding of one prompt: prefill, then gen tokens (out[gen]).
  * logits_buf holds vocab floats. Uses sequence 0; resets the cache first. */

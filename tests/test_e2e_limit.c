@@ -298,6 +298,39 @@ Test(e2e_limit, profile_parts_add_up)
     cr_assert_geq(rows, 2 * 3, "rows: %d", rows);
 }
 
+/* ---- the prefill bound's GEMMs alone ------------------------------------------------------ */
+/* The alone pass runs the head on its rows: every logit written, and the argmax
+ * of the row is the head's token; out-of-range arguments give 0, not a run. */
+Test(e2e_limit, gemms_alone_run_the_heads_row)
+{
+    char bind[256];
+    mp_pool *pool = mp_pool_create(2, bind, sizeof bind);
+    mp_model md;
+    load(TINY, &md);
+    mp_e2e_spec s = spec_for(&md, mp_registry_find("i2_s.scalar"), 2);
+    mp_err e;
+    mp_e2e *m;
+    cr_assert_eq(mp_e2e_create(&s, pool, &m, &e), MP_OK, "%s", e.msg);
+    int V = mp_e2e_vocab(m);
+    float *logits = mp_alloc(sizeof(float) * V * 2);
+    for (int i = 0; i < 2 * V; i++)
+        logits[i] = NAN;
+    cr_assert_gt(mp_e2e_gemm_seconds(m, 4, 0, NULL), 0.0);
+    cr_assert(isnan(logits[0]), "no head rows asked, none written");
+    cr_assert_gt(mp_e2e_gemm_seconds(m, 4, 2, logits), 0.0);
+    for (int j = 0; j < 2; j++) {
+        for (int i = 0; i < V; i++)
+            cr_assert(isfinite(logits[(size_t)j * V + i]), "row %d logit %d not written", j, i);
+        cr_assert_eq(mp_e2e_tokens(m)[j], mp_e2e_argmax(logits + (size_t)j * V, V));
+    }
+    cr_assert_eq(mp_e2e_gemm_seconds(m, 4, 5, logits), 0.0, "more head rows than tokens");
+    cr_assert_eq(mp_e2e_gemm_seconds(m, 4, 1, NULL), 0.0, "head rows without a logits buffer");
+    cr_assert_eq(mp_e2e_gemm_seconds(m, 0, 0, NULL), 0.0, "no tokens");
+    mp_free(logits);
+    mp_e2e_free(m);
+    mp_pool_destroy(pool);
+}
+
 /* ---- the packed-weight cache ------------------------------------------------------------ */
 static void build(const mp_e2e_spec *s, mp_pool *pool, float *logits, mp_e2e_setup *su)
 {

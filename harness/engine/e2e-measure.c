@@ -272,20 +272,27 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
 }
 
 /* One pass of a prompt's GEMMs alone (mp_e2e_gemm_seconds: the same chunks,
- * the same pool), made again at a slow moment (gated); *slow counts a pass
- * kept slow.  The prefill loop makes one right after each of its repetitions,
+ * the same pool): every linear of every chunk of tokens and the head's one row
+ * of the last token, whose logits the prompt asks for - a matrix product of
+ * the prefill as much as the linears, and the decode bound counts its bytes
+ * too (until issue 17's last session the bound left it out, 2-4% of a 2B-4T
+ * prompt).  Made again at a slow moment (gated); *slow counts a pass kept
+ * slow.  The prefill loop makes one right after each of its repetitions,
  * so the bound and the rate it divides are measured at the same moments: made
  * after all the repetitions, as before, a slow stretch of this shared VM in
  * one block and not the other moved the share by 5-10 points from one run to
  * the next (issue 17's session notes). */
-static double gemms_alone(const mp_e2e_job *o, mp_pool *pool, mp_e2e *m, int *slow)
+static double gemms_alone(const mp_e2e_job *o, mp_pool *pool, mp_e2e *m, float *logits,
+                          int *slow)
 {
     double sec = 0;
     for (int try = 0; try < GATE_TRIES; try++) {
         double c0 = clock_read(o, pool);
         sec = 0;
-        for (int at = 0; at < o->pp; at += UBATCH)
-            sec += mp_e2e_gemm_seconds(m, o->pp - at < UBATCH ? o->pp - at : UBATCH);
+        for (int at = 0; at < o->pp; at += UBATCH) {
+            int len = o->pp - at < UBATCH ? o->pp - at : UBATCH;
+            sec += mp_e2e_gemm_seconds(m, len, at + len == o->pp, logits);
+        }
         if (full_speed(o, pool, c0, NULL))
             break;
         *slow += try == GATE_TRIES - 1;
@@ -473,7 +480,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 }
                 sec[rep] = dt;
                 if (kind[ti] == 0)
-                    alone[rep] = gemms_alone(o, pool, m, &slow_bound);
+                    alone[rep] = gemms_alone(o, pool, m, logits, &slow_bound);
             }
             if (rc)
                 break;
