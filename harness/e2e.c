@@ -1322,13 +1322,18 @@ static void lin_prep_task(void *arg, int tid, int nt)
     }
 }
 
-/* Rows of chunk k (of LIN_SPLIT) of thread t's own rows of op: the chunks
- * keep the first-touch split (own_rows) and its m_align units.  Several tokens
- * (prefill) make a chunk compute-bound and a hundred times longer than at one
- * token, so they get LIN_SPLIT_N chunks per thread: at 4, the wait for the last
- * chunk of the linears was ~0.2 ms of a 2B-4T pp128 token's 4.9 on 2 threads
- * (MPBENCH_E2E_SYNC=1; the session note of issue 17). */
-enum { LIN_SPLIT = 4, LIN_SPLIT_N = 16 };
+/* Rows of chunk k (of split) of thread t's own rows of op: the chunks keep the
+ * first-touch split (own_rows) and its m_align units.
+ *  - One token (decode, LIN_SPLIT): halving chunks, 1/2, 1/4, ... of the
+ *    thread's units, the last two equal (1/32 each at 6), taken in that order:
+ *    few chunk starts, and a fine last piece to hand over.  With 4 equal
+ *    chunks, llama3-8b tg16 on 2 threads waited 21-35 us per ffn task for the
+ *    slower thread, 2% of a token (MPBENCH_E2E_SYNC=1).
+ *  - Several tokens (prefill, LIN_SPLIT_N): a chunk is compute-bound and a
+ *    hundred times longer than at one token, so 16 equal chunks of whole
+ *    64-row tiles: at 4, the wait for the last chunk was ~0.2 ms of a 2B-4T
+ *    pp128 token's 4.9 on 2 threads.  (Both: the session notes of issue 17.) */
+enum { LIN_SPLIT = 6, LIN_SPLIT_N = 16 };
 
 static void chunk_rows(const mp_op *op, int t, int k, int split, int nt, int *m0, int *m1)
 {
@@ -1336,8 +1341,15 @@ static void chunk_rows(const mp_op *op, int t, int k, int split, int nt, int *m0
     if (split > LIN_SPLIT && 64 % align == 0)
         align = 64; /* whole row tiles of the GEMMs (mtile <= 64 dividing 64) */
     own_rows(op, t, nt, &a, &b);
-    int units = (b - a + align - 1) / align, per = (units + split - 1) / split;
-    long c0 = a + (long)k * per * align, c1 = a + (long)(k + 1) * per * align;
+    long units = (b - a + align - 1) / align, u0, u1;
+    if (split == LIN_SPLIT) { /* units - units / 2^k before chunk k; the last ends at units */
+        u0 = units - (units >> k);
+        u1 = k + 1 < split ? units - (units >> (k + 1)) : units;
+    } else {
+        long per = (units + split - 1) / split;
+        u0 = k * per, u1 = (k + 1) * per;
+    }
+    long c0 = a + u0 * align, c1 = a + u1 * align;
     *m0 = c0 < b ? (int)c0 : b;
     *m1 = c1 < b ? (int)c1 : b;
 }
