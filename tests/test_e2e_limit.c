@@ -432,6 +432,51 @@ Test(e2e_limit, weight_cache_detects_stale_and_corrupt_files)
     mp_pool_destroy(pool);
 }
 
+/* ---- the decode bound's bandwidth -------------------------------------------------------- */
+static double tg_bw(const char *db, int seed)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    double bw = -1;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(h, "SELECT bw_gbs FROM e2e WHERE test = 'tg2' AND seed = ?",
+                                    -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_bind_int(st, 1, seed);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        bw = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return bw;
+}
+
+/* Measured now when the store has no probe of this machine (read at the start,
+ * again after the row); a stored probe is used as it is, not read over. */
+Test(e2e_limit, decode_bound_reads_the_stored_probe_or_measures)
+{
+    char dir[64], db[128], cmd[256];
+    tmpdir(dir, sizeof dir);
+    snprintf(db, sizeof db, "%s/bw.db", dir);
+    snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant i2_s.scalar --pp 0 --tg 2 --reps 1 "
+                              "--seed 3 --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    double now = tg_bw(db, 3);
+    cr_assert_gt(now, 0.0, "measured now: %g", now);
+    /* a probe run of this machine with a read bandwidth below any reading, so a
+     * read over it would show */
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, "INSERT INTO runs(machine_id,kind,status) "
+                                 "SELECT machine_id,'probe','ok' FROM runs LIMIT 1;"
+                                 "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) "
+                                 "VALUES(last_insert_rowid(),'read_DRAM',1,1073741824,0.625,'GB/s');",
+                              NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_close(h);
+    snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant i2_s.scalar --pp 0 --tg 2 --reps 1 "
+                              "--seed 4 --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_assert_eq(tg_bw(db, 4), 0.625, "the stored probe's read bandwidth, as it is");
+}
+
 /* ---- bad input ------------------------------------------------------------------------ */
 Test(e2e_limit, bad_input_exit_2)
 {
