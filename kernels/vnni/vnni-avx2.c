@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "vnni.h"
+#include "vnni-prep.h"
 #include "../common/mp_numerics.h"
 #include "vnni-ymm-up.h"
 
@@ -142,17 +143,7 @@ void mp_vnni_prepare__avx2(const mp_op *op, const float *x, int n, void *act, in
             mx = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps(xt + i), absmask), mx);
         float lanes[8];
         _mm256_storeu_ps(lanes, mx);
-        float absmax = 0.0f;
-        for (int j = 0; j < 8; j++)
-            absmax = lanes[j] > absmax ? lanes[j] : absmax;
-        for (; i < k; i++) {
-            float a = fabsf(xt[i]);
-            if (a > absmax)
-                absmax = a;
-        }
-        if (!(absmax >= MP_ABSMAX_FLOOR))
-            absmax = MP_ABSMAX_FLOOR;
-        const float scale = 127.0f / absmax;
+        const float scale = 127.0f / mp_vnni_prep_absmax(lanes, 8, xt, i, k);
         const __m256 vs = _mm256_set1_ps(scale);
         __m256i sum = _mm256_setzero_si256();
         i = 0;
@@ -175,17 +166,6 @@ void mp_vnni_prepare__avx2(const mp_op *op, const float *x, int n, void *act, in
         int32_t s = 0;
         for (int j = 0; j < 8; j++)
             s += s32[j];
-        for (; i < k; i++) {
-            float f = nearbyintf(xt[i] * scale);
-            if (f > 127.0f)
-                f = 127.0f;
-            if (f < -127.0f)
-                f = -127.0f;
-            q[i] = (int8_t)f;
-            s += q[i];
-        }
-        h->x_scale = scale;
-        h->qsum = s;
-        memset(q + k, 0, stride - 64 - (size_t)k);
+        mp_vnni_prep_finish(xt, i, k, scale, s, q, h, stride);
     }
 }

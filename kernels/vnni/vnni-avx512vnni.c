@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "vnni.h"
+#include "vnni-prep.h"
 #include "../common/mp_numerics.h"
 
 /* small fixed loops over registers must be unrolled, or -O2 keeps the
@@ -372,17 +373,7 @@ void mp_vnni_prepare__avx512vnni(const mp_op *op, const float *x, int n, void *a
             mx = _mm512_max_ps(_mm512_and_ps(_mm512_loadu_ps(xt + i), absmask), mx);
         float lanes[16];
         _mm512_storeu_ps(lanes, mx);
-        float absmax = 0.0f;
-        for (int j = 0; j < 16; j++)
-            absmax = lanes[j] > absmax ? lanes[j] : absmax;
-        for (; i < k; i++) {
-            float a = fabsf(xt[i]);
-            if (a > absmax)
-                absmax = a;
-        }
-        if (!(absmax >= MP_ABSMAX_FLOOR))
-            absmax = MP_ABSMAX_FLOOR;
-        const float scale = 127.0f / absmax;
+        const float scale = 127.0f / mp_vnni_prep_absmax(lanes, 16, xt, i, k);
         const __m512 vs = _mm512_set1_ps(scale);
         __m512i sum = _mm512_setzero_si512();
         i = 0;
@@ -404,17 +395,6 @@ void mp_vnni_prepare__avx512vnni(const mp_op *op, const float *x, int n, void *a
             _mm_storeu_si128((__m128i *)(q + i), _mm512_cvtsepi32_epi8(v));
         }
         int32_t s = _mm512_reduce_add_epi32(sum); /* integers: any order */
-        for (; i < k; i++) {
-            float f = nearbyintf(xt[i] * scale);
-            if (f > 127.0f)
-                f = 127.0f;
-            if (f < -127.0f)
-                f = -127.0f;
-            q[i] = (int8_t)f;
-            s += q[i];
-        }
-        h->x_scale = scale;
-        h->qsum = s;
-        memset(q + k, 0, stride - 64 - (size_t)k);
+        mp_vnni_prep_finish(xt, i, k, scale, s, q, h, stride);
     }
 }
