@@ -24,7 +24,15 @@
  * accumulator arrays in memory */
 #define MP_UNROLL _Pragma("GCC unroll 32")
 
-enum { PF_BYTES = 8192 }; /* software prefetch distance along the weight stream */
+/* Software prefetch along the weight stream at two distances: into L2 (T1,
+ * MP_PF_HINT) PF_BYTES ahead, then into L1 (T0) PF_NEAR_BYTES ahead, so the
+ * loads find their lines in L1.  With the far prefetch alone a load waits on
+ * the L2, and this loop's ~12 instructions per 64-byte line leave the core too
+ * short a window to hide that.  Xeon VM (model 207), the GEMV loop with its
+ * 16-row blocks against a read loop over the same bytes, 2 threads, rotating
+ * 1 GiB of copies, interleaved (/work/m11/gv.c): T1 at 8 KB alone 0.83-0.90 of
+ * the read, with T0 at 2-4 KB 0.91-0.97; T0 alone 0.70-0.75, none 0.53. */
+enum { PF_BYTES = 8192, PF_NEAR_BYTES = 2048 };
 
 static inline __m512i bcast4(const int8_t *p)
 {
@@ -132,8 +140,10 @@ static inline __attribute__((always_inline)) __m512i int2_gemv_block(const const
         size_t j = j0;
         for (; j + STEP <= j1; j += STEP) {
             const uint8_t *p = w + j * 64;
-            MP_UNROLL for (int t = 0; t < STEP; t++)
+            MP_UNROLL for (int t = 0; t < STEP; t++) {
                 _mm_prefetch((const char *)p + PF_BYTES + 64 * t, MP_PF_HINT);
+                _mm_prefetch((const char *)p + PF_NEAR_BYTES + 64 * t, _MM_HINT_T0);
+            }
             const int8_t *qj = q + j * 16;
             MP_UNROLL for (int t = 0; t < STEP; t++) {
                 __m512i v = _mm512_loadu_si512(p + 64 * t);
@@ -175,6 +185,7 @@ static inline __attribute__((always_inline)) __m512i int1_gemv_block(const const
     for (; j + 2 <= nt; j += 2) {
         const uint8_t *p = w + j * 32;
         _mm_prefetch((const char *)p + PF_BYTES, MP_PF_HINT);
+        _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
         const int8_t *qj = q + j * 16;
         MP_UNROLL for (int g = 0; g < 8; g++)
             acc[g] = mp_x86_dpbusd_bcast(acc[g], int1_up_seq(c, p + 8 * g, seq), qj + 4 * g);
