@@ -31,6 +31,7 @@ static inline void int2_gemv_block(const consts *c, const uint8_t *w, size_t nt,
     for (size_t j = 0; j < nt; j++) {
         const uint8_t *p = w + j * 64;
         _mm_prefetch((const char *)p + PF_BYTES, MP_PF_HINT);
+        _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
         const int8_t *qj = q + j * 16;
         MP_UNROLL for (int h = 0; h < 2; h++) {
             __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
@@ -56,8 +57,10 @@ static inline void int1_gemv_block(const consts *c, const uint8_t *w, size_t nt,
         acc[i] = _mm256_setzero_si256();
     for (size_t j = 0; j < nt; j++) {
         const uint8_t *p = w + j * 32;
-        if (!(j & 1))
+        if (!(j & 1)) {
             _mm_prefetch((const char *)p + PF_BYTES, MP_PF_HINT);
+            _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
+        }
         const int8_t *qj = q + j * 16;
         MP_UNROLL for (int g = 0; g < 4; g++)
             MP_UNROLL for (int h = 0; h < 2; h++)
