@@ -18,7 +18,11 @@
  * two alternations, 6912x2560 / 2560x6912: T0 at 8 KB 78-80% of the same-run
  * read on 1 and 2 threads, T1 or T2 at 8-16 KB 85-88%, none 36-54%.
  * A kernel file may define MP_PF_HINT before including this header where the
- * other level measured faster for it (tq2_0: T0, see tq2_0-avx2.c). */
+ * other level measured faster for it (tq2_0: T0, see tq2_0-avx2.c).  The far
+ * prefetch into L2 may be followed by a near one into L1, a couple of KB ahead,
+ * where a loop's instruction window is too short to hide the L2's latency:
+ * the VNNI GEMVs (PF_NEAR_BYTES, vnni-avx512vnni.c: 85-90% of the read ->
+ * 90-94%) and the end-to-end F16 head (harness/e2e-head-simd.h). */
 #ifndef MP_PF_HINT
 #define MP_PF_HINT _MM_HINT_T1
 #endif
