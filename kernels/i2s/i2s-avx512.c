@@ -48,6 +48,9 @@ static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const in
             __m512i a2 = join(qb + 64, qb + 192);
             __m512i a3 = join(qb + 96, qb + 224);
             for (int r = 0; r < R; r++) {
+                /* and each row 512 bytes on into L1 (kernels/common/mp_x86.h) */
+                if (pf)
+                    _mm_prefetch((const char *)w0 + r * row_bytes + (pb + 8) * 64, _MM_HINT_T0);
                 __m512i v = _mm512_loadu_si512((const void *)(w0 + r * row_bytes + pb * 64));
                 __m512i c0 = _mm512_and_si512(_mm512_srli_epi16(v, 6), mask);
                 __m512i c1 = _mm512_and_si512(_mm512_srli_epi16(v, 4), mask);

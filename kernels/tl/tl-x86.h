@@ -149,10 +149,13 @@ INLINE void run_part(acc_t *a, const uint8_t **wp, int R, int nsteps, int sign, 
                     }
                 for (int r = 0; r < R; r++) {
                     const uint8_t *w = wp[r];
-                    if (h == 0 && pf) {
+                    if (h == 0 && pf) { /* far into L2, near (1 KB) into L1: mp_x86.h */
                         _mm_prefetch((const char *)w + pf, MP_PF_HINT);
-                        if (sign)
+                        _mm_prefetch((const char *)w + 1024, _MM_HINT_T0);
+                        if (sign) {
                             _mm_prefetch((const char *)w + pf + 64, MP_PF_HINT);
+                            _mm_prefetch((const char *)w + 1024 + 64, _MM_HINT_T0);
+                        }
                     }
                     lookup(&a[r * TL_NV + h], VLOAD(w + h * VB), ta, tb, ll,
                            sign ? w + 64 + h * (VB / 8) : NULL);

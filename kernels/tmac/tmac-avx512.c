@@ -23,8 +23,10 @@ static void block(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf, 
         int s1 = s0 + MP_TMAC_FLUSH < nsteps ? s0 + MP_TMAC_FLUSH : nsteps;
         __m512i w0 = _mm512_setzero_si512(), h0 = w0, w1 = w0, h1 = w0;
         for (int s = s0; s < s1; s++, wp += MP_TMAC_STEP) {
-            if (pf)
+            if (pf) { /* far into L2, near (2 KB) into L1: mp_x86.h */
                 _mm_prefetch((const char *)wp + pf, MP_PF_HINT);
+                _mm_prefetch((const char *)wp + 2048, _MM_HINT_T0);
+            }
             __m512i v = _mm512_loadu_si512((const void *)wp);
             __m512i t = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(tab + (size_t)s * 32)));
             __m512i x = _mm512_shuffle_epi8(t, _mm512_and_si512(v, m0f));
