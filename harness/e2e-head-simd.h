@@ -17,10 +17,15 @@
  * 32-element block by mp_e2e_head_prep.  Arithmetic (every copy): per row four
  * 16-lane float accumulators a0..a3 over steps of 64 elements (a0 even and a1
  * odd elements of the first 32, a2/a3 of the second), then a 32-element step
- * into a0/a1 if one is left, a product then a sum (never fused:
- * -std=c11 implies -ffp-contract=off), then (a0 + a1) + (a2 + a3), its lanes
- * summed in index order, then the elements after the last whole 32-block in
- * index order.  Not vdpbf16ps (AVX512_BF16): it would round x to bf16 (8
+ * into a0/a1 if one is left, each lane a += w * x as one fused multiply-add
+ * (one rounding: FMA instructions in the AVX2 and AVX-512 copies, fmaf in the
+ * portable one, which is one instruction on Arm), then (a0 + a1) + (a2 + a3),
+ * its lanes summed in index order, then the elements after the last whole
+ * 32-block in index order, a product then a sum (-std=c11 implies
+ * -ffp-contract=off, so nothing else is fused).  Fused, because a separate
+ * product and sum are twice the vector instructions per weight, and on 2
+ * threads that, not memory, held the 8B head to 0.86 of the read; fused, 0.94
+ * (Xeon VM model 207, 32768 x 4096, /work/m11/gh2.c, issue 17).  Not vdpbf16ps (AVX512_BF16): it would round x to bf16 (8
  * mantissa bits) and sums pairs with its own rounding, flushing denormals, so
  * no portable copy could give its bits; and the float loop already runs at
  * ~4x the per-thread share of DRAM bandwidth from L2 (2026-11-23: 117-135
@@ -39,6 +44,7 @@
  * The AVX2 copy keeps each 16-lane vector as two 8-lane halves (gcc moves
  * 64-byte vectors through memory on 32-byte registers): the same lanes, the
  * same operations. */
+#include <math.h>
 #include <string.h>
 
 #include "mp_e2e_head.h"
@@ -225,6 +231,17 @@ static inline void MP_HEAD_FN(nib_dot)(mp_hv16i32 *acc, const uint8_t *q, const 
 #endif
 
 /* ---- f16 rows ------------------------------------------------------------------------ */
+/* *acc = w * x + *acc per lane, one rounding (the format comment above) */
+static inline void MP_HEAD_FN(fma16)(mp_hv16f *acc, mp_hv16f w, const mp_hv16f *x)
+{
+#if defined(__AVX512F__)
+    *acc = (mp_hv16f)_mm512_fmadd_ps((__m512)w, (__m512)*x, (__m512)*acc);
+#else
+    for (int l = 0; l < 16; l++)
+        (*acc)[l] = fmaf(w[l], (*x)[l], (*acc)[l]);
+#endif
+}
+
 /* the even and the odd bf16 of each 32-bit lane, as floats */
 #define MP_HEVEN(v) ((mp_hv16f)((v) << 16))
 #define MP_HODD(v) ((mp_hv16f)((v) & 0xffff0000u))
@@ -253,15 +270,18 @@ static inline float MP_HEAD_FN(f16_finish)(const mp_hv16f *a0, const mp_hv16f *a
     do {                                                                                  \
         mp_hv16u32 v_;                                                                    \
         memcpy(&v_, w##R + (i), 64);                                                      \
-        a##R##0 += MP_HEVEN(v_) * xe0, a##R##1 += MP_HODD(v_) * xo0;      \
+        MP_HEAD_FN(fma16)(&a##R##0, MP_HEVEN(v_), &xe0);                                  \
+        MP_HEAD_FN(fma16)(&a##R##1, MP_HODD(v_), &xo0);                                   \
         memcpy(&v_, w##R + (i) + 32, 64);                                                 \
-        a##R##2 += MP_HEVEN(v_) * xe1, a##R##3 += MP_HODD(v_) * xo1;      \
+        MP_HEAD_FN(fma16)(&a##R##2, MP_HEVEN(v_), &xe1);                                  \
+        MP_HEAD_FN(fma16)(&a##R##3, MP_HODD(v_), &xo1);                                   \
     } while (0)
 #define MP_F16_STEP32(R, i)                                                               \
     do {                                                                                  \
         mp_hv16u32 v_;                                                                    \
         memcpy(&v_, w##R + (i), 64);                                                      \
-        a##R##0 += MP_HEVEN(v_) * xe0, a##R##1 += MP_HODD(v_) * xo0;      \
+        MP_HEAD_FN(fma16)(&a##R##0, MP_HEVEN(v_), &xe0);                                  \
+        MP_HEAD_FN(fma16)(&a##R##1, MP_HODD(v_), &xo0);                                   \
     } while (0)
 #define MP_F16_ACC(R) mp_hv16f a##R##0 = {0}, a##R##1 = {0}, a##R##2 = {0}, a##R##3 = {0}
 
@@ -271,16 +291,19 @@ static inline float MP_HEAD_FN(f16_finish)(const mp_hv16f *a0, const mp_hv16f *a
  * (lanes 0-7 and 8-15): the same operations on the same lanes, the same bits. */
 typedef float mp_hv8f __attribute__((vector_size(32)));
 typedef uint32_t mp_hv8u32 __attribute__((vector_size(32)));
+#define MP_H8_FMA(w, x, a) ((mp_hv8f)_mm256_fmadd_ps((__m256)(w), (__m256)(x), (__m256)(a)))
 #define MP_H8_STEP(al, ah, bl, bh, off)                                                   \
     do {                                                                                  \
         mp_hv8u32 v_;                                                                     \
         mp_hv8f x_;                                                                       \
         memcpy(&v_, w0 + i + (off), 32);                                                  \
-        memcpy(&x_, xp + i + (off), 32), al += (mp_hv8f)(v_ << 16) * x_;                  \
-        memcpy(&x_, xp + i + (off) + 16, 32), bl += (mp_hv8f)(v_ & 0xffff0000u) * x_;     \
+        memcpy(&x_, xp + i + (off), 32), al = MP_H8_FMA((mp_hv8f)(v_ << 16), x_, al);     \
+        memcpy(&x_, xp + i + (off) + 16, 32);                                             \
+        bl = MP_H8_FMA((mp_hv8f)(v_ & 0xffff0000u), x_, bl);                              \
         memcpy(&v_, w0 + i + (off) + 16, 32);                                             \
-        memcpy(&x_, xp + i + (off) + 8, 32), ah += (mp_hv8f)(v_ << 16) * x_;              \
-        memcpy(&x_, xp + i + (off) + 24, 32), bh += (mp_hv8f)(v_ & 0xffff0000u) * x_;     \
+        memcpy(&x_, xp + i + (off) + 8, 32), ah = MP_H8_FMA((mp_hv8f)(v_ << 16), x_, ah); \
+        memcpy(&x_, xp + i + (off) + 24, 32);                                             \
+        bh = MP_H8_FMA((mp_hv8f)(v_ & 0xffff0000u), x_, bh);                              \
     } while (0)
 
 static float MP_HEAD_FN(f16_row)(const uint16_t *w0, int cols, const float *xp)
@@ -307,6 +330,7 @@ static float MP_HEAD_FN(f16_row)(const uint16_t *w0, int cols, const float *xp)
     return r;
 }
 #undef MP_H8_STEP
+#undef MP_H8_FMA
 #else
 static float MP_HEAD_FN(f16_row)(const uint16_t *w0, int cols, const float *xp)
 {

@@ -564,8 +564,8 @@ static float oracle_f16(const uint16_t *w, const float *x, int cols)
          * lone last 32-step, to a0/a1 */
         int s = i % 64 == 32 ? 2 : 0;
         for (int l = 0; l < 16; l++) {
-            a[s][l] += bf(w[i + 2 * l]) * x[i + 2 * l];
-            a[s + 1][l] += bf(w[i + 2 * l + 1]) * x[i + 2 * l + 1];
+            a[s][l] = fmaf(bf(w[i + 2 * l]), x[i + 2 * l], a[s][l]);
+            a[s + 1][l] = fmaf(bf(w[i + 2 * l + 1]), x[i + 2 * l + 1], a[s + 1][l]);
         }
     }
     float r = 0;
