@@ -232,13 +232,13 @@ static inline void MP_HEAD_FN(nib_dot)(mp_hv16i32 *acc, const uint8_t *q, const 
 
 /* ---- f16 rows ------------------------------------------------------------------------ */
 /* *acc = w * x + *acc per lane, one rounding (the format comment above) */
-static inline void MP_HEAD_FN(fma16)(mp_hv16f *acc, mp_hv16f w, const mp_hv16f *x)
+static inline void MP_HEAD_FN(fma16)(mp_hv16f *acc, const mp_hv16f *w, const mp_hv16f *x)
 {
 #if defined(__AVX512F__)
-    *acc = (mp_hv16f)_mm512_fmadd_ps((__m512)w, (__m512)*x, (__m512)*acc);
+    *acc = (mp_hv16f)_mm512_fmadd_ps((__m512)*w, (__m512)*x, (__m512)*acc);
 #else
     for (int l = 0; l < 16; l++)
-        (*acc)[l] = fmaf(w[l], (*x)[l], (*acc)[l]);
+        (*acc)[l] = fmaf((*w)[l], (*x)[l], (*acc)[l]);
 #endif
 }
 
@@ -270,18 +270,21 @@ static inline float MP_HEAD_FN(f16_finish)(const mp_hv16f *a0, const mp_hv16f *a
     do {                                                                                  \
         mp_hv16u32 v_;                                                                    \
         memcpy(&v_, w##R + (i), 64);                                                      \
-        MP_HEAD_FN(fma16)(&a##R##0, MP_HEVEN(v_), &xe0);                                  \
-        MP_HEAD_FN(fma16)(&a##R##1, MP_HODD(v_), &xo0);                                   \
+        mp_hv16f e_ = MP_HEVEN(v_), o_ = MP_HODD(v_);                                     \
+        MP_HEAD_FN(fma16)(&a##R##0, &e_, &xe0);                                           \
+        MP_HEAD_FN(fma16)(&a##R##1, &o_, &xo0);                                           \
         memcpy(&v_, w##R + (i) + 32, 64);                                                 \
-        MP_HEAD_FN(fma16)(&a##R##2, MP_HEVEN(v_), &xe1);                                  \
-        MP_HEAD_FN(fma16)(&a##R##3, MP_HODD(v_), &xo1);                                   \
+        e_ = MP_HEVEN(v_), o_ = MP_HODD(v_);                                              \
+        MP_HEAD_FN(fma16)(&a##R##2, &e_, &xe1);                                           \
+        MP_HEAD_FN(fma16)(&a##R##3, &o_, &xo1);                                           \
     } while (0)
 #define MP_F16_STEP32(R, i)                                                               \
     do {                                                                                  \
         mp_hv16u32 v_;                                                                    \
         memcpy(&v_, w##R + (i), 64);                                                      \
-        MP_HEAD_FN(fma16)(&a##R##0, MP_HEVEN(v_), &xe0);                                  \
-        MP_HEAD_FN(fma16)(&a##R##1, MP_HODD(v_), &xo0);                                   \
+        mp_hv16f e_ = MP_HEVEN(v_), o_ = MP_HODD(v_);                                     \
+        MP_HEAD_FN(fma16)(&a##R##0, &e_, &xe0);                                           \
+        MP_HEAD_FN(fma16)(&a##R##1, &o_, &xo0);                                           \
     } while (0)
 #define MP_F16_ACC(R) mp_hv16f a##R##0 = {0}, a##R##1 = {0}, a##R##2 = {0}, a##R##3 = {0}
 
