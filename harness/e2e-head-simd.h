@@ -24,8 +24,9 @@
  * 32-block in index order, a product then a sum (-std=c11 implies
  * -ffp-contract=off, so nothing else is fused).  Fused, because a separate
  * product and sum are twice the vector instructions per weight, and on 2
- * threads that, not memory, held the 8B head to 0.86 of the read; fused, 0.94
- * (Xeon VM model 207, 32768 x 4096, /work/m11/gh2.c, issue 17).  Not vdpbf16ps (AVX512_BF16): it would round x to bf16 (8
+ * threads that, not memory, held the head to 0.85-0.92 of a read of the same
+ * bytes; fused, 0.95-0.995 (Xeon VM model 207, 32768 x 4096; the session note
+ * of issue 17).  Not vdpbf16ps (AVX512_BF16): it would round x to bf16 (8
  * mantissa bits) and sums pairs with its own rounding, flushing denormals, so
  * no portable copy could give its bits; and the float loop already runs at
  * ~4x the per-thread share of DRAM bandwidth from L2 (2026-11-23: 117-135
@@ -371,10 +372,10 @@ static void MP_HEAD_FN(f16_rows4)(const uint16_t *w0, size_t stride, int cols, c
      * over the four) into L1 (locality 3: prefetcht0), as the VNNI GEMV does
      * (PF_NEAR_BYTES in kernels/vnni/vnni-avx512vnni.c): a load then finds its
      * line in L1.  Past a row's end that is the next row's start, read next.
-     * Xeon VM (model 207), this loop over 16384 rows of 2560 against a read of
-     * the same bytes, rotating 1 GiB, interleaved (/work/m11/gh.c): 0.88 of the
-     * read with the far prefetch alone, 0.97-0.99 with the near one at 0.5-1 KB,
-     * on 1 and 2 threads. */
+     * Xeon VM (model 207), against a read of the same bytes, interleaved (the
+     * session note of issue 17): this head on 1 thread 0.905 -> 0.960 of the
+     * read; a synthetic copy of the walk, 16384 rows of 2560, 0.88 -> 0.97 on 1
+     * and 2 threads. */
     const char *ahead = (const char *)(w0 + 4 * stride), *near = (const char *)w0 + 1024;
     for (; i + 64 <= nfull; i += 64) {
         for (int r = 0; r < 4; r++) {

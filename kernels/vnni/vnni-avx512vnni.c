@@ -30,8 +30,9 @@
  * the L2, and this loop's ~12 instructions per 64-byte line leave the core too
  * short a window to hide that.  Xeon VM (model 207), the GEMV loop with its
  * 16-row blocks against a read loop over the same bytes, 2 threads, rotating
- * 1 GiB of copies, interleaved (/work/m11/gv.c): T1 at 8 KB alone 0.83-0.90 of
- * the read, with T0 at 2-4 KB 0.91-0.97; T0 alone 0.70-0.75, none 0.53. */
+ * 1 GiB of copies, interleaved (the session note of issue 17): T1 at 8 KB
+ * alone 0.83-0.90 of the read, with T0 at 2-4 KB 0.91-0.97; T0 alone
+ * 0.70-0.75, none 0.53. */
 enum { PF_BYTES = 8192, PF_NEAR_BYTES = 2048 };
 
 static inline __m512i bcast4(const int8_t *p)
