@@ -449,8 +449,30 @@ static double tg_bw(const char *db, int seed)
     return bw;
 }
 
-/* Measured now when the store has no probe of this machine (read at the start,
- * again after the row); a stored probe is used as it is, not read over. */
+/* Whether the tg2 row of this seed gives a reason holding what. */
+static int tg_reason_has(const char *db, int seed, const char *what)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    int has = 0;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(h, "SELECT reason FROM e2e WHERE test = 'tg2' AND seed = ?",
+                                    -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    sqlite3_bind_int(st, 1, seed);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *r = (const char *)sqlite3_column_text(st, 0);
+        has = r && strstr(r, what);
+        if (!has)
+            fprintf(stderr, "reason: %s\n", r ? r : "(null)");
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return has;
+}
+
+/* Measured now when the store has no probe of this machine (one read beside
+ * each decode step, the median kept); a stored probe is used as it is, not
+ * read over.  The row's reason says which. */
 Test(e2e_limit, decode_bound_reads_the_stored_probe_or_measures)
 {
     char dir[64], db[128], cmd[256];
@@ -461,6 +483,8 @@ Test(e2e_limit, decode_bound_reads_the_stored_probe_or_measures)
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     double now = tg_bw(db, 3);
     cr_assert_gt(now, 0.0, "measured now: %g", now);
+    cr_assert(tg_reason_has(db, 3, "bound: median of 2 reads of "),
+              "not one read beside each of the 2 steps");
     /* a probe run of this machine with a read bandwidth below any reading, so a
      * read over it would show */
     sqlite3 *h;
@@ -475,6 +499,7 @@ Test(e2e_limit, decode_bound_reads_the_stored_probe_or_measures)
                               "--seed 4 --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     cr_assert_eq(tg_bw(db, 4), 0.625, "the stored probe's read bandwidth, as it is");
+    cr_assert(tg_reason_has(db, 4, "bound: the stored probe's read"));
 }
 
 /* ---- bad input ------------------------------------------------------------------------ */

@@ -152,3 +152,41 @@ Test(probe, recording_read_reports_a_thread_that_reads_alone)
     recording_read(buf, sizeof buf);
     cr_assert_eq(rec.serial, 1, "a lone thread was not reported as a serial pass");
 }
+
+/* The reader the e2e decode bound uses beside each step: its buffers made and
+ * first-touched once, one warm-up read, then one read per pass by every thread
+ * at once, each of its own part, rounded up to whole 256-byte units. */
+Test(probe, reader_passes_read_each_threads_own_part_once, .timeout = 120)
+{
+    const int nt = 2, passes = 3;
+    const size_t total = ((size_t)8 << 20) + 100; /* not a multiple of 2 x 256 */
+    char binding[512];
+    mp_pool *pool = mp_pool_create(nt, binding, sizeof binding);
+    rec.nt = nt, rec.ncalls = 0, rec.serial = 0, rec.wait_s = 10;
+    atomic_store(&rec.arrived, 0);
+    mp_probe_reader *r = mp_probe_reader_new(pool, total, 1, &recording);
+    cr_assert(r);
+    const size_t per = ((total / nt) + 255) & ~(size_t)255;
+    cr_assert_eq(mp_probe_reader_bytes(r, pool), per * nt);
+    cr_assert_geq(mp_probe_reader_bytes(r, pool), total, "the reader reads less than asked");
+    cr_assert_eq(rec.ncalls, nt, "the warm-up: %d reads, expected %d", rec.ncalls, nt);
+    for (int p = 0; p < passes; p++)
+        cr_assert_gt(mp_probe_reader_pass(r, pool), 0.0, "pass %d: no bandwidth", p);
+    mp_probe_reader_free(r, pool);
+    mp_pool_destroy(pool);
+    cr_assert_eq(rec.ncalls, (passes + 1) * nt, "%d reads, expected %d", rec.ncalls,
+                 (passes + 1) * nt);
+    cr_assert_eq(rec.serial, 0, "a pass ran its threads one after another");
+    for (int c = 0; c < rec.ncalls; c++) {
+        cr_assert_eq(rec.call[c].n, per, "read %d: %zu bytes, expected %zu", c, rec.call[c].n, per);
+        cr_assert_eq(rec.call[c].first, rec.call[c].last, "read %d: not its own filled buffer", c);
+    }
+    cr_assert_neq(rec.call[0].p, rec.call[1].p, "the warm-up read one buffer twice");
+    /* the same nt buffers every pass */
+    for (int c = nt; c < rec.ncalls; c++) {
+        int same = 0;
+        for (int j = 0; j < nt; j++)
+            same |= rec.call[c].p == rec.call[j].p;
+        cr_assert(same, "read %d: a buffer the warm-up did not read (made again?)", c);
+    }
+}

@@ -109,35 +109,32 @@ static void setup_note(const mp_e2e_job *o, const char *label, mp_e2e *m)
                         "used)\n", label, su->cache_note, su->cache_stale, su->cache_corrupt);
 }
 
-/* One read of 1 GiB (best of reps passes) on the weights' kind of pages. */
-static double read_gb(mp_pool *pool, int reps)
-{
-    return mp_probe_dram_read_as(pool, (size_t)1 << 30, reps, mp_e2e_huge_pages());
-}
-
-/* Read bandwidth (GB/s) at the pool's thread count for the decode bound: the
- * newest probe of this machine in the store, else measured now: 1 GiB, best of
- * 5, on the same kind of pages as the model's weights (2 MiB unless
- * MPBENCH_E2E_HUGEPAGES=0).  On 4 KiB pages, as it was read before, this VM
- * gave 25-61 GB/s on 2 threads from one e2e start to the next (a share of 125%
- * once) and spent 2.4 s faulting the buffer in; on 2 MiB pages six probes in a
- * row read 63.6-66.0 GB/s in 0.16 s each (the session note of issue 17).
- * *stored: whether it came from the store (else the decode loop reads again
- * after each decode row: see mp_e2e_run_perf). */
-static double read_bw(const mp_e2e_job *o, mp_pool *pool, int *stored)
+/* The decode bound's read bandwidth (GB/s) at the pool's thread count: the
+ * newest probe of this machine in the store, used as it is; 0 when there is
+ * none, and then the decode loop reads beside each step (see READ_CAP). */
+static double stored_bw(const mp_e2e_job *o)
 {
     double bw = 0;
     if (o->store && o->fingerprint)
         bw = mp_probe_value(o->store, o->fingerprint, "read_DRAM", o->threads);
-    *stored = bw > 0;
-    for (int i = 0; bw <= 0 && i < GATE_TRIES; i++) {
-        double c0 = clock_read(o, pool);
-        double got = read_gb(pool, 5);
-        if (full_speed(o, pool, c0, NULL) || i == GATE_TRIES - 1)
-            bw = got;
-    }
-    return bw;
+    return bw > 0 ? bw : 0;
 }
+
+/* Without a stored probe, every decode step is followed by one read of
+ * min(bytes per token, READ_CAP) - a buffer split over the pool's threads, each
+ * first-touching its part, on the weights' kind of pages (2 MiB unless
+ * MPBENCH_E2E_HUGEPAGES=0) - inside the same clock-gate window as the step,
+ * and the bound's bandwidth is the median of the kept reads.  The step and the
+ * read then see the same host: a read made once at the start and once after
+ * the row, as before, could meet a neighbour's memory traffic the steps did
+ * not (or the reverse), and on this shared VM gave shares of 1.04-1.72 (bound
+ * reads of 14.6-29.0 GB/s against the usual 17 and 33; the session notes of
+ * issue 17).  Step and read alternate, so each finds the other's bytes in the
+ * cache, not its own, once a token reads more than the last-level cache holds.
+ * A step's time excludes its read. */
+#define READ_CAP ((size_t)1 << 30)
+
+static size_t token_bytes(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int B);
 
 /* "group=seconds per token,..." of a profile. */
 static void profile_text(const double *sec, double tokens, char *buf, size_t len)
@@ -309,6 +306,25 @@ static double gemms_alone(const mp_e2e_job *o, mp_pool *pool, mp_e2e *m, float *
     return sec;
 }
 
+static size_t token_bytes(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int B)
+{
+    const mp_e2e_mem *mem = mp_e2e_memory(m);
+    size_t row = mp_e2e_head_row_bytes(o->head, md->hidden);
+    size_t H = (size_t)md->hidden, qd = (size_t)md->heads * md->head_dim;
+    size_t kvd = (size_t)md->kv_heads * md->head_dim;
+    size_t norms = sizeof(float) * (H + (size_t)o->layers * (2 * H + qd + md->intermediate));
+    size_t kv = sizeof(float) * 2 * (size_t)o->layers * kvd * (size_t)(o->tg + 1) / 2;
+    return mem->ternary + (size_t)md->vocab * row + norms + (size_t)B * ((md->tied ? 0 : row) + kv);
+}
+
+static double median_d(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* The row's bound and share.  Decode (kind 1, 2): bytes read per step - every
  * packed ternary tensor, the whole head, one embedding row per token when the
  * head is untied, the norms, the KV cache at the mean position - over the read
@@ -317,20 +333,11 @@ static double gemms_alone(const mp_e2e_job *o, mp_pool *pool, mp_e2e *m, float *
 static void bound(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int kind, int B, double bw,
                   double *alone, mp_e2e_row *r)
 {
-    const mp_e2e_mem *mem = mp_e2e_memory(m);
     if (kind == 0) {
-        qsort(alone, (size_t)o->reps, sizeof *alone, cmp_d);
-        double med = o->reps % 2 ? alone[o->reps / 2]
-                                 : 0.5 * (alone[o->reps / 2 - 1] + alone[o->reps / 2]);
+        double med = median_d(alone, o->reps);
         r->bound_tps = med > 0 ? o->pp / med : 0;
     } else {
-        size_t row = mp_e2e_head_row_bytes(o->head, md->hidden);
-        size_t H = (size_t)md->hidden, qd = (size_t)md->heads * md->head_dim;
-        size_t kvd = (size_t)md->kv_heads * md->head_dim;
-        size_t norms = sizeof(float) * (H + (size_t)o->layers * (2 * H + qd + md->intermediate));
-        size_t kv = sizeof(float) * 2 * (size_t)o->layers * kvd * (size_t)(o->tg + 1) / 2;
-        r->token_bytes = mem->ternary + (size_t)md->vocab * row + norms +
-                         (size_t)B * ((md->tied ? 0 : row) + kv);
+        r->token_bytes = token_bytes(o, md, m, B);
         r->bw_gbs = bw;
         r->bound_tps = bw > 0 ? B * bw * 1e9 / (double)r->token_bytes : 0;
     }
@@ -360,8 +367,11 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     if (o->clock_gate > 0 && mp_clock_best() == 0)
         for (int i = 0; i < 16; i++) /* a first idea of full speed */
             mp_clock_now(pool);
-    int bw_stored = 0;
-    double bw = rc || !o->tg ? 0 : read_bw(o, pool, &bw_stored);
+    const double bw_probe = rc || !o->tg ? 0 : stored_bw(o);
+    /* the reads beside the decode steps: GB/s of each, kept ones first */
+    const int max_steps = o->tg * o->reps * (1 + GATE_TRIES) + 1;
+    double *rkept = malloc(sizeof(double) * (size_t)max_steps);
+    double *rall = malloc(sizeof(double) * (size_t)max_steps);
     mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
                         .src = sh ? sh : o->src, .head = o->head, .cache_dir = o->cache_dir,
                         .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
@@ -433,6 +443,16 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             int kept = 0, made = 0, redone = 0, unstable = 0; /* unstable: slow ones kept */
             int slow_bound = 0; /* passes of the GEMMs alone kept slow (gated) */
             int profiling = 0;
+            mp_probe_reader *rd = NULL;
+            int nrk = 0, nra = 0; /* reads kept (gated), made */
+            size_t rbytes = 0;
+            if (kind[ti] && !bw_probe) {
+                size_t tb = token_bytes(o, md, m, B);
+                /* NULL beyond the probe's 64 threads: no bound, as before */
+                rd = mp_probe_reader_new(pool, tb < READ_CAP ? tb : READ_CAP,
+                                         mp_e2e_huge_pages(), NULL);
+                rbytes = rd ? mp_probe_reader_bytes(rd, pool) : 0;
+            }
             for (int rep = -1; rep < o->reps; rep++) {
                 if (rep == 0 && o->profile && !profiling) /* the timed repetitions only, */
                     mp_e2e_profile(m, 1), profiling = 1;  /* those made again included */
@@ -441,7 +461,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 for (int i = 0; i < ntok; i++)
                     tok[i] = (int)(mp_rng_next(&rng) % (uint64_t)vocab);
                 mp_e2e_reset(m);
-                double c0 = clock_read(o, pool), t0 = mp_now(), fast = 0;
+                double c0 = clock_read(o, pool), t0 = mp_now(), fast = 0, steps_s = 0;
                 int nfast = 0;
                 if (kind[ti] == 0) {
                     for (int at = 0; at < o->pp; at += UBATCH) {
@@ -459,16 +479,24 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     for (int i = 0; i < steps && !rc; i++) {
                         double s0 = mp_now();
                         rc = mp_e2e_forward(m, tok, seq, B, NULL, logits);
-                        double ds = mp_now() - s0;
-                        if (o->clock_gate > 0 && full_speed(o, pool, c0, &c0))
-                            fast += ds, nfast++;
                         const int *next = mp_e2e_tokens(m); /* argmax of each row */
                         for (int b = 0; b < B; b++)
                             tok[b] = next[b];
+                        double ds = mp_now() - s0, g = rd ? mp_probe_reader_pass(rd, pool) : 0;
+                        steps_s += ds;
+                        int kept_step = o->clock_gate <= 0 || full_speed(o, pool, c0, &c0);
+                        if (o->clock_gate > 0 && kept_step)
+                            fast += ds, nfast++;
+                        if (rd && rep >= 0 && nra < max_steps) {
+                            rall[nra++] = g;
+                            if (kept_step)
+                                rkept[nrk++] = g;
+                        }
                     }
                     memset(seq, 0, sizeof *seq * (size_t)B);
                 }
-                double dt = mp_now() - t0;
+                /* decode: the steps' time, without the reads beside them */
+                double dt = kind[ti] ? steps_s : mp_now() - t0;
                 if (rc) {
                     rc = mp_fail(e, MP_ERUN, "e2e: forward pass refused its input (internal)");
                     break;
@@ -492,19 +520,12 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 if (kind[ti] == 0)
                     alone[rep] = gemms_alone(o, pool, m, logits, &slow_bound);
             }
-            if (!rc && kind[ti] && bw && !bw_stored) {
-                /* the bound's bandwidth measured now: read again after the
-                 * row's repetitions, the better of the two kept (gated: only
-                 * at full speed), so a slow moment at the start does not lower
-                 * the bound (one start on 2 threads read 29.9 GB/s of this VM's
-                 * ~33, and a 2B-4T tg16 row reached 101% of its bound; issue
-                 * 17's session note) */
-                double c1 = clock_read(o, pool), again = read_gb(pool, 1);
-                if (full_speed(o, pool, c1, NULL) && again > bw)
-                    bw = again;
-            }
+            mp_probe_reader_free(rd, pool);
             if (rc)
                 break;
+            /* the kept reads; none kept (a row left unstable): all of them */
+            double bw = !kind[ti] ? 0 : bw_probe ? bw_probe
+                                       : nrk ? median_d(rkept, nrk) : median_d(rall, nra);
             double tokens = kind[ti] == 0 ? (double)o->pp : (double)o->tg * B;
             fill_stats(r, sec, o->reps, tokens);
             if (o->profile) { /* over every timed repetition, kept or not */
@@ -523,9 +544,19 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 at = snprintf(r->reason, sizeof r->reason, "%d of %d layers; ", o->layers,
                               md->layers);
             if (o->clock_gate > 0 && kind[ti])
+                at += snprintf(r->reason + at, sizeof r->reason - (size_t)at,
+                               "clock gate %.0f%%: %d of %d steps at full speed; ",
+                               100 * o->clock_gate, kept, made);
+            if (kind[ti] && bw_probe)
                 snprintf(r->reason + at, sizeof r->reason - (size_t)at,
-                         "clock gate %.0f%%: %d of %d steps at full speed", 100 * o->clock_gate,
-                         kept, made);
+                         "bound: the stored probe's read");
+            else if (kind[ti] && !nra)
+                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
+                         "bound: not measured (more threads than the read probe's 64)");
+            else if (kind[ti])
+                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
+                         "bound: median of %d reads of %.0f MiB, one beside each %s", nrk ? nrk : nra,
+                         (double)rbytes / (1 << 20), nrk ? "kept step" : "step (none kept)");
             else if (o->clock_gate > 0)
                 snprintf(r->reason + at, sizeof r->reason - (size_t)at,
                          "clock gate %.0f%%: %d of %d repetitions at full speed%s",
@@ -546,6 +577,8 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     mp_free(logits);
     free(sec);
     free(alone);
+    free(rkept);
+    free(rall);
     return rc;
 }
 

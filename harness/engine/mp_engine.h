@@ -220,6 +220,18 @@ double mp_probe_dram_read_as(mp_pool *pool, size_t total, int reps, int huge);
 struct mp_probe_ops;
 double mp_probe_dram_read_ops(mp_pool *pool, size_t total, int reps, int huge,
                               const struct mp_probe_ops *ops);
+/* The same read kept for single passes at chosen moments (the e2e decode
+ * bound reads beside each step): total / threads bytes per thread (rounded up
+ * to 256), first-touched by its thread and read once as a warm-up by _new,
+ * with the read loop given (NULL: the registry's); _pass times one pass of
+ * every thread and returns its GB/s.  NULL: more threads than the probe
+ * handles. */
+typedef struct mp_probe_reader mp_probe_reader;
+mp_probe_reader *mp_probe_reader_new(mp_pool *pool, size_t total, int huge,
+                                     const struct mp_probe_ops *ops);
+size_t mp_probe_reader_bytes(const mp_probe_reader *r, const mp_pool *pool);
+double mp_probe_reader_pass(mp_probe_reader *r, mp_pool *pool);
+void mp_probe_reader_free(mp_probe_reader *r, mp_pool *pool);
 /* The full probe: read/copy/triad per level and thread count, then the
  * one-core int8 dot and byte-shuffle peaks; rows[] gets at most max. */
 int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,

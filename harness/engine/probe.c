@@ -141,6 +141,52 @@ double mp_probe_dram_read_ops(mp_pool *pool, size_t total, int reps, int huge,
     return bw;
 }
 
+/* A read kept for passes at chosen moments (the e2e decode bound, issue 17):
+ * the buffers of mp_probe_dram_read, allocated and first-touched once. */
+struct mp_probe_reader {
+    bw_task t;
+};
+
+mp_probe_reader *mp_probe_reader_new(mp_pool *pool, size_t total, int huge,
+                                     const mp_probe_ops *ops)
+{
+    int nt = mp_pool_size(pool);
+    if (nt > MAX_T)
+        return NULL;
+    mp_probe_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->t.ops = ops ? ops : mp_registry_probe_ops();
+    r->t.huge = huge;
+    r->t.nbuf = 1;
+    r->t.bytes = (total / (size_t)nt + 255) & ~(size_t)255;
+    r->t.passes = 1;
+    buffers(pool, &r->t, 1);
+    mp_pool_run(pool, bw_run, &r->t); /* warm-up, as measure_bw's */
+    return r;
+}
+
+size_t mp_probe_reader_bytes(const mp_probe_reader *r, const mp_pool *pool)
+{
+    return r->t.bytes * (size_t)mp_pool_size(pool);
+}
+
+double mp_probe_reader_pass(mp_probe_reader *r, mp_pool *pool)
+{
+    double t0 = mp_now();
+    mp_pool_run(pool, bw_run, &r->t);
+    double sec = mp_now() - t0;
+    return sec > 0 ? (double)mp_probe_reader_bytes(r, pool) / sec * 1e-9 : 0;
+}
+
+void mp_probe_reader_free(mp_probe_reader *r, mp_pool *pool)
+{
+    if (!r)
+        return;
+    buffers(pool, &r->t, 0);
+    free(r);
+}
+
 int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
                      mp_probe_row *rows, int max, int quiet)
 {
