@@ -5,9 +5,11 @@
 # variants, --profile, the head as shipped (f16) and, for the best decode
 # variant, the q8_0/q4_0 heads; each command's whole wall time (setup included)
 # is printed after it, and the rows (tokens/s, bound, share, setup, profile)
-# go to the store.  Run `mpbench probe` first so the bound uses this machine's
-# measured read bandwidth per thread count (without one, e2e measures it at
-# start).  BEFORE=path/to/old/mpbench runs the same commands with an older
+# go to the store.  With no `mpbench probe` of this machine in DB, each decode
+# row's bound is a read of the token's bytes made beside each of its steps
+# (the median kept), which on a shared host meets the same neighbours as the
+# steps; with one, the stored probe's read at that thread count is used as it
+# is.  BEFORE=path/to/old/mpbench runs the same commands with an older
 # binary (without the issue-17 options) for the "before" wall times.
 set -u
 cd "$(dirname "$0")/.."
