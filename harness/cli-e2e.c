@@ -391,7 +391,8 @@ int mp_cmd_e2e(int argc, char **argv)
      * is bad input; within a multi-variant glob it is a skipped row */
     mp_e2e_spec spec = {.model = md, .layers = o.layers, .seed = (uint64_t)o.seed,
                         .src = o.src, .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1,
-                        .threads = o.threads, .head = o.head, .shared = o.lossless || ncfg > 1};
+                        .threads = o.threads, .head = o.head, .shared = o.lossless || ncfg > 1,
+                        .bound_read = !o.lossless && o.tg > 0};
     if (o.lossless)
         spec.max_tokens = MP_E2E_PROMPT_MAX;
     else {
@@ -457,6 +458,9 @@ int mp_cmd_e2e(int argc, char **argv)
      * after each repetition): rows of the first are not resumed as its */
     if (o.pp > 0 && used > 0 && (size_t)used < sizeof cfgtext)
         used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|ppb=2");
+    /* and the decode bound's second (a read beside each step, not at the start) */
+    if (o.tg > 0 && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|tgb=2");
     if (o.profile && used > 0 && (size_t)used < sizeof cfgtext)
         used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|prof");
     if (o.clock_gate > 0 && used > 0 && (size_t)used < sizeof cfgtext)

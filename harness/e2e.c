@@ -364,7 +364,12 @@ void mp_e2e_estimate(const mp_e2e_spec *s, mp_e2e_mem *mem)
                    sizeof(float) * V * (size_t)s->max_seqs /* the caller's logits rows */;
     mem->staging = staging * nt + sizeof(uint16_t) * H * HEAD_CHUNK * nt;
     mem->shared = s->shared ? mp_e2e_shared_bytes(md, s->layers) : 0;
-    mem->total = mem->ternary + mem->floats + mem->kv + mem->scratch + mem->staging + mem->shared;
+    if (s->bound_read) { /* a token reads at most the weights and the KV cache */
+        size_t tok = mem->ternary + mem->floats + mem->kv;
+        mem->bound_read = tok < MP_E2E_BOUND_READ_CAP ? tok : MP_E2E_BOUND_READ_CAP;
+    }
+    mem->total = mem->ternary + mem->floats + mem->kv + mem->scratch + mem->shared +
+                 (mem->staging > mem->bound_read ? mem->staging : mem->bound_read);
 }
 
 static double gib(size_t b)
@@ -393,11 +398,13 @@ int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e)
     if (m.total > usable)
         return mp_fail(e, MP_EUSAGE,
                        "model %s (%d of %d layers) needs %.2f GiB (ternary %.2f, float parts "
-                       "%.2f, KV cache %.2f, scratch %.2f, packing %.2f, shared %.2f) but only %.2f GiB is "
+                       "%.2f, KV cache %.2f, scratch %.2f, packing %.2f, shared %.2f, the decode "
+                       "bound's read %.2f; packing and that read never at once) but only %.2f GiB is "
                        "usable (MemAvailable %.2f GiB minus margin); refusing instead of "
                        "swapping: try fewer --layers, a smaller --batch or shorter --pp/--tg",
                        s->model.name, s->layers, s->model.layers, gib(m.total), gib(m.ternary),
-                       gib(m.floats), gib(m.kv), gib(m.scratch), gib(m.staging), gib(m.shared), gib(usable),
+                       gib(m.floats), gib(m.kv), gib(m.scratch), gib(m.staging), gib(m.shared),
+                       gib(m.bound_read), gib(usable),
                        gib(avail));
     return MP_OK;
 }

@@ -86,7 +86,11 @@ typedef struct mp_e2e_spec {
     mp_e2e_head_fmt head; /* embedding/head precision (--lm-head), default f16 */
     const char *cache_dir; /* packed-weight cache directory, NULL: none */
     int shared;         /* estimate only: the run keeps a shared copy (mp_e2e_shared_create) */
+    int bound_read;     /* estimate only: decode rows read beside each step (e2e-measure.c) */
 } mp_e2e_spec;
+
+/* The decode bound's read beside each step: min(bytes per token, this). */
+#define MP_E2E_BOUND_READ_CAP ((size_t)1 << 30)
 
 /* Bytes the instance will allocate, by part. */
 typedef struct mp_e2e_mem {
@@ -96,7 +100,8 @@ typedef struct mp_e2e_mem {
     size_t scratch;     /* activations, variant act/scratch, RoPE table, logits rows */
     size_t staging;     /* transient: int8 weights of the largest tensor per thread while packing */
     size_t shared;      /* the run's shared copy of the weights (spec.shared) */
-    size_t total;
+    size_t bound_read;  /* after setup: the decode bound's read buffer (spec.bound_read) */
+    size_t total;       /* staging and bound_read never coexist: the larger counts */
     double ternary_weights; /* count of ternary weights, for bpw */
 } mp_e2e_mem;
 

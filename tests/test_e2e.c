@@ -363,6 +363,14 @@ Test(e2e, memory_estimate_and_refusal)
     cr_assert_geq(m.floats, (size_t)128256 * 2560 * 2);
     cr_assert_eq(m.kv, (size_t)4 * 2 * 30 * 128 * 640);
     cr_assert_eq(m.total, m.ternary + m.floats + m.kv + m.scratch + m.staging);
+    /* decode rows also read beside each step, after setup: a token's bytes up
+     * to 1 GiB, counted instead of the packing's staging when larger */
+    s.bound_read = 1;
+    mp_e2e_mem d;
+    mp_e2e_estimate(&s, &d);
+    cr_assert_eq(d.bound_read, MP_E2E_BOUND_READ_CAP, "2B-4T reads more than 1 GiB a token");
+    cr_assert_gt(d.bound_read, d.staging);
+    cr_assert_eq(d.total, m.total - m.staging + d.bound_read);
     /* a machine with 100 MB available refuses the real model before allocating */
     setenv("MPBENCH_E2E_MEM_LIMIT", "100000000", 1);
     EXPECT(2, "refusing instead of swapping",

@@ -132,7 +132,7 @@ static double stored_bw(const mp_e2e_job *o)
  * issue 17).  Step and read alternate, so each finds the other's bytes in the
  * cache, not its own, once a token reads more than the last-level cache holds.
  * A step's time excludes its read. */
-#define READ_CAP ((size_t)1 << 30)
+#define READ_CAP MP_E2E_BOUND_READ_CAP
 
 static size_t token_bytes(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int B);
 
@@ -547,6 +547,8 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 at += snprintf(r->reason + at, sizeof r->reason - (size_t)at,
                                "clock gate %.0f%%: %d of %d steps at full speed; ",
                                100 * o->clock_gate, kept, made);
+            if (at >= (int)sizeof r->reason)
+                at = (int)sizeof r->reason - 1;
             if (kind[ti] && bw_probe)
                 snprintf(r->reason + at, sizeof r->reason - (size_t)at,
                          "bound: the stored probe's read");
