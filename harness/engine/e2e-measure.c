@@ -557,8 +557,9 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                          "bound: not measured (more threads than the read probe's 64)");
             else if (kind[ti])
                 snprintf(r->reason + at, sizeof r->reason - (size_t)at,
-                         "bound: median of %d reads of %.0f MiB, one beside each %s", nrk ? nrk : nra,
-                         (double)rbytes / (1 << 20), nrk ? "kept step" : "step (none kept)");
+                         "bound: median of %d reads of %.0f %s, one beside each %s", nrk ? nrk : nra,
+                         (double)rbytes / (rbytes < (1u << 20) ? 1 << 10 : 1 << 20),
+                         rbytes < (1u << 20) ? "KiB" : "MiB", nrk ? "kept step" : "step (none kept)");
             else if (o->clock_gate > 0)
                 snprintf(r->reason + at, sizeof r->reason - (size_t)at,
                          "clock gate %.0f%%: %d of %d repetitions at full speed%s",
