@@ -212,8 +212,6 @@ struct mp_probe_row;
 /* Read-only DRAM bandwidth (GB/s, best of reps) with the pool's threads over
  * `total` bytes, each thread first-touching and streaming its own part. */
 double mp_probe_dram_read(mp_pool *pool, size_t total, int reps);
-/* The same on the page kind asked for (mp_big_alloc_as). */
-double mp_probe_dram_read_as(mp_pool *pool, size_t total, int reps, int huge);
 /* The same with the read loop given (tests count what the probe reads, and
  * where): one warm-up and `reps` timed passes, each thread one read of its own
  * buffer of total / threads bytes (whole 256-byte units) per pass. */

@@ -112,12 +112,7 @@ uint64_t mp_probe_stream(mp_pool *pool, const void *p, size_t bytes)
 
 double mp_probe_dram_read(mp_pool *pool, size_t total, int reps)
 {
-    return mp_probe_dram_read_as(pool, total, reps, mp_big_pages());
-}
-
-double mp_probe_dram_read_as(mp_pool *pool, size_t total, int reps, int huge)
-{
-    return mp_probe_dram_read_ops(pool, total, reps, huge, mp_registry_probe_ops());
+    return mp_probe_dram_read_ops(pool, total, reps, mp_big_pages(), mp_registry_probe_ops());
 }
 
 double mp_probe_dram_read_ops(mp_pool *pool, size_t total, int reps, int huge,
