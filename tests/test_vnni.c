@@ -384,3 +384,26 @@ Test(vnni, gemv_long_k_chunks_exact)
     mp_free(x);
     mp_free(w);
 }
+
+/* mp_vnni_pf_end, the bound of the AVX-512 GEMV's prefetching steps: every step
+ * the loop runs below it prefetches inside the stream, and the first step it
+ * leaves out would have reached past the end (so no prefetch is lost either),
+ * for stream lengths on and off the 64-byte grid, both prefetch distances and
+ * steps of 1, 2 and 4 tiles. */
+Test(vnni, gemv_prefetch_bound_stays_inside_the_stream)
+{
+    const size_t ahead[] = {2048, 8192}, step[] = {1, 2, 4};
+    for (size_t left = 0; left <= 64 * 300 + 63; left += 21)
+        for (int a = 0; a < 2; a++)
+            for (int s = 0; s < 3; s++) {
+                const size_t e = mp_vnni_pf_end(left, ahead[a]);
+                size_t j = 0;
+                for (; j + step[s] <= e; j += step[s])
+                    cr_assert_leq(64 * (j + step[s]) + ahead[a], left,
+                                  "left %zu ahead %zu step %zu: step at tile %zu prefetches past "
+                                  "the end", left, ahead[a], step[s], j);
+                cr_assert_gt(64 * (j + step[s]) + ahead[a], left,
+                             "left %zu ahead %zu step %zu: the step at tile %zu stays inside, "
+                             "but the bound %zu leaves it out", left, ahead[a], step[s], j, e);
+            }
+}
