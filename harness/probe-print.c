@@ -2,6 +2,7 @@
  * (`mpbench probe`, `list machine`).  Kept apart from store-probe.c, which only
  * stores and reads them. */
 #include <stdio.h>
+#include <string.h>
 
 #include "mp_probe_store.h"
 
@@ -29,11 +30,17 @@ void mp_probe_print(FILE *f, mp_format fmt, const mp_probe_row *r, int n)
             fprintf(f, "| %s | %d | %.1f MiB | %.1f | %s |\n", r[i].kind, r[i].threads,
                     (double)r[i].bytes / 1048576.0, r[i].value, r[i].unit);
         break;
-    case MP_FMT_TABLE:
-        fprintf(f, "%-26s %7s %14s %10s\n", "kind", "threads", "working set", "value");
+    case MP_FMT_TABLE: {
+        int w = 26; /* the kind column: as wide as the longest kind (a ceiling's
+                     * kind names its variant, e.g. ceiling_vnni_int2.avx512vnni) */
         for (int i = 0; i < n; i++)
-            fprintf(f, "%-26s %7d %10.2f MiB %10.1f %s\n", r[i].kind, r[i].threads,
+            if ((int)strlen(r[i].kind) > w)
+                w = (int)strlen(r[i].kind);
+        fprintf(f, "%-*s %7s %14s %10s\n", w, "kind", "threads", "working set", "value");
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%-*s %7d %10.2f MiB %10.1f %s\n", w, r[i].kind, r[i].threads,
                     (double)r[i].bytes / 1048576.0, r[i].value, r[i].unit);
         break;
+    }
     }
 }

@@ -15,10 +15,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "../harness/mp_harness.h"
+#include "../harness/mp_probe_store.h"
 #include "../harness/engine/mp_engine.h"
 #include "../kernels/mp_kernel.h"
 
@@ -189,4 +192,45 @@ Test(probe, reader_passes_read_each_threads_own_part_once, .timeout = 120)
             same |= rec.call[c].p == rec.call[j].p;
         cr_assert(same, "read %d: a buffer the warm-up did not read (made again?)", c);
     }
+}
+
+/* The table's columns line up whatever the kinds' lengths: a compute ceiling's
+ * kind names its variant (ceiling_vnni_int2.avx512vnni, 28 characters) and
+ * once pushed its row's figures out of their columns. */
+Test(probe, table_columns_line_up_past_long_kinds)
+{
+    const mp_probe_row r[3] = {
+        {"read_DRAM", 2, 4LL << 30, 31.3, "GB/s"},
+        {"ceiling_vnni_int2.avx512vnni", 1, 65536, 253.8, "GOPS"},
+        {"ceiling_a_kind_of_forty_seven_characters_long", 1, 65536, 1.5, "GOPS"},
+    };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert(f);
+    mp_probe_print(f, MP_FMT_TABLE, r, 3);
+    fclose(f);
+    /* every line: the header's "threads" and the rows' thread counts end in the
+     * same column, and so do the rows' " MiB" */
+    long thr_end = -1, mib = -1;
+    int lines = 0;
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        if (lines == 0) {
+            thr_end = (long)(strstr(line, "threads") - line) + 7;
+            continue;
+        }
+        const char *m = strstr(line, " MiB");
+        cr_assert(m, "row %d: no working set in \"%s\"", lines, line);
+        if (mib < 0)
+            mib = (long)(m - line);
+        cr_assert_eq((long)(m - line), mib, "row %d: \" MiB\" at column %ld, row 1's at %ld",
+                     lines, (long)(m - line), mib);
+        const char *name_end = line + strlen(r[lines - 1].kind);
+        cr_assert_eq(name_end[0], ' ', "row %d: the kind is not followed by a blank", lines);
+        cr_assert_eq(line[thr_end - 1], lines == 1 ? '2' : '1',
+                     "row %d: the thread count does not end under \"threads\": \"%s\"", lines,
+                     line);
+    }
+    cr_assert_eq(lines, 4);
+    free(buf);
 }
