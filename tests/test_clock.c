@@ -269,6 +269,27 @@ Test(clock, e2e_times_only_what_ran_at_full_speed)
     expect_parts(rows[1].reason, "bound: median of 12 reads of ", " KiB, one beside each kept step");
 }
 
+/* fast only at readings 16j and 16j + 1 (after calibration): a decode step,
+ * read before and after, is kept at most once in 16 readings */
+static double rarely_fast(long k)
+{
+    return k < CALIBRATION || k % 16 < 2 ? 3.0 : 1.0;
+}
+
+Test(clock, e2e_decode_row_on_few_kept_steps_is_unstable)
+{
+    mp_e2e_row rows[2];
+    e2e_gated(rarely_fast, 0.97, rows);
+    int kept = -1, made = -1;
+    cr_assert_eq(sscanf(rows[1].reason, "clock gate 97%%: %d of %d steps", &kept, &made), 2,
+                 "%s", rows[1].reason);
+    /* some steps kept, every repetition with one, but fewer than 8 of them */
+    cr_assert(kept > 0 && kept < 8, "kept %d of %d: %s", kept, made, rows[1].reason);
+    cr_expect_str_eq(rows[1].status, "unstable");
+    cr_expect(strstr(rows[1].reason, "steps at full speed (fewer than 8); bound: median of "),
+              "%s", rows[1].reason);
+}
+
 Test(clock, e2e_clock_gate_option_refuses_bad_values)
 {
     static const char *const bad[] = {"nan", "49", "101", "x"};
