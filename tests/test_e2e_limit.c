@@ -4,7 +4,8 @@
  * What is checked: every lossless variant runnable here gives the same greedy
  * tokens and bit-identical logits for 1, 2, 3 and 8 threads (more threads than
  * cores on purpose), built directly or through the run's shared weights, with
- * each --lm-head format; the head formats' rounding stays within half a step
+ * each --lm-head format; the shared weights are generated once per run and
+ * counted in the first build's setup; the head formats' rounding stays within half a step
  * (q8_0) or one step (q4_0, whose top code is clamped at +7) of its block; the
  * --profile parts partition the measured time (see profile_parts_add_up); the
  * packed-weight cache is used only when key, sizes and checksums verify, and a
@@ -15,6 +16,7 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "mp_test.h"
+#include "../harness/engine/mp_engine.h"
 #include "../harness/mp_e2e.h"
 #include "../harness/mp_e2e_attn.h"
 #include "../harness/mp_e2e_cache.h"
@@ -174,6 +177,62 @@ Test(e2e_limit, shared_weights_equal_direct)
         mp_e2e_shared_free(sh);
     }
     mp_pool_destroy(pool);
+}
+
+/* A synthetic source whose embedding rows take SLOW_S longer to make: the
+ * share generates them once, at its creation, for every build of the run. */
+enum { SLOW_MS = 300 };
+static mp_e2e_source slow_inner;
+static _Atomic int slow_calls;
+
+static int slow_rows(const mp_e2e_source *s, int which, uint16_t *out, int r0, int r1, int cols,
+                     mp_err *e)
+{
+    (void)s;
+    if (which == 0) {
+        slow_calls++;
+        usleep(SLOW_MS * 1000);
+    }
+    return slow_inner.matrix_rows(&slow_inner, which, out, r0, r1, cols, e);
+}
+
+Test(e2e_limit, first_build_setup_counts_the_shared_generation)
+{
+    mp_model md;
+    load(TINY, &md);
+    mp_e2e_synthetic(1, &slow_inner);
+    mp_e2e_source src = slow_inner;
+    src.matrix_rows = slow_rows;
+    slow_calls = 0;
+    const char *names[2] = {"i2_s.scalar", "f32.scalar"};
+    mp_e2e_config cfg[2];
+    memset(cfg, 0, sizeof cfg);
+    for (int c = 0; c < 2; c++) {
+        const mp_variant *v = mp_registry_find(names[c]);
+        cr_assert(v, "%s missing", names[c]);
+        for (int i = 0; i < MP_E2E_NLIN; i++) {
+            cfg[c].lin[i].v = v;
+            mp_variant_defaults(v, cfg[c].lin[i].param);
+        }
+        snprintf(cfg[c].label, sizeof cfg[c].label, "%s", v->name);
+        snprintf(cfg[c].method, sizeof cfg[c].method, "%s", v->method);
+    }
+    mp_e2e_job o = {.layers = md.layers, .threads = 1, .reps = 1, .seed = 1, .pp = 0, .tg = 2,
+                    .nbatch = 1, .batch = {1}, .quiet = 1, .src = &src};
+    char bind[256];
+    mp_pool *pool = mp_pool_create(1, bind, sizeof bind);
+    mp_e2e_row rows[2];
+    int n = 0;
+    mp_err e;
+    int rc = mp_e2e_run_perf(&o, &md, pool, cfg, 2, rows, &n, &e);
+    mp_pool_destroy(pool);
+    cr_assert_eq(rc, MP_OK, "%s", e.msg);
+    cr_assert_eq(n, 2);
+    /* generated once, by the share, before the first build */
+    cr_assert_eq(slow_calls, 1, "embedding generated %d times", (int)slow_calls);
+    cr_expect_geq(rows[0].setup_s, SLOW_MS / 1000.0,
+                  "first build's setup %.3f s leaves out the shared generation", rows[0].setup_s);
+    cr_expect_gt(rows[1].setup_s, 0);
 }
 
 /* ---- head formats -------------------------------------------------------------------- */
