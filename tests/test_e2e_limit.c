@@ -5,8 +5,8 @@
  * tokens and bit-identical logits for 1, 2, 3 and 8 threads (more threads than
  * cores on purpose), built directly or through the run's shared weights, with
  * each --lm-head format; the shared weights are generated once per run and
- * counted in the first build's setup; the head formats' rounding stays within half a step
- * (q8_0) or one step (q4_0, whose top code is clamped at +7) of its block; the
+ * counted in the first build's setup; the head formats' rounding stays within
+ * half a step (q8_0) or one step (q4_0, whose top code is clamped at +7) of its block; the
  * --profile parts partition the measured time (see profile_parts_add_up); the
  * packed-weight cache is used only when key, sizes and checksums verify, and a
  * stale, corrupt or truncated file is rebuilt with the right weights; a
@@ -179,7 +179,7 @@ Test(e2e_limit, shared_weights_equal_direct)
     mp_pool_destroy(pool);
 }
 
-/* A synthetic source whose embedding rows take SLOW_S longer to make: the
+/* A synthetic source whose embedding rows take SLOW_MS longer to make: the
  * share generates them once, at its creation, for every build of the run. */
 enum { SLOW_MS = 300 };
 static mp_e2e_source slow_inner;
