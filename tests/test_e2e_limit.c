@@ -179,6 +179,42 @@ Test(e2e_limit, shared_weights_equal_direct)
     mp_pool_destroy(pool);
 }
 
+/* The share keeps each tensor as 2-bit codes, eight weights a step and the rest
+ * one by one: at every length, ternary and binary, the first answer (from the
+ * inner source) and the second (unpacked from the codes) equal the source's. */
+Test(e2e_limit, shared_codes_round_trip_at_any_length)
+{
+    char bind[256];
+    mp_pool *pool = mp_pool_create(1, bind, sizeof bind);
+    mp_model md;
+    load(TINY, &md);
+    mp_e2e_source syn, *sh;
+    mp_e2e_synthetic(11, &syn);
+    mp_err e;
+    cr_assert_eq(mp_e2e_shared_create(&syn, &md, md.layers, pool, &sh, &e), MP_OK, "%s", e.msg);
+    enum { MAXN = 64 };
+    int n = 1, checked = 0;
+    for (int l = 0; l < md.layers; l++)
+        for (int lin = 0; lin < MP_E2E_NLIN; lin++)
+            for (int binary = 0; binary < 2; binary++, n = n % MAXN + 1, checked++) {
+                int8_t want[MAXN], got[MAXN + 8];
+                float ws, gs;
+                cr_assert_eq(syn.ternary(&syn, l, lin, binary, want, 1, n, &ws, &e), MP_OK);
+                for (int pass = 0; pass < 2; pass++) {
+                    memset(got, 0x55, sizeof got);
+                    cr_assert_eq(sh->ternary(sh, l, lin, binary, got, 1, n, &gs, &e), MP_OK);
+                    cr_assert(!memcmp(got, want, (size_t)n) && gs == ws,
+                              "layer %d linear %d binary %d, %d weights, pass %d: differs", l,
+                              lin, binary, n, pass);
+                    cr_assert_eq(got[n], 0x55, "pass %d wrote past %d weights", pass, n);
+                }
+            }
+    /* lengths 1..17 at least: no full step, one, two, and tails after each */
+    cr_assert_geq(checked, 17, "the fixture has too few tensors (%d)", checked);
+    mp_e2e_shared_free(sh);
+    mp_pool_destroy(pool);
+}
+
 /* A synthetic source whose embedding rows take SLOW_MS longer to make: the
  * share generates them once, at its creation, for every build of the run. */
 enum { SLOW_MS = 300 };

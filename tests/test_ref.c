@@ -3,7 +3,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "../kernels/common/mp_isa.h"
 #include "../kernels/common/mp_numerics.h"
+#include "../kernels/mp_kernel.h"
 
 Test(reference, quantize_rounds_to_nearest_even_and_clamps)
 {
@@ -129,20 +131,32 @@ Test(reference, weight_generator_keeps_its_sequence_at_every_length)
             for (size_t i = n; i < sizeof got; i++) /* nothing written at or past count */
                 cr_assert_eq(got[i], 0x55, "binary=%d count=%zu: wrote byte %zu", binary, n, i);
         }
+    /* long enough that every 12-bit chunk of the table loop comes up many times */
+    enum { LONG = 1 << 20 };
+    int8_t *lg = mp_alloc(LONG + 8), *lw = mp_alloc(LONG);
+    for (int binary = 0; binary < 2; binary++) {
+        memset(lg, 0x55, LONG + 8);
+        mp_gen_weights(99, lg, LONG, binary);
+        gen_weights_by_definition(99, lw, LONG, binary);
+        size_t i = 0;
+        while (i < LONG && lg[i] == lw[i])
+            i++;
+        cr_assert(i == LONG, "binary=%d, %d values: first difference at %zu", binary, LONG, i);
+        cr_assert_eq(lg[LONG], 0x55, "binary=%d: wrote past %d values", binary, LONG);
+    }
+    mp_free(lg);
+    mp_free(lw);
 }
 
 /* The activation generator's definition, which its table of quotients must
  * keep: per value one splitmix64 word, the sum in order of its four 16-bit
  * fields each divided by 65535, minus 2, times 1.7, and times 8 when the low
  * 10 bits are zero. */
-Test(reference, activation_generator_keeps_its_definition)
+static void acts_by_definition_check(const char *copy, const float *got, int n, uint64_t seed)
 {
-    enum { N = 200000 }; /* every 16-bit field value many times over */
-    float *got = mp_alloc(sizeof(float) * N);
-    mp_gen_acts(99, got, N);
-    mp_rng r = {99 * 0x9e3779b97f4a7c15ull + 7};
+    mp_rng r = {seed * 0x9e3779b97f4a7c15ull + 7};
     int outliers = 0;
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < n; i++) {
         uint64_t b = mp_rng_next(&r);
         float s = 0.0f;
         for (int j = 0; j < 4; j++)
@@ -150,9 +164,35 @@ Test(reference, activation_generator_keeps_its_definition)
         float v = (s - 2.0f) * 1.7f;
         if ((b & 0x3ff) == 0)
             v *= 8.0f, outliers++;
-        cr_assert(!memcmp(&v, &got[i], sizeof v), "value %d: %.9g, by definition %.9g", i,
-                  got[i], v);
+        cr_assert(!memcmp(&v, &got[i], sizeof v), "%s copy, value %d of %d: %.9g, by "
+                  "definition %.9g", copy, i, n, got[i], v);
     }
-    cr_assert_gt(outliers, 0);
+    cr_assert(n < 4096 || outliers > 0, "%s copy: no outliers in %d values", copy, n);
+}
+
+/* Every copy of it (the dispatcher's choice, the portable one, the AVX-512
+ * one) at a long length and at lengths around its 8-value step. */
+Test(reference, activation_generator_keeps_its_definition)
+{
+    enum { N = 200000 }; /* every 16-bit field value many times over */
+    float *got = mp_alloc(sizeof(float) * (N + 1));
+    typedef void (*gen_fn)(uint64_t, float *, size_t);
+    struct { const char *name; gen_fn fn; } copies[3] = {{"dispatched", mp_gen_acts},
+                                                        {"portable", mp_gen_acts_portable}};
+    int ncopies = 2;
+#if defined(__x86_64__)
+    if (mp_isa_hardware() & MP_ISA_AVX512)
+        copies[ncopies].name = "avx512", copies[ncopies++].fn = mp_gen_acts__avx512;
+#endif
+    for (int c = 0; c < ncopies; c++) {
+        int lens[] = {N, 0, 1, 7, 8, 9, 15, 17, 1001};
+        for (size_t l = 0; l < sizeof lens / sizeof *lens; l++) {
+            got[lens[l]] = 12345.0f; /* guard */
+            copies[c].fn(99 + l, got, (size_t)lens[l]);
+            acts_by_definition_check(copies[c].name, got, lens[l], 99 + l);
+            cr_assert_eq(got[lens[l]], 12345.0f, "%s copy wrote past %d values",
+                         copies[c].name, lens[l]);
+        }
+    }
     mp_free(got);
 }

@@ -94,8 +94,14 @@ static inline uint64_t mp_rng_next(mp_rng *r)
 
 /* Ternary weights uniform over {-1,0,1} (binary: {-1,1}). */
 void mp_gen_weights(uint64_t seed, int8_t *w, size_t count, int binary);
-/* Activations: roughly Gaussian with a few outliers, like real hidden states. */
+/* Activations: roughly Gaussian with a few outliers, like real hidden states.
+ * mp_gen_acts takes the fastest copy this CPU runs (after MPBENCH_MAX_ISA);
+ * every copy gives the same bits. */
 void mp_gen_acts(uint64_t seed, float *x, size_t count);
+void mp_gen_acts_portable(uint64_t seed, float *x, size_t count);
+#if defined(__x86_64__)
+void mp_gen_acts__avx512(uint64_t seed, float *x, size_t count); /* gen-avx512.c */
+#endif
 
 /* 64-byte aligned allocation, size rounded up; abort on failure. */
 void *mp_alloc(size_t bytes);
