@@ -169,6 +169,7 @@ static int llama_compare(const char *path, const mp_model *m, int P, int G, cons
            "%.3g)\n", maxd, maxref > 0 ? maxd / maxref : 0.0, maxref);
     mp_free(lg);
     mp_e2e_free(r);
+    mp_e2e_spares_free();
     mp_pool_destroy(pool);
     mp_gguf_source_free(&src);
     mp_gguf_close(g);

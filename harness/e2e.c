@@ -67,6 +67,7 @@
  * calls longer than max_tokens are the caller's to split.  Nothing is allocated
  * per token: create() allocates everything for max_tokens/max_seqs/max_ctx. */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +249,66 @@ int mp_e2e_huge_pages(void)
 static void *big_alloc(size_t n)
 {
     return mp_big_alloc_as(n, mp_e2e_huge_pages());
+}
+
+/* The embedding and head buffers of the last freed instance are kept for the
+ * next one (issue 17): every variant of a run builds an instance with the same
+ * vocab x head_row buffers, and on a VM a fresh gigabyte costs the kernel's
+ * page zeroing (a quarter of the samples of a 3-variant 2B-4T setup on 2
+ * threads, perf cpu-clock) before a byte of it is written.  A spare is taken
+ * only by a buffer of the same size built on as many threads: its rows then
+ * have the same owners (head_rows_of), so the pages already sit on the NUMA
+ * node of the thread that reads them, and that thread's first-touch pass
+ * (touch_task) still writes every byte.  A request that no spare fits frees
+ * them all first, so a run never holds more than one instance's buffers.
+ * mp_e2e_spares_free() returns them (the end of a run). */
+static struct spare {
+    void *p;
+    size_t bytes;
+    int nt;
+} spares[2];
+static pthread_mutex_t spares_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *head_alloc(size_t n, int nt, size_t *kept)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&spares_mu);
+    for (int i = 0; i < 2 && !p; i++)
+        if (spares[i].p && spares[i].bytes == n && spares[i].nt == nt) {
+            p = spares[i].p;
+            spares[i].p = NULL;
+        }
+    if (!p)
+        for (int i = 0; i < 2; i++) {
+            mp_free(spares[i].p);
+            spares[i].p = NULL;
+        }
+    pthread_mutex_unlock(&spares_mu);
+    if (p)
+        *kept += n;
+    return p ? p : big_alloc(n);
+}
+
+static void head_release(void *p, size_t n, int nt)
+{
+    pthread_mutex_lock(&spares_mu);
+    for (int i = 0; i < 2 && p; i++)
+        if (!spares[i].p) {
+            spares[i] = (struct spare){p, n, nt};
+            p = NULL;
+        }
+    pthread_mutex_unlock(&spares_mu);
+    mp_free(p);
+}
+
+void mp_e2e_spares_free(void)
+{
+    pthread_mutex_lock(&spares_mu);
+    for (int i = 0; i < 2; i++) {
+        mp_free(spares[i].p);
+        spares[i].p = NULL;
+    }
+    pthread_mutex_unlock(&spares_mu);
 }
 
 /* ---- the instance ---------------------------------------------------------------- */
@@ -890,8 +951,9 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
     m->head_row = mp_e2e_head_row_bytes(m->hf, m->hidden);
     m->hrows = head_chunk_rows(m->head_row, m->vocab, m->nt);
     m->hchunks = (m->vocab + m->hrows - 1) / m->hrows;
-    m->emb = big_alloc(m->head_row * (size_t)m->vocab);
-    m->head = md->tied ? m->emb : big_alloc(m->head_row * (size_t)m->vocab);
+    m->emb = head_alloc(m->head_row * (size_t)m->vocab, m->nt, &m->setup.head_kept);
+    m->head = md->tied ? m->emb
+                       : head_alloc(m->head_row * (size_t)m->vocab, m->nt, &m->setup.head_kept);
     m->final_norm = mp_alloc(sizeof(float) * (size_t)m->hidden);
     if ((rc = src->norm(src, 4, 0, m->final_norm, m->hidden, e)))
         goto fail;
@@ -991,9 +1053,10 @@ void mp_e2e_free(mp_e2e *m)
 {
     if (!m)
         return;
-    if (m->head != m->emb)
-        mp_free(m->head);
-    mp_free(m->emb);
+    if (m->head != m->emb && m->head)
+        head_release(m->head, m->head_row * (size_t)m->vocab, m->nt);
+    if (m->emb)
+        head_release(m->emb, m->head_row * (size_t)m->vocab, m->nt);
     mp_free(m->final_norm);
     for (int l = 0; l < m->nl && m->lw; l++) {
         layer_w *w = &m->lw[l];

@@ -277,6 +277,7 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     }
     mp_progress_end(&pg);
     mp_e2e_shared_free(sh);
+    mp_e2e_spares_free();
     free(ref_tok[0]);
     free(ref_tok[1]);
     free(tok);
@@ -595,6 +596,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     }
     mp_progress_end(&pg);
     mp_e2e_shared_free(sh);
+    mp_e2e_spares_free();
     free(tok);
     free(seq);
     free(want);
