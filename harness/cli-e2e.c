@@ -74,7 +74,7 @@ static void e2e_usage(FILE *f)
           "  parameters); a stale or corrupt file is detected and rebuilt.\n"
           "  --clock-gate PCT (50-100): time only what ran at full speed: a decode step,\n"
           "  a prefill repetition, each measurement of the bound counts when the CPU's\n"
-          "  clock read before and after it is at least PCT%% of the fastest seen (a VM's\n"
+          "  clock read before and after it is at least PCT% of the fastest seen (a VM's\n"
           "  slow stretches otherwise land in one figure and not in the other); decode\n"
           "  rates are the kept steps' rate, and the reason says how many were kept\n"
           "  (a decode row with fewer than 8 kept is unstable).\n",

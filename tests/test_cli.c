@@ -234,3 +234,18 @@ Test(cli, pack_writes_bytes_and_rejects_bad_weights)
     EXPECT(2, "not a multiple of 128", "pack --variant i2_s.scalar --shape 1x100 --seed 3 --out %s", opath);
     EXPECT(0, "bpw", "pack --variant naive2.scalar --shape 3x100 --seed 3 --out %s", opath);
 }
+
+/* Every command's --help is plain text: a usage string printed with fputs keeps
+ * printf's "%%" as two characters (mpbench e2e --help printed "PCT%%"). */
+Test(cli, help_texts_have_no_printf_escapes)
+{
+    static const char *cmds[] = {"run", "list", "sweep", "tune", "probe", "compare", "merge",
+                                 "pack", "e2e", "report", "plot"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char args[64];
+        snprintf(args, sizeof args, "%s --help", cmds[i]);
+        mp_test_cli(out, sizeof out, args);
+        cr_assert(strlen(out) > 40, "mpbench %s: no help text:\n%s", args, out);
+        cr_assert(!strstr(out, "%%"), "mpbench %s: help shows a printf escape:\n%s", args, out);
+    }
+}
