@@ -251,35 +251,72 @@ static void *big_alloc(size_t n)
     return mp_big_alloc_as(n, mp_e2e_huge_pages());
 }
 
-/* The embedding and head buffers of the last freed instance are kept for the
- * next one (issue 17): every variant of a run builds an instance with the same
- * vocab x head_row buffers, and on a VM a fresh gigabyte costs the kernel's
- * page zeroing (a quarter of the samples of a 3-variant 2B-4T setup on 2
- * threads, perf cpu-clock) before a byte of it is written.  A spare is taken
- * only by a buffer of the same size built on as many threads: its rows then
- * have the same owners (head_rows_of), so the pages already sit on the NUMA
- * node of the thread that reads them, and that thread's first-touch pass
- * (touch_task) still writes every byte.  A request that no spare fits frees
- * them all first, so a run never holds more than one instance's buffers.
- * mp_e2e_spares_free() returns them (the end of a run). */
+/* The weight buffers of the last freed instance are kept for the next one
+ * (issue 17): every variant of a run builds an instance with the same
+ * vocab x head_row embedding/head buffers and a packed arena of about the same
+ * size, and on a VM fresh memory costs the kernel's page zeroing (here 38% of
+ * the samples of a one-variant 2B-4T setup on 2 threads and a quarter of a
+ * three-variant one, perf cpu-clock) before a byte of it is written.
+ *  - The embedding/head (SPARE_HEAD) is taken only by a buffer of the same
+ *    size built on as many threads: its rows then have the same owners
+ *    (head_rows_of), so its pages already sit on the NUMA node of the thread
+ *    that reads them.
+ *  - The packed arena (SPARE_ARENA) is taken by an arena of at most its size
+ *    and at least 7/8 of it (the 2-bit layouts of most variants), built on as
+ *    many threads, and only on a machine of one NUMA node: another variant's
+ *    layout maps rows to other bytes, so on several nodes its pages would sit
+ *    on the wrong ones; there every instance first-touches fresh memory.
+ * The first-touch pass (touch_task) writes every byte of either, fresh or
+ * kept, so nothing of the last instance survives.  A request that no spare
+ * fits frees them all first, so a run never holds more than one instance's
+ * buffers plus at most an eighth of an arena.  mp_e2e_spares_free() returns
+ * them (the end of a run). */
+enum { SPARE_HEAD, SPARE_ARENA, NSPARE = 3 };
 static struct spare {
     void *p;
     size_t bytes;
-    int nt;
-} spares[2];
+    int nt, kind;
+} spares[NSPARE];
 static pthread_mutex_t spares_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void *head_alloc(size_t n, int nt, size_t *kept)
+/* 1 when /sys says this machine has one NUMA node (0 when it has several or
+ * cannot tell). */
+static int one_numa_node(void)
+{
+    static int one = -1;
+    if (one < 0) {
+        char buf[64] = "";
+        FILE *f = fopen("/sys/devices/system/node/online", "r");
+        if (f) {
+            if (!fgets(buf, sizeof buf, f))
+                buf[0] = 0;
+            fclose(f);
+        }
+        one = !strcmp(buf, "0\n") || !strcmp(buf, "0");
+    }
+    return one;
+}
+
+static int spare_fits(const struct spare *sp, size_t n, int nt, int kind)
+{
+    if (!sp->p || sp->kind != kind || sp->nt != nt)
+        return 0;
+    if (kind == SPARE_HEAD)
+        return sp->bytes == n;
+    return one_numa_node() && sp->bytes >= n && n >= sp->bytes - sp->bytes / 8;
+}
+
+static void *spare_alloc(size_t n, int nt, int kind, size_t *kept)
 {
     void *p = NULL;
     pthread_mutex_lock(&spares_mu);
-    for (int i = 0; i < 2 && !p; i++)
-        if (spares[i].p && spares[i].bytes == n && spares[i].nt == nt) {
+    for (int i = 0; i < NSPARE && !p; i++)
+        if (spare_fits(&spares[i], n, nt, kind)) {
             p = spares[i].p;
             spares[i].p = NULL;
         }
     if (!p)
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < NSPARE; i++) {
             mp_free(spares[i].p);
             spares[i].p = NULL;
         }
@@ -289,12 +326,12 @@ static void *head_alloc(size_t n, int nt, size_t *kept)
     return p ? p : big_alloc(n);
 }
 
-static void head_release(void *p, size_t n, int nt)
+static void spare_release(void *p, size_t n, int nt, int kind)
 {
     pthread_mutex_lock(&spares_mu);
-    for (int i = 0; i < 2 && p; i++)
+    for (int i = 0; i < NSPARE && p; i++)
         if (!spares[i].p) {
-            spares[i] = (struct spare){p, n, nt};
+            spares[i] = (struct spare){p, n, nt, kind};
             p = NULL;
         }
     pthread_mutex_unlock(&spares_mu);
@@ -304,7 +341,7 @@ static void head_release(void *p, size_t n, int nt)
 void mp_e2e_spares_free(void)
 {
     pthread_mutex_lock(&spares_mu);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < NSPARE; i++) {
         mp_free(spares[i].p);
         spares[i].p = NULL;
     }
@@ -333,6 +370,7 @@ struct mp_e2e {
     float *final_norm;
     layer_w *lw;
     uint8_t *warena;      /* every packed tensor, each at a 4 KB boundary */
+    size_t arena_bytes;
     float *kv;            /* [layer][seq][k|v][kv_head][ctx][hd] */
     int *seq_len;
     float *rope_cos, *rope_sin; /* [ctx][hd/2] */
@@ -707,7 +745,10 @@ static void touch_task(void *arg, int tid, int nt)
             int m0, m1;
             own_rows(op, tid, nt, &m0, &m1);
             size_t b0 = (size_t)((double)size * m0 / op->m);
-            size_t b1 = m1 == op->m ? size : (size_t)((double)size * m1 / op->m);
+            /* the last rows' owner also zeroes the gap up to the next tensor's
+             * 4 KB boundary: a kept arena holds the last instance's bytes there */
+            size_t b1 = m1 == op->m ? (size + 4095) & ~(size_t)4095
+                                    : (size_t)((double)size * m1 / op->m);
             if (b1 > b0)
                 memset((uint8_t *)op->w + b0, 0, b1 - b0);
         }
@@ -951,9 +992,9 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
     m->head_row = mp_e2e_head_row_bytes(m->hf, m->hidden);
     m->hrows = head_chunk_rows(m->head_row, m->vocab, m->nt);
     m->hchunks = (m->vocab + m->hrows - 1) / m->hrows;
-    m->emb = head_alloc(m->head_row * (size_t)m->vocab, m->nt, &m->setup.head_kept);
-    m->head = md->tied ? m->emb
-                       : head_alloc(m->head_row * (size_t)m->vocab, m->nt, &m->setup.head_kept);
+    m->emb = spare_alloc(m->head_row * (size_t)m->vocab, m->nt, SPARE_HEAD, &m->setup.kept);
+    m->head = md->tied ? m->emb : spare_alloc(m->head_row * (size_t)m->vocab, m->nt,
+                                              SPARE_HEAD, &m->setup.kept);
     m->final_norm = mp_alloc(sizeof(float) * (size_t)m->hidden);
     if ((rc = src->norm(src, 4, 0, m->final_norm, m->hidden, e)))
         goto fail;
@@ -967,7 +1008,8 @@ int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e)
         arena += ((v->packed_size(mm, kk, s->lin[i].param) + 4095) & ~(size_t)4095) *
                  (size_t)m->nl;
     }
-    m->warena = big_alloc(arena);
+    m->warena = spare_alloc(arena, m->nt, SPARE_ARENA, &m->setup.kept);
+    m->arena_bytes = arena;
     size_t at = 0;
     for (int l = 0; l < m->nl && !rc; l++) {
         layer_w *w = &m->lw[l];
@@ -1054,9 +1096,9 @@ void mp_e2e_free(mp_e2e *m)
     if (!m)
         return;
     if (m->head != m->emb && m->head)
-        head_release(m->head, m->head_row * (size_t)m->vocab, m->nt);
+        spare_release(m->head, m->head_row * (size_t)m->vocab, m->nt, SPARE_HEAD);
     if (m->emb)
-        head_release(m->emb, m->head_row * (size_t)m->vocab, m->nt);
+        spare_release(m->emb, m->head_row * (size_t)m->vocab, m->nt, SPARE_HEAD);
     mp_free(m->final_norm);
     for (int l = 0; l < m->nl && m->lw; l++) {
         layer_w *w = &m->lw[l];
@@ -1066,7 +1108,8 @@ void mp_e2e_free(mp_e2e *m)
         mp_free(w->ffn_sub);
     }
     free(m->lw);
-    mp_free(m->warena);
+    if (m->warena)
+        spare_release(m->warena, m->arena_bytes, m->nt, SPARE_ARENA);
     mp_free(m->kv);
     free(m->seq_len);
     mp_free(m->rope_cos);

@@ -113,7 +113,8 @@ typedef struct mp_e2e_setup {
     double seconds;
     int cache_hit, cache_miss, cache_stale, cache_corrupt, cache_written;
     char cache_note[256]; /* what was detected, for a warning */
-    size_t head_kept;     /* bytes of embedding/head taken from the last freed instance */
+    size_t kept;          /* bytes of embedding/head/packed arena taken from the last
+                             freed instance (e2e.c "weight buffers ... kept") */
 } mp_e2e_setup;
 
 /* The --profile groups, each forward call's wall time split over them (see
@@ -152,8 +153,8 @@ int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e);
  * variant; every buffer the forward pass needs is allocated here. */
 int mp_e2e_create(const mp_e2e_spec *s, mp_pool *pool, mp_e2e **out, mp_err *e);
 void mp_e2e_free(mp_e2e *m);
-/* Frees the embedding/head buffers mp_e2e_free keeps for the next instance of
- * the same size and threads (e2e.c); the end of a run calls it. */
+/* Frees the weight buffers mp_e2e_free keeps for the next instance of about
+ * the same size and the same threads (e2e.c); the end of a run calls it. */
 void mp_e2e_spares_free(void);
 /* Empties every sequence's KV cache. */
 void mp_e2e_reset(mp_e2e *m);

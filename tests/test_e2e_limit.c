@@ -215,48 +215,65 @@ Test(e2e_limit, shared_codes_round_trip_at_any_length)
     mp_pool_destroy(pool);
 }
 
-/* The embedding/head buffers a freed instance leaves for the next one of the
- * same size and threads are taken, and rewritten whole: an instance of seed 6
- * built on the buffers of a seed-5 instance decodes as one built on fresh
- * memory; another thread count, or mp_e2e_spares_free, takes none. */
-Test(e2e_limit, kept_head_buffers_are_rewritten_whole)
+/* The weight buffers a freed instance leaves for the next one of about the
+ * same size and the same threads are taken, and rewritten whole: an instance
+ * of seed 6 built on the buffers of a seed-5 instance (of the same variant, or
+ * of another whose arena fits) decodes as one built on fresh memory; another
+ * thread count, or mp_e2e_spares_free, takes none. */
+Test(e2e_limit, kept_weight_buffers_are_rewritten_whole)
 {
     char bind[256];
     mp_pool *pool2 = mp_pool_create(2, bind, sizeof bind);
     mp_pool *pool3 = mp_pool_create(3, bind, sizeof bind);
     const char *fx[2] = {TINY, TINY_RELU2};
+    /* each built over the one before it */
+    const char *chain[] = {"i2_s.scalar", "i2_s.scalar", "vnni_int2.scalar", "tmac_int2.scalar",
+                           "tl2_0.scalar.bm16", "vlut_i2.scalar", "i2_s.avx2"};
+    enum { NCHAIN = sizeof chain / sizeof *chain };
     for (int f = 0; f < 2; f++) {
         mp_model md;
         load(fx[f], &md);
-        const mp_variant *v = mp_registry_find("i2_s.scalar");
-        cr_assert(v);
-        int V = md.vocab, ta[18], tb[18];
+        int V = md.vocab, ta[18], tb[18], reused = 0;
         float *a = mp_alloc(sizeof(float) * V), *b = mp_alloc(sizeof(float) * V);
-        mp_e2e_spec s5 = spec_for(&md, v, 2), s6 = s5;
-        s6.seed = 6;
         mp_err e;
         mp_e2e *m;
-        mp_e2e_spares_free();
-        decode(&s6, pool2, ta, a); /* on fresh buffers */
-        mp_e2e_spares_free();
-        cr_assert_eq(mp_e2e_create(&s5, pool2, &m, &e), MP_OK, "%s", e.msg);
-        cr_assert_eq(mp_e2e_setup_info(m)->head_kept, 0, "%s: took a freed buffer", fx[f]);
-        size_t head = mp_e2e_memory(m)->floats;
-        mp_e2e_free(m);
-        cr_assert_eq(mp_e2e_create(&s6, pool2, &m, &e), MP_OK, "%s", e.msg);
-        size_t kept = mp_e2e_setup_info(m)->head_kept;
-        cr_assert(kept > 0 && kept <= head, "%s: kept %zu bytes (floats %zu)", fx[f], kept, head);
-        mp_e2e_free(m);
-        s6.threads = 3;
-        cr_assert_eq(mp_e2e_create(&s6, pool3, &m, &e), MP_OK, "%s", e.msg);
-        cr_assert_eq(mp_e2e_setup_info(m)->head_kept, 0, "%s: took another thread count's "
-                     "buffers", fx[f]);
-        mp_e2e_free(m);
-        s6.threads = 2;
-        decode(&s5, pool2, tb, b); /* leaves seed 5's buffers */
-        decode(&s6, pool2, tb, b);
-        cr_assert(!memcmp(ta, tb, sizeof ta) && !memcmp(a, b, sizeof(float) * V),
-                  "%s: built on a kept buffer, the instance decodes otherwise", fx[f]);
+        for (int c = 1; c < NCHAIN; c++) {
+            const mp_variant *prev = mp_registry_find(chain[c - 1]);
+            const mp_variant *v = mp_registry_find(chain[c]);
+            cr_assert(prev && v);
+            if (!mp_variant_available(prev) || !mp_variant_available(v))
+                continue;
+            mp_e2e_spec s5 = spec_for(&md, prev, 2), s6 = spec_for(&md, v, 2);
+            s6.seed = 6;
+            if (mp_e2e_check(&s5, &e) || mp_e2e_check(&s6, &e))
+                continue;
+            mp_e2e_spares_free();
+            decode(&s6, pool2, ta, a); /* on fresh buffers */
+            mp_e2e_spares_free();
+            cr_assert_eq(mp_e2e_create(&s5, pool2, &m, &e), MP_OK, "%s", e.msg);
+            cr_assert_eq(mp_e2e_setup_info(m)->kept, 0, "%s: took a freed buffer", fx[f]);
+            mp_e2e_free(m);
+            cr_assert_eq(mp_e2e_create(&s6, pool2, &m, &e), MP_OK, "%s", e.msg);
+            size_t kept = mp_e2e_setup_info(m)->kept;
+            cr_assert(kept > 0, "%s: %s after %s kept nothing", fx[f], chain[c], chain[c - 1]);
+            mp_e2e_free(m);
+            if (c == 1) {
+                s6.threads = 3;
+                cr_assert_eq(mp_e2e_create(&s6, pool3, &m, &e), MP_OK, "%s", e.msg);
+                cr_assert_eq(mp_e2e_setup_info(m)->kept, 0, "%s: took another thread "
+                             "count's buffers", fx[f]);
+                mp_e2e_free(m);
+                s6.threads = 2;
+            }
+            memset(tb, 0, sizeof tb);
+            decode(&s5, pool2, tb, b); /* leaves seed 5's buffers */
+            decode(&s6, pool2, tb, b);
+            cr_assert(!memcmp(ta, tb, sizeof ta) && !memcmp(a, b, sizeof(float) * V),
+                      "%s: %s built on the buffers of %s decodes otherwise", fx[f], chain[c],
+                      chain[c - 1]);
+            reused++;
+        }
+        cr_assert_geq(reused, 4, "%s: too few pairs ran", fx[f]);
         mp_free(a);
         mp_free(b);
     }
