@@ -28,9 +28,12 @@
 #include "../harness/mp_e2e.h"
 #include "../harness/mp_e2e_attn.h"
 #include "../harness/mp_e2e_cache.h"
+#include "../harness/mp_e2e_codes.h"
 #include "../harness/mp_e2e_exp.h"
 #include "../harness/mp_store_schema.h"
+#include "../kernels/common/mp_isa.h"
 #include "../kernels/common/mp_numerics.h"
+#include "../kernels/mp_kernel.h"
 #include "../variants/mp_registry.h"
 
 #define TINY "tests/fixtures/tiny.txt"
@@ -177,6 +180,52 @@ Test(e2e_limit, shared_weights_equal_direct)
         mp_e2e_shared_free(sh);
     }
     mp_pool_destroy(pool);
+}
+
+/* Every copy of the 2-bit codec gives the definition's bytes (weight i is code
+ * w + 1 in bits 2(i % 4).. of byte i / 4, unused codes 0) and gets the weights
+ * back, at every length around its steps (8 portable, 64 AVX-512), writing
+ * nothing past the end. */
+Test(e2e_limit, weight_codes_keep_their_definition)
+{
+    typedef void (*pack_fn)(const int8_t *, size_t, uint8_t *);
+    typedef void (*unpack_fn)(const uint8_t *, size_t, int8_t *);
+    struct { const char *name; pack_fn pack; unpack_fn unpack; } copies[3] = {
+        {"dispatched", mp_e2e_codes_pack, mp_e2e_codes_unpack},
+        {"portable", mp_e2e_codes_pack_portable, mp_e2e_codes_unpack_portable}};
+    int ncopies = 2;
+#if defined(__x86_64__)
+    if (mp_isa_hardware() & MP_ISA_AVX512)
+        copies[ncopies].name = "avx512", copies[ncopies].pack = mp_e2e_codes_pack__avx512,
+        copies[ncopies++].unpack = mp_e2e_codes_unpack__avx512;
+#endif
+    enum { MAXN = 4099 };
+    int8_t *w = mp_alloc(MAXN), *back = mp_alloc(MAXN + 1);
+    uint8_t *c = mp_alloc(MAXN / 4 + 2), *want = mp_alloc(MAXN / 4 + 1);
+    for (int k = 0; k < ncopies; k++)
+        for (size_t n = 0; n <= MAXN; n = n < 300 ? n + 1 : n + 1900) {
+            mp_gen_weights(n, w, n, n % 3 == 2); /* some binary */
+            memset(want, 0, MAXN / 4 + 1);
+            for (size_t i = 0; i < n; i++)
+                want[i / 4] |= (uint8_t)((w[i] + 1) << (2 * (i % 4)));
+            size_t nc = (n + 3) / 4;
+            memset(c, 0xa5, MAXN / 4 + 2);
+            copies[k].pack(w, n, c);
+            cr_assert(!memcmp(c, want, nc), "%s copy, %zu weights: codes differ", copies[k].name,
+                      n);
+            cr_assert_eq(c[nc], 0xa5, "%s copy, %zu weights: wrote past the codes",
+                         copies[k].name, n);
+            memset(back, 0x55, MAXN + 1);
+            copies[k].unpack(c, n, back);
+            cr_assert(!memcmp(back, w, n), "%s copy, %zu weights: unpack differs",
+                      copies[k].name, n);
+            cr_assert_eq(back[n], 0x55, "%s copy, %zu weights: wrote past the weights",
+                         copies[k].name, n);
+        }
+    mp_free(w);
+    mp_free(back);
+    mp_free(c);
+    mp_free(want);
 }
 
 /* The share keeps each tensor as 2-bit codes, eight weights a step and the rest
