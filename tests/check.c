@@ -208,6 +208,73 @@ done:
     mp_free(x);
 }
 
+static const char *const fill_name[MP_FILL_COUNT] = {"ternary", "binary", "all -1", "all +1"};
+
+static void fill_weights(int fill, uint64_t seed, int8_t *w, size_t n)
+{
+    if (fill == MP_FILL_TERNARY || fill == MP_FILL_BINARY)
+        mp_gen_weights(seed, w, n, fill == MP_FILL_BINARY);
+    else
+        memset(w, fill == MP_FILL_MINUS ? -1 : 1, n);
+}
+
+/* The first index in [0, n) where a and b differ, or n. */
+static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    size_t i = 0;
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+int mp_test_pack_identity(const mp_variant *v, const int *param, mp_pack_fn *oracle,
+                          const mp_pack_case *cases, int ncases, char *why, size_t len)
+{
+    static const uint8_t poison[2] = {0xA5, 0x5A};
+    const float w_scale = 0.375f; /* lands in the trailer */
+    int packed = 0, bad = 0;
+    for (int c = 0; c < ncases && !bad; c++) {
+        int m = cases[c].m, k = cases[c].k;
+        size_t bytes = v->packed_size(m, k, param), count = (size_t)m * k;
+        int8_t *w = mp_alloc(count);
+        uint8_t *want = mp_alloc(bytes), *got = mp_alloc(bytes + GUARD);
+        for (int f = 0; f < MP_FILL_COUNT && !bad; f++) {
+            if (!(cases[c].fills >> f & 1))
+                continue;
+            uint64_t seed = 1000 + (uint64_t)m * 31 + (uint64_t)k;
+            fill_weights(f, seed, w, count);
+            oracle(w, w_scale, m, k, param, want);
+            for (int pz = 0; pz < 2 && !bad; pz++) {
+                memset(got, poison[pz], bytes + GUARD);
+                v->pack(w, w_scale, m, k, param, got);
+                size_t i = first_diff(want, got, bytes);
+                size_t g = 0;
+                while (g < GUARD && got[bytes + g] == poison[pz])
+                    g++;
+                if (i < bytes)
+                    snprintf(why, len,
+                             "%s M=%d K=%d %s weights (seed %llu): first differing byte %zu of "
+                             "%zu: packed 0x%02x, definition 0x%02x (buffer poisoned 0x%02x)",
+                             v->name, m, k, fill_name[f], (unsigned long long)seed, i, bytes,
+                             got[i], want[i], poison[pz]);
+                else if (g < GUARD)
+                    snprintf(why, len, "%s M=%d K=%d %s weights (seed %llu): wrote guard byte %zu "
+                             "past the %zu packed bytes", v->name, m, k, fill_name[f],
+                             (unsigned long long)seed, g, bytes);
+                bad = i < bytes || g < GUARD;
+            }
+            packed++;
+        }
+        mp_free(got);
+        mp_free(want);
+        mp_free(w);
+    }
+    if (!bad)
+        fprintf(stderr, "%s: packed bytes identical to the definition on %d tensors (%d shapes)\n",
+                v->name, packed, ncases);
+    return bad;
+}
+
 int mp_test_real_shapes(int (*out)[2], int max)
 {
     static const char *const models[] = {

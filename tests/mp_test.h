@@ -28,6 +28,28 @@ typedef struct mp_check {
 void mp_check_variant(const mp_variant *v, const int *param, int m, int k, int n,
                       uint64_t seed, mp_check *out);
 
+/* Identity of a packer rewritten for speed with its direct definition (the
+ * packer as first written, kept in the family's test file as the oracle).  A
+ * case is one shape and the weight fills it is packed with (bits 1 << MP_FILL_*):
+ * seeded ternary (mp_gen_weights), seeded binary, all -1, all +1. */
+enum { MP_FILL_TERNARY, MP_FILL_BINARY, MP_FILL_MINUS, MP_FILL_PLUS, MP_FILL_COUNT };
+#define MP_FILL_ALL ((1 << MP_FILL_COUNT) - 1)
+typedef struct mp_pack_case {
+    int m, k;
+    unsigned fills;
+} mp_pack_case;
+typedef void mp_pack_fn(const int8_t *w, float w_scale, int m, int k, const int *param,
+                        uint8_t *out);
+
+/* Packs every case with v->pack and with `oracle` and compares the whole packed
+ * buffer (trailer included) byte for byte.  v->pack runs twice, on buffers
+ * poisoned 0xA5 and 0x5A, so a byte it leaves unwritten differs in one of them;
+ * the guard bytes after the buffer must keep the poison.  Returns 0 when every
+ * case is identical, else 1 with why: variant, shape, fill, seed, the first
+ * differing byte index and both values.  Prints one line per variant. */
+int mp_test_pack_identity(const mp_variant *v, const int *param, mp_pack_fn *oracle,
+                          const mp_pack_case *cases, int ncases, char *why, size_t len);
+
 /* The distinct ternary shapes of the nine real models (out: [][2]); returns count. */
 int mp_test_real_shapes(int (*out)[2], int max);
 

@@ -179,6 +179,124 @@ Test(elut, bpw)
     cr_assert(bpw > 2.0 && bpw < 2.0001, "T-MAC bpw %f", bpw);
 }
 
+/* ---- packing against its definition ------------------------------------------ */
+
+/* The packed weight stream walked in order, one index byte and sign bit at a
+ * time: mp_tl_pack as first written (before it was rewritten to read each row
+ * once, several weights per 64-bit word), kept verbatim as the oracle of
+ * pack_matches_definition. */
+static inline void def_lane_of(int bm, int j, int *h, int *p)
+{
+    *h = bm == 16 ? 0 : j / 2;
+    *p = bm == 16 ? j : j % 2;
+}
+
+static void tl_pack_by_definition(int tl2, int bm, const int8_t *w, float w_scale, int m, int k,
+                                  uint8_t *out)
+{
+    mp_tl_geom g = mp_tl_geom_of(tl2, bm, m, k);
+    memset(out, 0, (size_t)g.nblk * g.blk_bytes + 32);
+    static const int8_t zero[6] = {0};
+    /* walk the stream in order: sequential writes, 16 rows read per lane block */
+    for (int b = 0; b < g.nblk; b++) {
+        uint8_t *o = out + (size_t)b * g.blk_bytes;
+        int neg[32] = {0};
+        for (int part = tl2 ? 0 : 1; part < 2; part++) {
+            int ns = part ? g.s1 : g.s3;
+            for (int s = 0; s < ns; s++, o += part ? MP_TL_STEP : MP_TL2_STEP)
+                for (int j = 0; j < 4; j++) {
+                    int h, p;
+                    def_lane_of(bm, j, &h, &p);
+                    int gr = s * g.gps + 2 * p; /* low nibble; gr + 1 high */
+                    for (int i = 0; i < 16; i++) {
+                        int row = b * bm + h * 16 + i;
+                        if (part == 0) {
+                            const int8_t *c = row < m ? w + (size_t)row * k + 3 * gr : zero;
+                            int v0 = 9 * c[0] + 3 * c[1] + c[2], v1 = 9 * c[3] + 3 * c[4] + c[5];
+                            int bit = j * 16 + i;
+                            o[j * 16 + i] = (uint8_t)((v0 < 0 ? -v0 : v0) | (v1 < 0 ? -v1 : v1) << 4);
+                            o[64 + bit / 8] |= (uint8_t)((v0 < 0) << (bit % 8));
+                            o[72 + bit / 8] |= (uint8_t)((v1 < 0) << (bit % 8));
+                            neg[h * 16 + i] += (v0 < 0) + (v1 < 0);
+                        } else {
+                            const int8_t *c = row < m ? w + (size_t)row * k + g.three_k + 2 * gr : zero;
+                            o[j * 16 + i] = (uint8_t)((3 * (c[0] + 1) + c[1] + 1) |
+                                                      (3 * (c[2] + 1) + c[3] + 1) << 4);
+                        }
+                    }
+                }
+        }
+        if (tl2)
+            for (int rr = 0; rr < bm; rr++) {
+                int16_t n16 = (int16_t)neg[rr];
+                memcpy(o + 2 * rr, &n16, 2);
+            }
+    }
+    memcpy(out + (size_t)g.nblk * g.blk_bytes, &w_scale, sizeof w_scale);
+}
+
+#define TL_DEF_ENTRY(FN, TL2, BM)                                                        \
+    static void FN(const int8_t *w, float w_scale, int m, int k, const int *param,        \
+                   uint8_t *out)                                                          \
+    {                                                                                     \
+        (void)param;                                                                      \
+        tl_pack_by_definition(TL2, BM, w, w_scale, m, k, out);                            \
+    }
+TL_DEF_ENTRY(tl1_bm16_by_definition, 0, 16)
+TL_DEF_ENTRY(tl1_bm32_by_definition, 0, 32)
+TL_DEF_ENTRY(tl2_bm16_by_definition, 1, 16)
+TL_DEF_ENTRY(tl2_bm32_by_definition, 1, 32)
+
+/* The shapes a packer identity test of this file runs: the linear shapes of
+ * BitNet b1.58 2B-4T and Llama3-8B-1.58 (every K: 2560, 6912, 4096, 14336; the
+ * K = 6912 and 14336 rows span several of TL2's 256-step runs), seeded ternary,
+ * with binary, all -1 and all +1 also on the smallest of each K; then the row
+ * counts 1, 15, 17, 33, 100 (one row, a partial block, blocks plus a tail) on
+ * each K of ks (n of them), every fill.  Returns the count. */
+static int pack_cases(mp_pack_case *c, const int *ks, int nk)
+{
+    static const mp_pack_case real[] = {
+        {2560, 2560, 1 << MP_FILL_TERNARY},  {640, 2560, MP_FILL_ALL},
+        {6912, 2560, 1 << MP_FILL_TERNARY},  {2560, 6912, MP_FILL_ALL},
+        {4096, 4096, 1 << MP_FILL_TERNARY},  {1024, 4096, MP_FILL_ALL},
+        {14336, 4096, 1 << MP_FILL_TERNARY}, {4096, 14336, 1 << MP_FILL_TERNARY},
+        {33, 14336, MP_FILL_ALL}};
+    static const int ms[] = {1, 15, 17, 33, 100};
+    int n = 0;
+    for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
+        c[n++] = real[i];
+    for (int i = 0; i < nk; i++)
+        for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++)
+            c[n++] = (mp_pack_case){ms[j], ks[i], MP_FILL_ALL};
+    return n;
+}
+
+/* mp_tl_pack against tl_pack_by_definition, TL1 and TL2 at bm 16 and 32.  K at
+ * the minimum multiple (all TL1 for TL2, K < 192), exactly one TL2 block (192),
+ * TL2 plus the smallest TL1 remainder (192 + 16 or 8) and a longer one (432 =
+ * 384 + 48). */
+Test(elut, pack_matches_definition, .timeout = 300)
+{
+    static const struct {
+        const char *name;
+        mp_pack_fn *def;
+        int kmul;
+    } cases[] = {{"tl2_0.scalar.bm16", tl2_bm16_by_definition, 16},
+                 {"tl2_0.scalar.bm32", tl2_bm32_by_definition, 8},
+                 {"tl1_0.scalar.bm16", tl1_bm16_by_definition, 16},
+                 {"tl1_0.scalar.bm32", tl1_bm32_by_definition, 8}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const mp_variant *v = find(cases[i].name);
+        int param[MP_MAX_PARAMS], kmul = cases[i].kmul;
+        mp_variant_defaults(v, param);
+        const int ks[] = {kmul, 192, 192 + kmul, 432};
+        mp_pack_case c[64];
+        int n = pack_cases(c, ks, 4);
+        char why[768];
+        cr_assert(!mp_test_pack_identity(v, param, cases[i].def, c, n, why, sizeof why), "%s", why);
+    }
+}
+
 /* Lossy variants: each int8 table entry is round(e * 127 / tmax), off by at most
  * 0.5 * tmax / 127 from the exact sum e; a row adds L entries (TL: one per triple
  * or pair; T-MAC: per group plane 0 + 2 x plane 1, halved: 1.5/2 per group), so

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/mp_numerics.h"
+#include "../common/mp_swar.h"
 
 /* Where the index of (row rr of a block, group g) of one part lives: byte offset
  * from the part's start, nibble (0 low, 1 high) and the bit of its sign mask. */
@@ -65,47 +66,162 @@ static inline void lane_of(int bm, int j, int *h, int *p)
     *p = bm == 16 ? j : j % 2;
 }
 
-void mp_tl_pack(int tl2, int bm, const int8_t *w, float w_scale, int m, int k, uint8_t *out)
+/* The packing of two triples from u = v + 13 = 9(w0+1) + 3(w1+1) + (w2+1) of each
+ * (0..26), at key 27 u0 + u1: the index byte |v0| | |v1| << 4, then the signs
+ * v0 < 0 in bit 8 and v1 < 0 in bit 12.  Keys past 728 (no ternary pair gives
+ * one) are 0. */
+#define TL2_ABS(u) ((u) < 13 ? 13 - (u) : (u) - 13)
+#define TL2_PAIR_(u0, u1)                                                               \
+    (uint16_t)((u0) > 26 ? 0                                                            \
+                         : TL2_ABS(u0) | TL2_ABS(u1) << 4 | ((u0) < 13) << 8 | ((u1) < 13) << 12)
+#define TL2_PAIR(key) TL2_PAIR_((key) / 27, (key) % 27)
+#define TL2_P4(k) TL2_PAIR(k), TL2_PAIR(k + 1), TL2_PAIR(k + 2), TL2_PAIR(k + 3)
+#define TL2_P16(k) TL2_P4(k), TL2_P4(k + 4), TL2_P4(k + 8), TL2_P4(k + 12)
+#define TL2_P64(k) TL2_P16(k), TL2_P16(k + 16), TL2_P16(k + 32), TL2_P16(k + 48)
+#define TL2_P256(k) TL2_P64(k), TL2_P64(k + 64), TL2_P64(k + 128), TL2_P64(k + 192)
+static const uint16_t tl2_pair[1024] = {TL2_P256(0), TL2_P256(256), TL2_P256(512),
+                                        TL2_P256(768)};
+
+/* TL2 steps packed per pass over a block's rows (each row read as one run of up
+ * to 24 TL_RUN bytes); bounds the per-step sign masks kept on the stack. */
+enum { TL_RUN = 256 };
+
+/* tl2_pair entry of the two triples in bytes 0-5 (last = 0: of the 64-bit word
+ * at c) or bytes 2-7 (last = 1: of the word at c - 2; a step's last pair, so that
+ * no word reads past the step).  The codes times 0x090301 put 9 c0 + 3 c1 + c2
+ * of bytes n-2..n at byte n (every byte <= 39: no carry), so u0 and u1 at bytes
+ * 2 and 5 (4 and 7, shifted down to 2 and 5); masked to those two bytes, a
+ * multiply by 1 + 27 << 24 adds 27 u0 to u1 at bit 40 (u1 * 27 << 24 falls off
+ * the top). */
+static inline unsigned tl2_pair_at(const int8_t *c, int last)
 {
-    mp_tl_geom g = mp_tl_geom_of(tl2, bm, m, k);
-    memset(out, 0, (size_t)g.nblk * g.blk_bytes + 32);
-    static const int8_t zero[6] = {0};
-    /* walk the stream in order: sequential writes, 16 rows read per lane block */
-    for (int b = 0; b < g.nblk; b++) {
-        uint8_t *o = out + (size_t)b * g.blk_bytes;
-        int neg[32] = {0};
-        for (int part = tl2 ? 0 : 1; part < 2; part++) {
-            int ns = part ? g.s1 : g.s3;
-            for (int s = 0; s < ns; s++, o += part ? MP_TL_STEP : MP_TL2_STEP)
-                for (int j = 0; j < 4; j++) {
-                    int h, p;
-                    lane_of(bm, j, &h, &p);
-                    int gr = s * g.gps + 2 * p; /* low nibble; gr + 1 high */
-                    for (int i = 0; i < 16; i++) {
-                        int row = b * bm + h * 16 + i;
-                        if (part == 0) {
-                            const int8_t *c = row < m ? w + (size_t)row * k + 3 * gr : zero;
-                            int v0 = 9 * c[0] + 3 * c[1] + c[2], v1 = 9 * c[3] + 3 * c[4] + c[5];
-                            int bit = j * 16 + i;
-                            o[j * 16 + i] = (uint8_t)((v0 < 0 ? -v0 : v0) | (v1 < 0 ? -v1 : v1) << 4);
-                            o[64 + bit / 8] |= (uint8_t)((v0 < 0) << (bit % 8));
-                            o[72 + bit / 8] |= (uint8_t)((v1 < 0) << (bit % 8));
-                            neg[h * 16 + i] += (v0 < 0) + (v1 < 0);
-                        } else {
-                            const int8_t *c = row < m ? w + (size_t)row * k + g.three_k + 2 * gr : zero;
-                            o[j * 16 + i] = (uint8_t)((3 * (c[0] + 1) + c[1] + 1) |
-                                                      (3 * (c[2] + 1) + c[3] + 1) << 4);
-                        }
-                    }
-                }
+    uint64_t u = (mp_swar_tern_codes(mp_swar_ld64(c - 2 * last)) * 0x090301u) >> 16 * last;
+    return tl2_pair[((u & 0x0000ff0000ff0000ull) * (1 + (27ull << 24)) >> 40) & 1023];
+}
+
+/* ns <= TL_RUN consecutive TL2 steps (80 bytes each from o) of a row block of BM
+ * rows whose first nr are real (the rest zero weights: index 0, no sign); w is
+ * the block's first row at the first step's first column.  Row by row rather
+ * than the stream's lane order: each row's 3 gps ns weights are read as one
+ * sequential run (not 16 or 32 rows a few bytes at a time), 24 bytes = 4 pairs
+ * of triples at a time: one step of bm 16, two of bm 32 (ns is even: ThreeK is a
+ * multiple of 192 columns = 16 bm-32 steps).  The 4 pair entries side by side in
+ * the 16-bit lanes of e give the row's sign bits at bits 16 p; lane block j is p
+ * (bm 16) or 2h + p (bm 32), so the row's bit of pair p of a step is 16 p + off.
+ * Sign masks are collected in lo/hi and stored once (no read-modify-write of
+ * the stream); neg[rr] counts the row's negative triples. */
+static inline __attribute__((always_inline)) void
+tl2_steps(const int8_t *w, size_t k, int nr, int BM, int ns, uint8_t *o, int *neg)
+{
+    const uint64_t lane0 = 0x0001000100010001ull;
+    uint64_t lo[TL_RUN], hi[TL_RUN];
+    memset(lo, 0, sizeof lo[0] * (size_t)ns);
+    memset(hi, 0, sizeof hi[0] * (size_t)ns);
+    for (int rr = 0; rr < nr; rr++) {
+        const int8_t *c = w + (size_t)rr * k;
+        int off = BM == 16 ? rr : rr / 16 * 32 + rr % 16, n = 0;
+        uint8_t *os = o + off;
+        for (int s = 0; s < ns; s += BM / 16, c += 24, os += BM / 16 * MP_TL2_STEP) {
+            unsigned e0 = tl2_pair_at(c, 0), e1 = tl2_pair_at(c + 6, 0);
+            unsigned e2 = tl2_pair_at(c + 12, 0), e3 = tl2_pair_at(c + 18, 1);
+            uint64_t e = e0 | (uint64_t)e1 << 16 | (uint64_t)e2 << 32 | (uint64_t)e3 << 48;
+            uint64_t sl = e >> 8 & lane0, sh = e >> 12 & lane0;
+            n += (int)((sl + sh) * lane0 >> 48);
+            os[0] = (uint8_t)e0, os[16] = (uint8_t)e1;
+            if (BM == 16) {
+                os[32] = (uint8_t)e2, os[48] = (uint8_t)e3;
+                lo[s] |= sl << off;
+                hi[s] |= sh << off;
+            } else { /* pairs 2 and 3 are pairs 0 and 1 of the next step */
+                os[MP_TL2_STEP] = (uint8_t)e2, os[MP_TL2_STEP + 16] = (uint8_t)e3;
+                lo[s] |= (sl & 0xffffffffu) << off;
+                hi[s] |= (sh & 0xffffffffu) << off;
+                lo[s + 1] |= (sl >> 32) << off;
+                hi[s + 1] |= (sh >> 32) << off;
+            }
         }
-        if (tl2)
-            for (int rr = 0; rr < bm; rr++) {
+        neg[rr] += n;
+    }
+    for (int s = 0; s < ns; s++) {
+        uint8_t *os = o + (size_t)s * MP_TL2_STEP;
+        for (int rr = nr; rr < BM; rr++)
+            for (int p = 0; p < 64 / BM; p++) /* gps / 2 pairs */
+                os[(BM == 16 ? p : 2 * (rr / 16) + p) * 16 + rr % 16] = 0;
+        mp_swar_st64(os + 64, lo[s]);
+        mp_swar_st64(os + 72, hi[s]);
+    }
+}
+
+/* ns consecutive TL1 steps (64 bytes each from o), rows as in tl2_steps
+ * (padding: zero pairs, index 4 in both nibbles), each row's whole TL1 part in
+ * one run.  A row's 2 gps weights of a step are one or two 64-bit words: codes
+ * c = w + 1 per byte, then 3 c0 + c1 per 16-bit lane (at most 8), two lanes per
+ * index byte. */
+static inline __attribute__((always_inline)) void
+tl1_steps(const int8_t *w, size_t k, int nr, int BM, int ns, uint8_t *o)
+{
+    const uint64_t lanes = 0x00ff00ff00ff00ffull;
+    for (int rr = 0; rr < nr; rr++) {
+        const int8_t *c = w + (size_t)rr * k;
+        int h = rr / 16, i = rr % 16;
+        for (int s = 0; s < ns; s++)
+            for (int x = 0; x < (BM == 16 ? 2 : 1); x++, c += 8) {
+                uint64_t cw = mp_swar_tern_codes(mp_swar_ld64(c));
+                uint64_t u = (cw & lanes) * 3 + (cw >> 8 & lanes);
+                u |= u >> 12; /* lane 2q + 1 into the high nibble of lane 2q's byte */
+                for (int q = 0; q < 2; q++) {
+                    int p = 2 * x + q;
+                    o[(size_t)s * MP_TL_STEP + (BM == 16 ? p : 2 * h + p) * 16 + i] =
+                        (uint8_t)(u >> 32 * q);
+                }
+            }
+    }
+    for (int s = 0; s < ns; s++)
+        for (int rr = nr; rr < BM; rr++)
+            for (int p = 0; p < (BM == 16 ? 4 : 2); p++)
+                o[(size_t)s * MP_TL_STEP + (BM == 16 ? p : 2 * (rr / 16) + p) * 16 + rr % 16] =
+                    0x44;
+}
+
+/* Every row block, in stream order, specialized per bm. */
+static inline __attribute__((always_inline)) void
+tl_pack_blocks(const mp_tl_geom *g, const int8_t *w, int BM, uint8_t *out)
+{
+    const size_t k = (size_t)g->k;
+    for (int b = 0; b < g->nblk; b++) {
+        uint8_t *o = out + (size_t)b * g->blk_bytes;
+        const int8_t *wb = w + (size_t)b * BM * k;
+        int nr = g->m - b * BM < BM ? g->m - b * BM : BM;
+        int neg[32] = {0};
+        for (int s = 0; s < g->s3; s += TL_RUN) {
+            int ns = g->s3 - s < TL_RUN ? g->s3 - s : TL_RUN;
+            tl2_steps(wb + (size_t)3 * s * g->gps, k, nr, BM, ns, o, neg);
+            o += (size_t)ns * MP_TL2_STEP;
+        }
+        tl1_steps(wb + g->three_k, k, nr, BM, g->s1, o);
+        o += (size_t)g->s1 * MP_TL_STEP;
+        if (g->tl2)
+            for (int rr = 0; rr < BM; rr++) {
                 int16_t n16 = (int16_t)neg[rr];
                 memcpy(o + 2 * rr, &n16, 2);
             }
     }
-    memcpy(out + (size_t)g.nblk * g.blk_bytes, &w_scale, sizeof w_scale);
+}
+
+/* Writes every byte of the stream (no memset first); each step is built from
+ * whole rows of the block (see tl2_steps / tl1_steps).  The bytes are those of the
+ * direct definition (walk the stream, one index byte at a time), which
+ * tests/test_elut.c keeps as the oracle. */
+void mp_tl_pack(int tl2, int bm, const int8_t *w, float w_scale, int m, int k, uint8_t *out)
+{
+    mp_tl_geom g = mp_tl_geom_of(tl2, bm, m, k);
+    if (bm == 16)
+        tl_pack_blocks(&g, w, 16, out);
+    else
+        tl_pack_blocks(&g, w, 32, out);
+    uint8_t *trailer = out + (size_t)g.nblk * g.blk_bytes;
+    memset(trailer, 0, 32);
+    memcpy(trailer, &w_scale, sizeof w_scale);
 }
 
 void mp_tl_unpack(int tl2, int bm, const uint8_t *p, int m, int k, int8_t *w)
