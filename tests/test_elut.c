@@ -443,3 +443,47 @@ Test(tmac, lossy_error_bounded, .timeout = 300)
         lossy_case(v, 100, 6912, 3, 22);
     }
 }
+
+/* The packed T-MAC stream walked in order, one weight at a time: mp_tmac_pack as
+ * first written (before it was rewritten to read each row once, 8 weights per
+ * 64-bit word), kept verbatim as the oracle of tmac/pack_matches_definition. */
+static void tmac_pack_by_definition(const int8_t *w, float w_scale, int m, int k, const int *param,
+                                    uint8_t *out)
+{
+    size_t bytes = mp_tmac_packed_size(m, k, param);
+    memset(out, 0, bytes);
+    uint8_t *o = out;
+    int nblk = (m + MP_TMAC_BM - 1) / MP_TMAC_BM;
+    for (int b = 0; b < nblk; b++)
+        for (int s = 0; s < k / 8; s++, o += MP_TMAC_STEP)
+            for (int j = 0; j < 4; j++) {
+                int col = (2 * s + (j & 1)) * 4;
+                for (int i = 0; i < 16; i++) {
+                    int row = b * MP_TMAC_BM + (j >> 1) * 16 + i;
+                    unsigned i0 = 0, i1 = 0;
+                    for (int d = 0; d < 4; d++) {
+                        unsigned c = row < m ? (unsigned)(w[(size_t)row * k + col + d] + 1) : 1u;
+                        i0 |= (c & 1) << d;
+                        i1 |= (c >> 1) << d;
+                    }
+                    o[j * 16 + i] = (uint8_t)(i0 | i1 << 4);
+                }
+            }
+    memcpy(out + bytes - 32, &w_scale, sizeof w_scale);
+}
+
+/* mp_tmac_pack against tmac_pack_by_definition on the shapes of pack_cases, K
+ * at the minimum multiple (8: one step), two and three steps (16, 24) and 17
+ * steps (136). */
+Test(tmac, pack_matches_definition, .timeout = 300)
+{
+    const mp_variant *v = find("tmac_int2.scalar");
+    int param[MP_MAX_PARAMS];
+    mp_variant_defaults(v, param);
+    static const int ks[] = {8, 16, 24, 136};
+    mp_pack_case c[64];
+    int n = pack_cases(c, ks, 4);
+    char why[768];
+    cr_assert(!mp_test_pack_identity(v, param, tmac_pack_by_definition, c, n, why, sizeof why),
+              "%s", why);
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../common/mp_numerics.h"
+#include "../common/mp_swar.h"
 
 int mp_tmac_check(int m, int k, const int *param, char *why, size_t len)
 {
@@ -24,28 +25,43 @@ size_t mp_tmac_packed_size(int m, int k, const int *param)
     return (size_t)((m + MP_TMAC_BM - 1) / MP_TMAC_BM) * mp_tmac_blk_bytes(k) + 32;
 }
 
+/* Row by row within a 32-row block (each row read once, sequentially, 8 weights
+ * = one step per 64-bit word) rather than in the stream's lane order, which read
+ * 32 rows 4 bytes at a time.  Every byte of the stream is written (no memset):
+ * padding rows are code 1, index 0x0f.  tests/test_elut.c keeps the direct
+ * definition (one weight at a time, in stream order) as the oracle. */
 void mp_tmac_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                   uint8_t *out)
 {
     size_t bytes = mp_tmac_packed_size(m, k, param);
-    memset(out, 0, bytes);
-    uint8_t *o = out;
+    const uint64_t bit4 = 0x1010101010101010ull;
     int nblk = (m + MP_TMAC_BM - 1) / MP_TMAC_BM;
-    for (int b = 0; b < nblk; b++)
-        for (int s = 0; s < k / 8; s++, o += MP_TMAC_STEP)
-            for (int j = 0; j < 4; j++) {
-                int col = (2 * s + (j & 1)) * 4;
-                for (int i = 0; i < 16; i++) {
-                    int row = b * MP_TMAC_BM + (j >> 1) * 16 + i;
-                    unsigned i0 = 0, i1 = 0;
-                    for (int d = 0; d < 4; d++) {
-                        unsigned c = row < m ? (unsigned)(w[(size_t)row * k + col + d] + 1) : 1u;
-                        i0 |= (c & 1) << d;
-                        i1 |= (c >> 1) << d;
-                    }
-                    o[j * 16 + i] = (uint8_t)(i0 | i1 << 4);
-                }
+    for (int b = 0; b < nblk; b++) {
+        uint8_t *o = out + (size_t)b * mp_tmac_blk_bytes(k);
+        int nr = m - b * MP_TMAC_BM < MP_TMAC_BM ? m - b * MP_TMAC_BM : MP_TMAC_BM;
+        for (int rr = 0; rr < MP_TMAC_BM; rr++) {
+            /* lane blocks 2h (columns 8s..8s+3) and 2h + 1 (8s+4..8s+7) of row rr */
+            uint8_t *d = o + (rr / 16) * 32 + rr % 16;
+            const int8_t *wr = w + ((size_t)b * MP_TMAC_BM + (size_t)rr) * k;
+            if (rr >= nr) {
+                for (int s = 0; s < k / 8; s++, d += MP_TMAC_STEP)
+                    d[0] = d[16] = 0x0f;
+                continue;
             }
+            for (int s = 0; s < k / 8; s++, d += MP_TMAC_STEP) {
+                /* code c = w + 1 per byte: bit 0 (plane 0) stays at bit 0, bit 1
+                 * (plane 1) goes to bit 4; times 2^56 + 2^49 + 2^42 + 2^35, bits 0
+                 * and 4 of byte i < 4 land at bits 56 + i and 60 + i, every
+                 * product at its own bit (no carry): bits 56-63 are the byte of
+                 * the first 4 columns, and of the last 4 from the word >> 32. */
+                uint64_t c = mp_swar_tern_codes(mp_swar_ld64(wr + 8 * s));
+                uint64_t z = (c & MP_SWAR_LSB) | (c << 3 & bit4);
+                d[0] = (uint8_t)((z * 0x0102040800000000ull) >> 56);
+                d[16] = (uint8_t)(((z >> 32) * 0x0102040800000000ull) >> 56);
+            }
+        }
+    }
+    memset(out + bytes - 32, 0, 32);
     memcpy(out + bytes - 32, &w_scale, sizeof w_scale);
 }
 
