@@ -233,6 +233,9 @@ int mp_test_pack_identity(const mp_variant *v, const int *param, mp_pack_fn *ora
     static const uint8_t poison[2] = {0xA5, 0x5A};
     const float w_scale = 0.375f; /* lands in the trailer */
     int packed = 0, bad = 0;
+    char ps[256] = "";
+    if (v->n_params)
+        mp_params_str(v, param, ps, sizeof ps);
     for (int c = 0; c < ncases && !bad; c++) {
         int m = cases[c].m, k = cases[c].k;
         size_t bytes = v->packed_size(m, k, param), count = (size_t)m * k;
@@ -253,14 +256,16 @@ int mp_test_pack_identity(const mp_variant *v, const int *param, mp_pack_fn *ora
                     g++;
                 if (i < bytes)
                     snprintf(why, len,
-                             "%s M=%d K=%d %s weights (seed %llu): first differing byte %zu of "
-                             "%zu: packed 0x%02x, definition 0x%02x (buffer poisoned 0x%02x)",
-                             v->name, m, k, fill_name[f], (unsigned long long)seed, i, bytes,
-                             got[i], want[i], poison[pz]);
+                             "%s [%s] M=%d K=%d %s weights (seed %llu): first differing byte "
+                             "%zu of %zu: packed 0x%02x, definition 0x%02x (buffer poisoned "
+                             "0x%02x)",
+                             v->name, ps, m, k, fill_name[f], (unsigned long long)seed, i,
+                             bytes, got[i], want[i], poison[pz]);
                 else if (g < GUARD)
-                    snprintf(why, len, "%s M=%d K=%d %s weights (seed %llu): wrote guard byte %zu "
-                             "past the %zu packed bytes", v->name, m, k, fill_name[f],
-                             (unsigned long long)seed, g, bytes);
+                    snprintf(why, len,
+                             "%s [%s] M=%d K=%d %s weights (seed %llu): wrote guard byte %zu "
+                             "past the %zu packed bytes",
+                             v->name, ps, m, k, fill_name[f], (unsigned long long)seed, g, bytes);
                 bad = i < bytes || g < GUARD;
             }
             packed++;
@@ -270,9 +275,27 @@ int mp_test_pack_identity(const mp_variant *v, const int *param, mp_pack_fn *ora
         mp_free(w);
     }
     if (!bad)
-        fprintf(stderr, "%s: packed bytes identical to the definition on %d tensors (%d shapes)\n",
-                v->name, packed, ncases);
+        fprintf(stderr, "%s [%s]: packed bytes identical to the definition on %d tensors "
+                "(%d shapes)\n", v->name, ps, packed, ncases);
     return bad;
+}
+
+int mp_test_pack_cases(mp_pack_case *c, int max, int real, const int *ks, int nk)
+{
+    static const mp_pack_case shapes[] = {
+        {2560, 2560, 1 << MP_FILL_TERNARY},  {640, 2560, MP_FILL_ALL},
+        {6912, 2560, 1 << MP_FILL_TERNARY},  {2560, 6912, MP_FILL_ALL},
+        {4096, 4096, 1 << MP_FILL_TERNARY},  {1024, 4096, MP_FILL_ALL},
+        {14336, 4096, 1 << MP_FILL_TERNARY}, {4096, 14336, 1 << MP_FILL_TERNARY},
+        {33, 14336, MP_FILL_ALL}};
+    static const int ms[] = {1, 15, 17, 33, 100};
+    int n = 0;
+    for (size_t i = 0; real && i < sizeof shapes / sizeof shapes[0] && n < max; i++)
+        c[n++] = shapes[i];
+    for (int i = 0; i < nk; i++)
+        for (size_t j = 0; j < sizeof ms / sizeof ms[0] && n < max; j++)
+            c[n++] = (mp_pack_case){ms[j], ks[i], MP_FILL_ALL};
+    return n;
 }
 
 int mp_test_real_shapes(int (*out)[2], int max)

@@ -50,6 +50,13 @@ typedef void mp_pack_fn(const int8_t *w, float w_scale, int m, int k, const int 
 int mp_test_pack_identity(const mp_variant *v, const int *param, mp_pack_fn *oracle,
                           const mp_pack_case *cases, int ncases, char *why, size_t len);
 
+/* The cases of a packer identity test: with real, the linear shapes of BitNet
+ * b1.58 2B-4T and Llama3-8B-1.58 (K = 2560, 6912, 4096, 14336) seeded ternary,
+ * with binary, all -1 and all +1 also on the smallest of each K (33x14336 for
+ * 14336); then M = 1, 15, 17, 33, 100 (one row, a partial block, blocks and a
+ * tail) on each of the nk K of ks, every fill.  Returns the count (<= max). */
+int mp_test_pack_cases(mp_pack_case *c, int max, int real, const int *ks, int nk);
+
 /* The distinct ternary shapes of the nine real models (out: [][2]); returns count. */
 int mp_test_real_shapes(int (*out)[2], int max);
 

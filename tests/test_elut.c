@@ -247,34 +247,11 @@ TL_DEF_ENTRY(tl1_bm32_by_definition, 0, 32)
 TL_DEF_ENTRY(tl2_bm16_by_definition, 1, 16)
 TL_DEF_ENTRY(tl2_bm32_by_definition, 1, 32)
 
-/* The shapes a packer identity test of this file runs: the linear shapes of
- * BitNet b1.58 2B-4T and Llama3-8B-1.58 (every K: 2560, 6912, 4096, 14336; the
- * K = 6912 and 14336 rows span several of TL2's 256-step runs), seeded ternary,
- * with binary, all -1 and all +1 also on the smallest of each K; then the row
- * counts 1, 15, 17, 33, 100 (one row, a partial block, blocks plus a tail) on
- * each K of ks (n of them), every fill.  Returns the count. */
-static int pack_cases(mp_pack_case *c, const int *ks, int nk)
-{
-    static const mp_pack_case real[] = {
-        {2560, 2560, 1 << MP_FILL_TERNARY},  {640, 2560, MP_FILL_ALL},
-        {6912, 2560, 1 << MP_FILL_TERNARY},  {2560, 6912, MP_FILL_ALL},
-        {4096, 4096, 1 << MP_FILL_TERNARY},  {1024, 4096, MP_FILL_ALL},
-        {14336, 4096, 1 << MP_FILL_TERNARY}, {4096, 14336, 1 << MP_FILL_TERNARY},
-        {33, 14336, MP_FILL_ALL}};
-    static const int ms[] = {1, 15, 17, 33, 100};
-    int n = 0;
-    for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
-        c[n++] = real[i];
-    for (int i = 0; i < nk; i++)
-        for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++)
-            c[n++] = (mp_pack_case){ms[j], ks[i], MP_FILL_ALL};
-    return n;
-}
-
-/* mp_tl_pack against tl_pack_by_definition, TL1 and TL2 at bm 16 and 32.  K at
- * the minimum multiple (all TL1 for TL2, K < 192), exactly one TL2 block (192),
- * TL2 plus the smallest TL1 remainder (192 + 16 or 8) and a longer one (432 =
- * 384 + 48). */
+/* mp_tl_pack against tl_pack_by_definition, TL1 and TL2 at bm 16 and 32, on
+ * mp_test_pack_cases (the real K = 6912 and 14336 span several of TL2's 256-step
+ * runs) with K at the minimum multiple (all TL1 for TL2, K < 192), exactly one
+ * TL2 block (192), TL2 plus the smallest TL1 remainder (192 + 16 or 8) and a
+ * longer one (432 = 384 + 48). */
 Test(elut, pack_matches_definition, .timeout = 300)
 {
     static const struct {
@@ -291,7 +268,7 @@ Test(elut, pack_matches_definition, .timeout = 300)
         mp_variant_defaults(v, param);
         const int ks[] = {kmul, 192, 192 + kmul, 432};
         mp_pack_case c[64];
-        int n = pack_cases(c, ks, 4);
+        int n = mp_test_pack_cases(c, 64, 1, ks, 4);
         char why[768];
         cr_assert(!mp_test_pack_identity(v, param, cases[i].def, c, n, why, sizeof why), "%s", why);
     }
@@ -472,7 +449,7 @@ static void tmac_pack_by_definition(const int8_t *w, float w_scale, int m, int k
     memcpy(out + bytes - 32, &w_scale, sizeof w_scale);
 }
 
-/* mp_tmac_pack against tmac_pack_by_definition on the shapes of pack_cases, K
+/* mp_tmac_pack against tmac_pack_by_definition on mp_test_pack_cases, K
  * at the minimum multiple (8: one step), two and three steps (16, 24) and 17
  * steps (136). */
 Test(tmac, pack_matches_definition, .timeout = 300)
@@ -482,7 +459,7 @@ Test(tmac, pack_matches_definition, .timeout = 300)
     mp_variant_defaults(v, param);
     static const int ks[] = {8, 16, 24, 136};
     mp_pack_case c[64];
-    int n = pack_cases(c, ks, 4);
+    int n = mp_test_pack_cases(c, 64, 1, ks, 4);
     char why[768];
     cr_assert(!mp_test_pack_identity(v, param, tmac_pack_by_definition, c, n, why, sizeof why),
               "%s", why);

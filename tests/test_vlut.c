@@ -97,6 +97,79 @@ Test(vlut, tile_contiguous_layout)
         cr_assert_eq(p[i], want[i], "byte %d = %d, want %d", i, p[i], want[i]);
 }
 
+/* The Vec-LUT packing, tile by tile, one weight at a time: the packer of
+ * vlut-scalar.c as first written (before it was rewritten to read rows in blocks,
+ * several groups per 64-bit word), kept verbatim as the oracle of
+ * pack_matches_definition. */
+static void vlut_pack_by_definition(int g, const int8_t *w, float w_scale, int m, int k,
+                                    const int *param, uint8_t *out)
+{
+    mp_vlut_geom gm;
+    if (mp_vlut_geom_init(&gm, g, k, param[MP_VLUT_P_KTILE]))
+        MP_ABORT("vlut pack: K=%d not packable with g=%d", k, g);
+    for (int ti = 0; ti < gm.ntiles; ti++) {
+        int f, cnt, gg;
+        mp_vlut_tile(&gm, ti, &f, &cnt, &gg);
+        uint8_t *o = out + (size_t)m * f;
+        for (int r = 0; r < m; r++)
+            for (int j = 0; j < cnt; j++) {
+                const int8_t *wr = w + (size_t)r * k + mp_vlut_group_k(&gm, f + j);
+                int idx = 0;
+                for (int p = 0; p < gg; p++) /* first weight = most significant trit */
+                    idx = idx * 3 + (wr[p] + 1);
+                o[(size_t)r * cnt + j] = (uint8_t)idx;
+            }
+    }
+    uint8_t *trailer = out + (size_t)m * gm.groups;
+    memset(trailer, 0, 64);
+    memcpy(trailer, &w_scale, sizeof w_scale);
+}
+
+static void i2_by_definition(const int8_t *w, float w_scale, int m, int k, const int *param,
+                             uint8_t *out)
+{
+    vlut_pack_by_definition(4, w, w_scale, m, k, param, out);
+}
+
+static void i1_by_definition(const int8_t *w, float w_scale, int m, int k, const int *param,
+                             uint8_t *out)
+{
+    vlut_pack_by_definition(5, w, w_scale, m, k, param, out);
+}
+
+/* mp_vlut_i2_pack / mp_vlut_i1_pack against the definition, on
+ * mp_test_pack_cases at the default K_tile, then on the odd shapes alone at every
+ * other K_tile of the space.  I2: K = 4 (one group), 8, 36 (one default tile), 40
+ * (a tile and a partial one), 100.  I1 (K = 5b + 4a): K = 4 (b = 0, only the tail
+ * tile), 5 (a = 0), 9, 17 (a = 1, 3), 133 (a = 2, full tiles and a partial one);
+ * the real K have a = 0 (2560), 3 (6912) and 4 (4096, 14336). */
+Test(vlut, pack_matches_definition, .timeout = 300)
+{
+    static const struct {
+        const char *name;
+        mp_pack_fn *def;
+        int ks[5];
+    } cases[] = {{"vlut_i2.scalar", i2_by_definition, {4, 8, 36, 40, 100}},
+                 {"vlut_i1.scalar", i1_by_definition, {4, 5, 9, 17, 133}}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const mp_variant *v = get(cases[i].name);
+        const mp_param_def *kt = &v->params[MP_VLUT_P_KTILE];
+        for (int vi = -1; vi < kt->n_values; vi++) {
+            int param[MP_MAX_PARAMS];
+            defaults(v, param);
+            if (vi >= 0 && kt->values[vi] == kt->def)
+                continue;
+            if (vi >= 0)
+                param[MP_VLUT_P_KTILE] = kt->values[vi];
+            mp_pack_case c[64];
+            int n = mp_test_pack_cases(c, 64, vi < 0, cases[i].ks, 5);
+            char why[768];
+            cr_assert(!mp_test_pack_identity(v, param, cases[i].def, c, n, why, sizeof why),
+                      "ktile=%d: %s", param[MP_VLUT_P_KTILE], why);
+        }
+    }
+}
+
 Test(vlut, mixed_packing_and_bpw)
 {
     /* Which of the K values need groups of 4 in I1 (K = 5b + 4a). */
