@@ -233,9 +233,10 @@ int mp_test_pack_identity(const mp_variant *v, const int *param, mp_pack_fn *ora
     static const uint8_t poison[2] = {0xA5, 0x5A};
     const float w_scale = 0.375f; /* lands in the trailer */
     int packed = 0, bad = 0;
-    char ps[256] = "";
+    char ps[256] = "", name[320]; /* the variant and, if it has any, its parameters */
     if (v->n_params)
         mp_params_str(v, param, ps, sizeof ps);
+    snprintf(name, sizeof name, *ps ? "%s [%s]" : "%s%s", v->name, ps);
     for (int c = 0; c < ncases && !bad; c++) {
         int m = cases[c].m, k = cases[c].k;
         size_t bytes = v->packed_size(m, k, param), count = (size_t)m * k;
@@ -256,16 +257,16 @@ int mp_test_pack_identity(const mp_variant *v, const int *param, mp_pack_fn *ora
                     g++;
                 if (i < bytes)
                     snprintf(why, len,
-                             "%s [%s] M=%d K=%d %s weights (seed %llu): first differing byte "
+                             "%s M=%d K=%d %s weights (seed %llu): first differing byte "
                              "%zu of %zu: packed 0x%02x, definition 0x%02x (buffer poisoned "
                              "0x%02x)",
-                             v->name, ps, m, k, fill_name[f], (unsigned long long)seed, i,
-                             bytes, got[i], want[i], poison[pz]);
+                             name, m, k, fill_name[f], (unsigned long long)seed, i, bytes,
+                             got[i], want[i], poison[pz]);
                 else if (g < GUARD)
                     snprintf(why, len,
-                             "%s [%s] M=%d K=%d %s weights (seed %llu): wrote guard byte %zu "
-                             "past the %zu packed bytes",
-                             v->name, ps, m, k, fill_name[f], (unsigned long long)seed, g, bytes);
+                             "%s M=%d K=%d %s weights (seed %llu): wrote guard byte %zu past "
+                             "the %zu packed bytes",
+                             name, m, k, fill_name[f], (unsigned long long)seed, g, bytes);
                 bad = i < bytes || g < GUARD;
             }
             packed++;
@@ -275,8 +276,8 @@ int mp_test_pack_identity(const mp_variant *v, const int *param, mp_pack_fn *ora
         mp_free(w);
     }
     if (!bad)
-        fprintf(stderr, "%s [%s]: packed bytes identical to the definition on %d tensors "
-                "(%d shapes)\n", v->name, ps, packed, ncases);
+        fprintf(stderr, "%s: packed bytes identical to the definition on %d tensors (%d shapes)\n",
+                name, packed, ncases);
     return bad;
 }
 

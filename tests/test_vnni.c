@@ -101,6 +101,115 @@ Test(vnni, int1_layout_by_hand)
     cr_assert(bpw > 1.0 && bpw < 1.0001, "bpw %f", bpw);
 }
 
+/* ---- packing against its definition ------------------------------------------ */
+
+/* The tiled layouts written tile by tile, row by row, one weight at a time:
+ * vnni-scalar.c's packers and their helpers as first written (before they were
+ * rewritten to read each row in order, 16 weights per two 64-bit words), kept
+ * verbatim as the oracles of int2_pack_matches_definition and
+ * int1_pack_matches_definition. */
+static size_t def_n_blocks(int m) { return ((size_t)m + 15) / 16; }
+static size_t def_n_tiles(int k) { return ((size_t)k + 15) / 16; }
+
+static void def_put_trailer(uint8_t *t, float w_scale)
+{
+    memset(t, 0, MP_VNNI_TRAILER);
+    memcpy(t, &w_scale, sizeof w_scale);
+}
+
+/* Weight (r, c) of the canonical tensor, 0 in the padding. */
+static inline int def_wat(const int8_t *w, int m, int k, size_t r, size_t c)
+{
+    return r < (size_t)m && c < (size_t)k ? w[r * (size_t)k + c] : 0;
+}
+
+/* Row r's 16 weights of tile j (zeros past M and K) into buf. */
+static inline const int8_t *def_tile_row(const int8_t *w, int m, int k, size_t r, size_t j,
+                                         int8_t buf[16])
+{
+    if (r < (size_t)m && (j + 1) * 16 <= (size_t)k)
+        return w + r * (size_t)k + j * 16; /* interior: no copy */
+    for (int kk = 0; kk < 16; kk++)
+        buf[kk] = (int8_t)def_wat(w, m, k, r, j * 16 + (size_t)kk);
+    return buf;
+}
+
+static void int2_pack_by_definition(const int8_t *w, float w_scale, int m, int k,
+                                    const int *param, uint8_t *out)
+{
+    (void)param;
+    const size_t nb = def_n_blocks(m), nt = def_n_tiles(k);
+    int8_t buf[16];
+    for (size_t b = 0; b < nb; b++)
+        for (size_t j = 0; j < nt; j++) {
+            uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT2_TILE_BYTES;
+            for (int r = 0; r < 16; r++) {
+                const int8_t *src = def_tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
+                /* byte i holds k = i, 4 + i, 8 + i, 12 + i in bits 1-0 .. 7-6 */
+                for (int i = 0; i < 4; i++)
+                    tile[4 * r + i] = (uint8_t)((src[i] + 1) | (src[4 + i] + 1) << 2 |
+                                                (src[8 + i] + 1) << 4 | (src[12 + i] + 1) << 6);
+            }
+        }
+    def_put_trailer(out + nb * nt * MP_VNNI_INT2_TILE_BYTES, w_scale);
+}
+
+static void int1_pack_by_definition(const int8_t *w, float w_scale, int m, int k,
+                                    const int *param, uint8_t *out)
+{
+    (void)param;
+    const size_t nb = def_n_blocks(m), nt = def_n_tiles(k);
+    int8_t buf[16];
+    for (size_t b = 0; b < nb; b++)
+        for (size_t j = 0; j < nt; j++) {
+            uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT1_TILE_BYTES;
+            memset(tile, 0, MP_VNNI_INT1_TILE_BYTES);
+            for (int r = 0; r < 16; r++) {
+                const int8_t *src = def_tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
+                /* bits i = 4r .. 4r + 3 of group g: byte r / 2, nibble r % 2 */
+                for (int g = 0; g < 4; g++) {
+                    unsigned nib = (src[4 * g] < 0) | (src[4 * g + 1] < 0) << 1 |
+                                   (src[4 * g + 2] < 0) << 2 | (unsigned)(src[4 * g + 3] < 0) << 3;
+                    tile[8 * g + r / 2] |= (uint8_t)(nib << (4 * (r & 1)));
+                }
+            }
+        }
+    def_put_trailer(out + nb * nt * MP_VNNI_INT1_TILE_BYTES, w_scale);
+}
+
+/* K tails of a 16-column tile: 1 (a partial tile only), 15, 16, 17, 40. */
+static const int pack_ks[] = {1, 15, 16, 17, 40};
+
+/* mp_vnni_int2_pack against int2_pack_by_definition on mp_test_pack_cases. */
+Test(vnni, int2_pack_matches_definition, .timeout = 300)
+{
+    const mp_variant *v = mp_registry_find("vnni_int2.scalar");
+    cr_assert(v);
+    int param[MP_MAX_PARAMS];
+    mp_variant_defaults(v, param);
+    mp_pack_case c[64];
+    int n = mp_test_pack_cases(c, 64, 1, pack_ks, 5);
+    char why[768];
+    cr_assert(!mp_test_pack_identity(v, param, int2_pack_by_definition, c, n, why, sizeof why),
+              "%s", why);
+}
+
+/* mp_vnni_int1_pack against int1_pack_by_definition on mp_test_pack_cases: the
+ * binary fill is the variant's own domain; the others check that a weight's bit
+ * is its sign, as before, whatever the weight. */
+Test(vnni, int1_pack_matches_definition, .timeout = 300)
+{
+    const mp_variant *v = mp_registry_find("vnni_int1.scalar");
+    cr_assert(v);
+    int param[MP_MAX_PARAMS];
+    mp_variant_defaults(v, param);
+    mp_pack_case c[64];
+    int n = mp_test_pack_cases(c, 64, 1, pack_ks, 5);
+    char why[768];
+    cr_assert(!mp_test_pack_identity(v, param, int1_pack_by_definition, c, n, why, sizeof why),
+              "%s", why);
+}
+
 /* Every SIMD path, each mtile with every ntile its registers allow, ktile cycling
  * over its values, GEMM forced (gemv = 2) and GEMV (N below gemv), on shapes
  * with M and K tails; bit for bit against the reference (mp_check_variant). */

@@ -29,11 +29,19 @@ static inline uint32_t mp_swar_ld32(const void *p)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-static inline void mp_swar_st64(void *p, uint64_t x)
+/* x into bytes p[0..3] (p[0..7]), least significant first; spelled out, not a
+ * loop, so that the compiler merges the byte stores into one. */
+static inline void mp_swar_st32(void *p, uint32_t x)
 {
     uint8_t *b = (uint8_t *)p;
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(x >> 8 * i);
+    b[0] = (uint8_t)x, b[1] = (uint8_t)(x >> 8), b[2] = (uint8_t)(x >> 16);
+    b[3] = (uint8_t)(x >> 24);
+}
+
+static inline void mp_swar_st64(void *p, uint64_t x)
+{
+    mp_swar_st32(p, (uint32_t)x);
+    mp_swar_st32((uint8_t *)p + 4, (uint32_t)(x >> 32));
 }
 
 /* The codes w + 1 in {0, 1, 2} of eight weights w in {-1, 0, 1} (bytes 0xff,
@@ -54,6 +62,15 @@ static inline uint64_t mp_swar_tern_codes(uint64_t x)
 static inline unsigned mp_swar_gather8(uint64_t x)
 {
     return (unsigned)((x * 0x0102040810204080ull) >> 56);
+}
+
+/* Bits 0 and 4 of bytes i = 0..3 of z -> bits i and 4 + i of one byte (two
+ * nibbles of 4 flags each).  Times 2^56 + 2^49 + 2^42 + 2^35 they land at bits
+ * 56 + i and 60 + i; every product has its own bit (no carry), no other one of
+ * bytes 0-3 lands in bits 56-63, and those of bytes 4-7 land above bit 63. */
+static inline uint8_t mp_swar_nibbles(uint64_t z)
+{
+    return (uint8_t)((z * 0x0102040800000000ull) >> 56);
 }
 
 #endif

@@ -50,14 +50,12 @@ void mp_tmac_pack(const int8_t *w, float w_scale, int m, int k, const int *param
             }
             for (int s = 0; s < k / 8; s++, d += MP_TMAC_STEP) {
                 /* code c = w + 1 per byte: bit 0 (plane 0) stays at bit 0, bit 1
-                 * (plane 1) goes to bit 4; times 2^56 + 2^49 + 2^42 + 2^35, bits 0
-                 * and 4 of byte i < 4 land at bits 56 + i and 60 + i, every
-                 * product at its own bit (no carry): bits 56-63 are the byte of
-                 * the first 4 columns, and of the last 4 from the word >> 32. */
+                 * (plane 1) goes to bit 4, so mp_swar_nibbles gives the byte of
+                 * the first 4 columns, and of the word >> 32 that of the last 4 */
                 uint64_t c = mp_swar_tern_codes(mp_swar_ld64(wr + 8 * s));
                 uint64_t z = (c & MP_SWAR_LSB) | (c << 3 & bit4);
-                d[0] = (uint8_t)((z * 0x0102040800000000ull) >> 56);
-                d[16] = (uint8_t)(((z >> 32) * 0x0102040800000000ull) >> 56);
+                d[0] = mp_swar_nibbles(z);
+                d[16] = mp_swar_nibbles(z >> 32);
             }
         }
     }

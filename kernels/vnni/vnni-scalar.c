@@ -11,6 +11,7 @@
 
 #include "../common/mp_isa.h"
 #include "../common/mp_numerics.h"
+#include "../common/mp_swar.h"
 
 static size_t n_blocks(int m) { return ((size_t)m + 15) / 16; }
 static size_t n_tiles(int k) { return ((size_t)k + 15) / 16; }
@@ -50,6 +51,11 @@ static inline const int8_t *tile_row(const int8_t *w, int m, int k, size_t r, si
     return buf;
 }
 
+/* Row by row, each row read once in order (a tile at a time, 16 rows were read
+ * 16 bytes each).  A row's word of a tile: byte i holds k = i, 4 + i, 8 + i,
+ * 12 + i in bits 1-0 .. 7-6 (vnni.h), so the codes w + 1 of k 0-3, 4-7, 8-11,
+ * 12-15 (one per byte) are or-ed in shifted by 0, 2, 4, 6: 16 weights from two
+ * 64-bit words, one 32-bit store. */
 void mp_vnni_int2_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                        uint8_t *out)
 {
@@ -57,16 +63,14 @@ void mp_vnni_int2_pack(const int8_t *w, float w_scale, int m, int k, const int *
     const size_t nb = n_blocks(m), nt = n_tiles(k);
     int8_t buf[16];
     for (size_t b = 0; b < nb; b++)
-        for (size_t j = 0; j < nt; j++) {
-            uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT2_TILE_BYTES;
-            for (int r = 0; r < 16; r++) {
+        for (int r = 0; r < 16; r++)
+            for (size_t j = 0; j < nt; j++) {
                 const int8_t *src = tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
-                /* byte i holds k = i, 4 + i, 8 + i, 12 + i in bits 1-0 .. 7-6 */
-                for (int i = 0; i < 4; i++)
-                    tile[4 * r + i] = (uint8_t)((src[i] + 1) | (src[4 + i] + 1) << 2 |
-                                                (src[8 + i] + 1) << 4 | (src[12 + i] + 1) << 6);
+                uint64_t c0 = mp_swar_tern_codes(mp_swar_ld64(src));
+                uint64_t c1 = mp_swar_tern_codes(mp_swar_ld64(src + 8));
+                mp_swar_st32(out + (b * nt + j) * MP_VNNI_INT2_TILE_BYTES + 4 * r,
+                             (uint32_t)(c0 | (c0 >> 32) << 2 | c1 << 4 | (c1 >> 32) << 6));
             }
-        }
     put_trailer(out + nb * nt * MP_VNNI_INT2_TILE_BYTES, w_scale);
 }
 
@@ -87,26 +91,31 @@ void mp_vnni_int2_unpack(const uint8_t *p, int m, int k, const int *param, int8_
             w[r * (size_t)k + c] = (int8_t)(int2_code(p, nt, r, c) - 1);
 }
 
+/* Rows in pairs, each row read in order: the byte of group g for rows 2q, 2q + 1
+ * is their two nibbles of sign bits (bit 7 of each weight byte), so with the
+ * signs of row 2q at bit 0 and those of row 2q + 1 at bit 4 of each byte of a
+ * word (8 columns), mp_swar_nibbles gives the byte of the word's first group,
+ * and of the word >> 32 that of the second.  Every tile byte is written once
+ * (no memset, no read-modify-write). */
 void mp_vnni_int1_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                        uint8_t *out)
 {
     (void)param;
     const size_t nb = n_blocks(m), nt = n_tiles(k);
-    int8_t buf[16];
+    int8_t buf[2][16];
     for (size_t b = 0; b < nb; b++)
-        for (size_t j = 0; j < nt; j++) {
-            uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT1_TILE_BYTES;
-            memset(tile, 0, MP_VNNI_INT1_TILE_BYTES);
-            for (int r = 0; r < 16; r++) {
-                const int8_t *src = tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
-                /* bits i = 4r .. 4r + 3 of group g: byte r / 2, nibble r % 2 */
-                for (int g = 0; g < 4; g++) {
-                    unsigned nib = (src[4 * g] < 0) | (src[4 * g + 1] < 0) << 1 |
-                                   (src[4 * g + 2] < 0) << 2 | (unsigned)(src[4 * g + 3] < 0) << 3;
-                    tile[8 * g + r / 2] |= (uint8_t)(nib << (4 * (r & 1)));
+        for (int q = 0; q < 8; q++)
+            for (size_t j = 0; j < nt; j++) {
+                uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT1_TILE_BYTES;
+                const int8_t *s0 = tile_row(w, m, k, b * 16 + 2 * (size_t)q, j, buf[0]);
+                const int8_t *s1 = tile_row(w, m, k, b * 16 + 2 * (size_t)q + 1, j, buf[1]);
+                for (int h = 0; h < 2; h++) { /* columns 8h .. 8h + 7: groups 2h, 2h + 1 */
+                    uint64_t z = (mp_swar_ld64(s0 + 8 * h) >> 7 & MP_SWAR_LSB) |
+                                 (mp_swar_ld64(s1 + 8 * h) >> 3 & MP_SWAR_LSB << 4);
+                    tile[16 * h + q] = mp_swar_nibbles(z);
+                    tile[16 * h + 8 + q] = mp_swar_nibbles(z >> 32);
                 }
             }
-        }
     put_trailer(out + nb * nt * MP_VNNI_INT1_TILE_BYTES, w_scale);
 }
 
