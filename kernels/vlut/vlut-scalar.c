@@ -142,7 +142,7 @@ static inline void pack_groups4(const int8_t *src, int cnt, uint8_t *dst)
 static inline void pack_groups5(const int8_t *src, int cnt, uint8_t *dst, const int8_t *end)
 {
     for (int j = 0; j < cnt; j++, src += 5) {
-        uint64_t x = src + 8 <= end ? mp_swar_ld64(src)
+        uint64_t x = end - src >= 8 ? mp_swar_ld64(src)
                                     : mp_swar_ld32(src) | (uint64_t)(uint8_t)src[4] << 32;
         dst[j] = (uint8_t)(mp_swar_tern_codes(x) * idx5 >> 32);
     }
