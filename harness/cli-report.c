@@ -1453,6 +1453,7 @@ int mp_cmd_report(int argc, char **argv)
     sec_header(f, &r, db);
     sec_probe(f, &r);
     sec_e2e_tps(f, &r, e2e, ne);
+    mp_rep_sec_e2e_limit(f, e2e, ne);
     sec_lossless(f, &r, e2e, ne);
     sec_fig8(f, &r);
     csv_results(f, &r, &o);

@@ -133,6 +133,10 @@ enum {
     MP_E2E_NPROF
 };
 extern const char *const mp_e2e_prof_name[MP_E2E_NPROF];
+/* Parses a row's stored profile text ("qkv=0.0059,o=0.0040,...", seconds per
+ * token) into sec[] by group (groups not named stay 0).  Returns the number of
+ * groups read, -1 when an item is not "known-group=number". */
+int mp_e2e_profile_parse(const char *text, double sec[MP_E2E_NPROF]);
 
 /* Parses "qkv=NAME,o=NAME,ffn_up=NAME,ffn_down=NAME" (any subset) into
  * per-linear choices (ffn_up covers gate and up); set[] marks what was given.

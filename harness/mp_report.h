@@ -108,6 +108,11 @@ int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o);
 double mp_rep_roof(const mp_rep *r, const mp_rep_row *x, double *bw_roof, double *compute_roof,
                    const char **bound, const char **compute_src);
 
+/* Section 2a (report-e2e-limit.c, issue 17): every e2e row that stores a bound
+ * as its share of that bound, one table per (test, threads), and the --profile
+ * rows in milliseconds per token per group. */
+void mp_rep_sec_e2e_limit(FILE *f, const mp_rep_e2e *e, int ne);
+
 /* The claims table (report-claims.c): every row of claims_path (TSV, see
  * results/claims.tsv) with ours computed from the store and a verdict. */
 void mp_rep_sec_claims(FILE *f, const mp_rep *r, const mp_rep_e2e *e, int ne,

@@ -39,6 +39,11 @@ typedef struct mp_rep_e2e {
     double tps_min, tps_max; /* over the repetitions; 0 when not stored */
     int reps;
     int64_t run; /* the run that stored it */
+    /* issue 17: the row's memory-limit figures (0 / "" when not stored) */
+    char lm_head[8];
+    double setup_s, bw_gbs, bound_tps, bound_share;
+    char profile[512]; /* "group=seconds per token,..." (mp_e2e_profile_parse) */
+    char commit[16];   /* the run's git commit */
 } mp_rep_e2e;
 
 /* One tuner decision (the tuned table); the text is valid during the callback

@@ -2,6 +2,7 @@
  * markdown: tokens/s as median ± sample standard deviation, or, for the
  * lossless check, prompts matched out of prompts decoded. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mp_e2e.h"
@@ -69,24 +70,42 @@ static int is_right(int c, int lossless)
     return lossless ? c >= 4 : (c == 1 || c == 2 || c == 3 || c == 5 || c >= 7);
 }
 
+int mp_e2e_profile_parse(const char *text, double sec[MP_E2E_NPROF])
+{
+    memset(sec, 0, sizeof(double) * MP_E2E_NPROF);
+    int n = 0;
+    for (const char *it = text && *text ? text : NULL; it; n++) {
+        const char *eq = strchr(it, '=');
+        if (!eq)
+            return -1;
+        int g = 0;
+        while (g < MP_E2E_NPROF && (strlen(mp_e2e_prof_name[g]) != (size_t)(eq - it) ||
+                                    strncmp(mp_e2e_prof_name[g], it, (size_t)(eq - it))))
+            g++;
+        char *end;
+        double v = strtod(eq + 1, &end);
+        if (g == MP_E2E_NPROF || end == eq + 1 || (*end && *end != ','))
+            return -1;
+        sec[g] = v;
+        it = *end ? end + 1 : NULL;
+    }
+    return n;
+}
+
 /* --profile: one line per row, milliseconds per token and share of the time. */
 static void print_profiles(FILE *f, const mp_e2e_row *rows, int n)
 {
     for (int i = 0; i < n; i++) {
         const mp_e2e_row *r = &rows[i];
-        if (!r->profile[0])
+        double sec[MP_E2E_NPROF], total = 0;
+        if (mp_e2e_profile_parse(r->profile, sec) <= 0)
             continue;
-        char buf[sizeof r->profile];
-        snprintf(buf, sizeof buf, "%s", r->profile);
-        double total = 0, v;
-        char name[32];
-        for (char *it = buf; it && sscanf(it, "%31[^=]=%lf", name, &v) == 2;
-             it = strchr(it, ','), it = it ? it + 1 : NULL)
-            total += v;
+        for (int g = 0; g < MP_E2E_NPROF; g++)
+            total += sec[g];
         fprintf(f, "profile %s %s (ms/token, share):", r->variant, r->test);
-        for (char *it = buf; it && sscanf(it, "%31[^=]=%lf", name, &v) == 2;
-             it = strchr(it, ','), it = it ? it + 1 : NULL)
-            fprintf(f, " %s %.3f (%.1f%%)", name, 1e3 * v, total > 0 ? 100.0 * v / total : 0.0);
+        for (int g = 0; g < MP_E2E_NPROF; g++)
+            fprintf(f, " %s %.3f (%.1f%%)", mp_e2e_prof_name[g], 1e3 * sec[g],
+                    total > 0 ? 100.0 * sec[g] / total : 0.0);
         fprintf(f, "; total %.3f\n", 1e3 * total);
     }
 }

@@ -15,6 +15,8 @@
 #   4. end to end: decode of whole bitnetcpp-* models with the papers' kernels
 #      (section 2; spread over REPS repetitions), prefill and parallel decoding
 #      for the Vec-LUT claims
+#   4a. the memory limit (section 2a): bitnet-b1.58-2b-4t (QUICK: bitnetcpp-125m)
+#      with the best decode variant, pp and tg16, --profile, on 1 and 2 threads
 #   5. lossless: bitnetcpp-125m (K = 768 and 3072, multiples of the 256-weight
 #      TQ1_0/TQ2_0 block, so they are measured, not skipped), 2 layers
 #   6. compaction: raw per-repetition samples the report does not print are
@@ -47,6 +49,7 @@ if [ "$QUICK" = 1 ]; then
     RUNOPT="--reps 5 --min-time 0.02"
     NLIST=1,8,32
     E2E_MODELS="bitnetcpp-125m"
+    LIMIT_MODEL=bitnetcpp-125m LIMIT_PP=32
     E2E_OPT="--tg 8 --reps 3"
     PP=32
     LOSSLESS="--prompts 10 --tokens 8 --layers 2"
@@ -57,6 +60,7 @@ else
     RUNOPT=""
     NLIST=1,8,32,64,128,256
     E2E_MODELS="bitnetcpp-125m bitnetcpp-350m bitnetcpp-700m bitnetcpp-1.5b"
+    LIMIT_MODEL=bitnet-b1.58-2b-4t LIMIT_PP=128
     E2E_OPT="--tg 16 --reps 5"
     PP=64
     LOSSLESS="--prompts 50 --tokens 32 --layers 2"
@@ -88,6 +92,12 @@ step "$BIN" e2e --model "$m1" --variant 'vlut_i1.avx512,tq1_0.avx512,vlut_i2.avx
     --pp "$PP" --tg 0 --reps 3 --threads "$THREADS"
 step "$BIN" e2e --model "$m1" --variant 'vlut_i2.avx512,tq2_0.avx512' --pp 0 $E2E_OPT \
     --batch 4 --threads "$THREADS"
+# section 2a (issue 17): a real model against its memory limit, with the profile,
+# on every thread count of the kernel runs
+for t in ${TLIST//,/ }; do
+    step "$BIN" e2e --model "$LIMIT_MODEL" --variant vnni_int2.avx512vnni --pp "$LIMIT_PP" --tg 16 \
+        --reps 3 --threads "$t" --profile --clock-gate 90
+done
 step "$BIN" e2e --lossless --model bitnetcpp-125m --variant "$LVARS" $LOSSLESS --threads "$THREADS"
 
 # compaction: the per-repetition samples are not reported (medians, spreads and

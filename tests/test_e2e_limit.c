@@ -491,6 +491,10 @@ Test(e2e_limit, profile_parts_add_up)
         int n;
         double sum = parse_profile(prof, parts, &n) * tokens;
         cr_assert_eq(n, MP_E2E_NPROF, "%s %s: %s", var, test, prof);
+        double back[MP_E2E_NPROF]; /* the report's reader gives the same parts */
+        cr_assert_eq(mp_e2e_profile_parse(prof, back), MP_E2E_NPROF, "%s", prof);
+        for (int g = 0; g < n; g++)
+            cr_assert_eq(back[g], parts[g], "%s %s: part %s", var, test, mp_e2e_prof_name[g]);
         for (int g = 0; g < n; g++)
             cr_assert_geq(parts[g], 0.0, "%s %s: part %s is negative: %s", var, test,
                           mp_e2e_prof_name[g], prof);
@@ -507,6 +511,22 @@ Test(e2e_limit, profile_parts_add_up)
     sqlite3_finalize(st);
     sqlite3_close(h);
     cr_assert_geq(rows, 2 * 3, "rows: %d", rows);
+}
+
+/* The stored profile's reader (the report's section 2a): groups by name, in any
+ * order, any subset; an unknown group or a bad number is refused whole. */
+Test(e2e_limit, profile_text_reader_refuses_what_it_cannot_name)
+{
+    double sec[MP_E2E_NPROF];
+    cr_assert_eq(mp_e2e_profile_parse("", sec), 0);
+    cr_assert_eq(mp_e2e_profile_parse("lm_head=0.025,qkv=3e-3", sec), 2);
+    cr_assert_eq(sec[MP_E2E_P_LM_HEAD], 0.025);
+    cr_assert_eq(sec[MP_E2E_P_QKV], 3e-3);
+    cr_assert_eq(sec[MP_E2E_P_O], 0.0, "a group not named is 0");
+    static const char *const bad[] = {"qkv", "qkv=", "qkv=x", "qkv=1;o=2", "qk=1",
+                                      "qkvv=1", "qkv=1,", "=1", "qkv=1,,o=2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_assert_eq(mp_e2e_profile_parse(bad[i], sec), -1, "'%s' accepted", bad[i]);
 }
 
 /* ---- the prefill bound's GEMMs alone ------------------------------------------------------ */

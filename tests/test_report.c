@@ -68,7 +68,8 @@ static void make_fixture(const char *path)
             "(1,1,'probe','2026-01-01','mpbench probe',0.5,'ok'),"
             "(2,1,'sweep','2026-01-02','mpbench sweep',1.75,'ok'),"
             "(3,1,'tune','2026-01-03','mpbench tune',0.25,'ok'),"
-            "(4,1,'e2e','2026-01-04','mpbench e2e',0.25,'ok')");
+            "(4,1,'e2e','2026-01-04','mpbench e2e',0.25,'ok'),"
+            "(9,1,'e2e','2026-01-05','mpbench e2e --threads 1',0.25,'ok')");
     sql(db, "INSERT INTO run_counters(run_id,event,status,reason) VALUES(2,'cycles',"
             "'unavailable','perf_event_paranoid=3'),(2,'task-clock','ok','')");
     sql(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) VALUES"
@@ -139,6 +140,18 @@ static void make_fixture(const char *path)
             "(4,'bitnetcpp-700m','i2_s.avx2','I2_S',24,24,'lossless',2,2.0,20,320,20,1.0,'ok',''),"
             "(4,'bitnetcpp-700m','tq2_0.avx2','TQ2_0',24,24,'lossless',2,2.0625,20,320,3,0.15,"
             "'ok','')");
+    /* issue 17: rows with a bound (decode ok, prefill unstable), one with a profile */
+    sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
+            "batch,threads,reps,tps_median,bpw,status,reason,bound_tps,bound_share,profile) VALUES"
+            "(4,'bitnet-b1.58-2b-4t','vnni_int2.avx512vnni','VNNI_INT2',30,30,'tg16',0,16,1,2,3,"
+            "20.93,2.0,'ok','',20.56,1.018,'qkv=0.003172,o=0.002083,ffn_up=0.01087,"
+            "ffn_down=0.005432,act_quant=0.0001851,lm_head=0.02444,embedding=4.197e-06,"
+            "attention=0.0004154,norms=0.0004968,sync=0.0003092,other=6.938e-05'),"
+            "(4,'bitnet-b1.58-2b-4t','vnni_int2.avx512vnni','VNNI_INT2',30,30,'pp128',128,0,1,2,3,"
+            "126.76,2.0,'unstable','clock gate 90%: 0 of 27',176.01,0.7202,NULL),"
+            "(9,'bitnet-b1.58-2b-4t','vnni_int2.avx512vnni','VNNI_INT2',30,30,'tg16',0,16,1,1,3,"
+            "NULL,2.0,'unstable','clock gate 90%: 5 of 80 steps at full speed (fewer than 8)',"
+            "NULL,NULL,NULL)");
     mp_store_close(s);
 }
 
@@ -221,6 +234,20 @@ Test(report, sections_and_numbers)
     HAS(t, "| i2_s.avx512 | – | – | 2.00 [1.01] |");
     HAS(t, "| tq2_0.avx2 | – | – | 1.00 [1.00] |");
     HAS(t, "| seed 004 Table 5 (2 threads) | i7-13700H bitnet.cpp | 316.35 |");
+    /* 2a: shares of the bound per (test, threads), unstable marked; the profile
+     * in ms per token, its sum (47.477) beside 1000 / 20.93 */
+    HAS(t, "### 2a. Against the memory limit (issue 17)");
+    HAS(t, "tg16, 1 thread: share of the bound (tokens/s / bound tokens/s)\n\n| variant | "
+           "bitnet-b1.58-2b-4t |\n|---|--:|\n| vnni_int2.avx512vnni | unstable |");
+    HAS(t, "tg16, 2 threads: share of the bound");
+    HAS(t, "| vnni_int2.avx512vnni | 1.02 (20.93 / 20.56) |");
+    HAS(t, "pp128, 2 threads: share of the bound");
+    HAS(t, "| vnni_int2.avx512vnni | 0.72† (126.76 / 176.01) |");
+    HAS(t, "| bitnet-b1.58-2b-4t | vnni_int2.avx512vnni | tg16 | 2 | 3.172 | 2.083 | 10.870 | "
+           "5.432 | 0.185 | 24.440 | 0.004 | 0.415 | 0.497 | 0.309 | 0.069 | 47.477 | 47.778 |");
+    cr_assert(strstr(t, "tg16, 1 thread: share") < strstr(t, "tg16, 2 threads: share") &&
+                  strstr(t, "tg16, 2 threads: share") < strstr(t, "pp128, 2 threads: share"),
+              "decode tables come before prefill tables, fewer threads first");
     /* lossless */
     HAS(t, "| 20 | 320 | 20 | 100.0% | 0 (bit for bit) | 100% |");
     HAS(t, "| 20 | 320 | 3 | 15.0% | – | 1.4% |");
@@ -276,6 +303,7 @@ Test(report, empty_store_says_what_fills_each_section)
     HAS(t, "run `mpbench probe`");
     HAS(t, "mpbench e2e");
     HAS(t, "mpbench e2e --lossless");
+    HAS(t, "No end-to-end row of this machine stores a bound");
     HAS(t, "mpbench sweep --quick");
     HAS(t, "mpbench tune");
     HAS(t, "no run measured TQ2_0 at N = 1");
@@ -565,7 +593,7 @@ Test(report, store_typed_readers)
     cr_assert_float_eq(p[1].value, 20.25, 1e-9);
     cr_assert_eq(mp_store_rep_probe(s, m.id, p, 2, &prun), 2, "max is respected");
     double load;
-    cr_assert_eq(mp_store_rep_run_load(s, m.id, &load), 4);
+    cr_assert_eq(mp_store_rep_run_load(s, m.id, &load), 5);
     cr_assert_float_eq(load, 1.75, 1e-9);
     collect c = {0};
     cr_assert_eq(mp_store_rep_unavailable_counters(s, m.id, collect_counter, &c), 1);
@@ -573,10 +601,16 @@ Test(report, store_typed_readers)
     cr_assert_str_eq(c.first[1], "perf_event_paranoid=3");
     mp_rep_e2e *e2e;
     char err[256] = "";
-    cr_assert_eq(mp_store_rep_e2e(s, m.id, &e2e, err, sizeof err), 7, "%s", err);
+    cr_assert_eq(mp_store_rep_e2e(s, m.id, &e2e, err, sizeof err), 10, "%s", err);
     cr_assert_str_eq(e2e[0].model, "bitnetcpp-125m");
     cr_assert_float_eq(e2e[0].tps, 123.45, 1e-9);
     cr_assert_eq(e2e[5].matched, 20);
+    cr_assert_float_eq(e2e[0].bound_tps, 0, 1e-9, "no bound stored: 0");
+    cr_assert_str_eq(e2e[0].profile, "");
+    cr_assert_float_eq(e2e[7].bound_tps, 20.56, 1e-9);
+    cr_assert_float_eq(e2e[7].bound_share, 1.018, 1e-9);
+    cr_assert(!strncmp(e2e[7].profile, "qkv=0.003172,", 13), "%s", e2e[7].profile);
+    cr_assert_str_eq(e2e[8].status, "unstable");
     free(e2e);
     cr_assert_float_eq(mp_store_rep_run_bw(s, 2, 1), 99.5, 1e-9);
     cr_assert_float_eq(mp_store_rep_run_bw(s, 2, 2), 0, 1e-9);
