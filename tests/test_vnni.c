@@ -180,18 +180,24 @@ static void int1_pack_by_definition(const int8_t *w, float w_scale, int m, int k
 /* K tails of a 16-column tile: 1 (a partial tile only), 15, 16, 17, 40. */
 static const int pack_ks[] = {1, 15, 16, 17, 40};
 
-/* mp_vnni_int2_pack against int2_pack_by_definition on mp_test_pack_cases. */
-Test(vnni, int2_pack_matches_definition, .timeout = 300)
+/* The named variant's packer against oracle on mp_test_pack_cases. */
+static void pack_matches(const char *name, mp_pack_fn *oracle)
 {
-    const mp_variant *v = mp_registry_find("vnni_int2.scalar");
-    cr_assert(v);
+    const mp_variant *v = mp_registry_find(name);
+    cr_assert(v, "%s", name);
     int param[MP_MAX_PARAMS];
     mp_variant_defaults(v, param);
     mp_pack_case c[64];
     int n = mp_test_pack_cases(c, 64, 1, pack_ks, 5);
     char why[768];
-    cr_assert(!mp_test_pack_identity(v, param, int2_pack_by_definition, c, n, why, sizeof why),
-              "%s", why);
+    cr_assert(!mp_test_pack_identity(v, param, oracle, c, n, why, sizeof why), "%s: %s", name,
+              why);
+}
+
+/* mp_vnni_int2_pack against int2_pack_by_definition on mp_test_pack_cases. */
+Test(vnni, int2_pack_matches_definition, .timeout = 300)
+{
+    pack_matches("vnni_int2.scalar", int2_pack_by_definition);
 }
 
 /* mp_vnni_int1_pack against int1_pack_by_definition on mp_test_pack_cases: the
@@ -199,15 +205,7 @@ Test(vnni, int2_pack_matches_definition, .timeout = 300)
  * is its sign, as before, whatever the weight. */
 Test(vnni, int1_pack_matches_definition, .timeout = 300)
 {
-    const mp_variant *v = mp_registry_find("vnni_int1.scalar");
-    cr_assert(v);
-    int param[MP_MAX_PARAMS];
-    mp_variant_defaults(v, param);
-    mp_pack_case c[64];
-    int n = mp_test_pack_cases(c, 64, 1, pack_ks, 5);
-    char why[768];
-    cr_assert(!mp_test_pack_identity(v, param, int1_pack_by_definition, c, n, why, sizeof why),
-              "%s", why);
+    pack_matches("vnni_int1.scalar", int1_pack_by_definition);
 }
 
 /* Every SIMD path, each mtile with every ntile its registers allow, ktile cycling
