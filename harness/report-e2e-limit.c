@@ -98,12 +98,30 @@ static void share_tables(FILE *f, const mp_rep_e2e *e, int ne)
                                   (grp[j - 1].pp == grp[j].pp && grp[j - 1].threads > grp[j].threads));
              j--)
             t = grp[j], grp[j] = grp[j - 1], grp[j - 1] = t;
+    /* models and variants in the order they first appear in any table, so every
+     * table has its columns and rows in the same order */
+    const char *all_m[MAXM], *all_v[MAXV];
+    int nam = 0, nav = 0;
+    for (int i = 0; i < ne; i++)
+        if (bounded(&e[i]))
+            find_add(all_m, &nam, MAXM, e[i].model), find_add(all_v, &nav, MAXV, e[i].variant);
     for (int g = 0; g < ng; g++) {
         const char *models[MAXM], *vars[MAXV];
         int nm = 0, nv = 0;
-        for (int i = 0; i < ne; i++)
-            if (bounded(&e[i]) && e[i].threads == grp[g].threads && !strcmp(e[i].test, grp[g].test))
-                find_add(models, &nm, MAXM, e[i].model), find_add(vars, &nv, MAXV, e[i].variant);
+        for (int a = 0; a < nam; a++)
+            for (int i = 0; i < ne; i++)
+                if (bounded(&e[i]) && e[i].threads == grp[g].threads &&
+                    !strcmp(e[i].test, grp[g].test) && !strcmp(e[i].model, all_m[a])) {
+                    models[nm++] = all_m[a];
+                    break;
+                }
+        for (int a = 0; a < nav; a++)
+            for (int i = 0; i < ne; i++)
+                if (bounded(&e[i]) && e[i].threads == grp[g].threads &&
+                    !strcmp(e[i].test, grp[g].test) && !strcmp(e[i].variant, all_v[a])) {
+                    vars[nv++] = all_v[a];
+                    break;
+                }
         fprintf(f, "%s, %d thread%s: share of the bound (tokens/s / bound tokens/s)\n\n| variant |",
                 grp[g].test, grp[g].threads, grp[g].threads > 1 ? "s" : "");
         for (int m = 0; m < nm; m++)
