@@ -75,6 +75,22 @@ static int profiled(const mp_rep_e2e *x)
     return mp_e2e_profile_parse(x->profile, sec) > 0;
 }
 
+/* Of names[0..n) (models, or variants when variant is set), those with a row of
+ * the group (test, threads) into out, in their order; returns how many. */
+static int in_group(const mp_rep_e2e *e, int ne, const char *test, int threads,
+                    const char *const *names, int n, int variant, const char **out)
+{
+    int k = 0;
+    for (int a = 0; a < n; a++)
+        for (int i = 0; i < ne; i++)
+            if (bounded(&e[i]) && e[i].threads == threads && !strcmp(e[i].test, test) &&
+                !strcmp(variant ? e[i].variant : e[i].model, names[a])) {
+                out[k++] = names[a];
+                break;
+            }
+    return k;
+}
+
 static void share_tables(FILE *f, const mp_rep_e2e *e, int ne)
 {
     /* the (test, threads) groups, in order: decode before prefill, then threads */
@@ -107,21 +123,8 @@ static void share_tables(FILE *f, const mp_rep_e2e *e, int ne)
             find_add(all_m, &nam, MAXM, e[i].model), find_add(all_v, &nav, MAXV, e[i].variant);
     for (int g = 0; g < ng; g++) {
         const char *models[MAXM], *vars[MAXV];
-        int nm = 0, nv = 0;
-        for (int a = 0; a < nam; a++)
-            for (int i = 0; i < ne; i++)
-                if (bounded(&e[i]) && e[i].threads == grp[g].threads &&
-                    !strcmp(e[i].test, grp[g].test) && !strcmp(e[i].model, all_m[a])) {
-                    models[nm++] = all_m[a];
-                    break;
-                }
-        for (int a = 0; a < nav; a++)
-            for (int i = 0; i < ne; i++)
-                if (bounded(&e[i]) && e[i].threads == grp[g].threads &&
-                    !strcmp(e[i].test, grp[g].test) && !strcmp(e[i].variant, all_v[a])) {
-                    vars[nv++] = all_v[a];
-                    break;
-                }
+        int nm = in_group(e, ne, grp[g].test, grp[g].threads, all_m, nam, 0, models);
+        int nv = in_group(e, ne, grp[g].test, grp[g].threads, all_v, nav, 1, vars);
         fprintf(f, "%s, %d thread%s: share of the bound (tokens/s / bound tokens/s)\n\n| variant |",
                 grp[g].test, grp[g].threads, grp[g].threads > 1 ? "s" : "");
         for (int m = 0; m < nm; m++)
