@@ -141,18 +141,6 @@ static void shape_str(char *buf, size_t len, int m, int k)
     snprintf(buf, len, "%dx%d", m, k);
 }
 
-/* A markdown header row: first column left-aligned, the n others right-aligned. */
-static void table_head(FILE *f, const char *first, const char *const *cols, int n)
-{
-    fprintf(f, "| %s |", first);
-    for (int i = 0; i < n; i++)
-        fprintf(f, " %s |", cols[i]);
-    fputs("\n|---|", f);
-    for (int i = 0; i < n; i++)
-        fputs("--:|", f);
-    fputc('\n', f);
-}
-
 /* "variant (METHOD) b(bpw)" from the variant's first stored row. */
 static const char *row_label(const mp_rep *r, const char *variant, char *buf, size_t len)
 {
@@ -800,7 +788,7 @@ static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
         shape_str(cols[s], sizeof cols[s], shapes[s][0], shapes[s][1]);
         colp[s] = cols[s];
     }
-    table_head(f, "variant (method) b(bpw)", colp, ns);
+    mp_rep_table_head(f, "variant (method) b(bpw)", colp, ns);
     int64_t runs[MAXV * 4];
     int nruns = 0;
     for (int v = 0; v < nv; v++) {
@@ -982,7 +970,7 @@ static void sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne)
             snprintf(cols[i], sizeof cols[i], "N=%d", nv[i]);
             colp[i] = cols[i];
         }
-        table_head(f, "variant (method) b(bpw)", colp, nn);
+        mp_rep_table_head(f, "variant (method) b(bpw)", colp, nn);
         for (int v = 0; v < nvar; v++) {
             char label[160];
             fprintf(f, "| %s |", row_label(r, vars[v], label, sizeof label));
@@ -1093,7 +1081,7 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
             shape_str(cols[s], sizeof cols[s], shapes[s][0], shapes[s][1]);
             colp[s] = cols[s];
         }
-        table_head(f, "variant (method)", colp, ns);
+        mp_rep_table_head(f, "variant (method)", colp, ns);
         double bus[MAXS];
         for (int s = 0; s < ns; s++) {
             bus[s] = 0;

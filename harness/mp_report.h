@@ -93,6 +93,9 @@ FILE *mp_rep_out_csv(mp_rep_out *o, const char *name, char *link, size_t linklen
  * them.  0 when all went well, else 1 with the first problem in err. */
 int mp_rep_out_finish(mp_rep_out *o, int ok, char *err, size_t len);
 
+/* A markdown header row: first column left-aligned, the n others right-aligned. */
+void mp_rep_table_head(FILE *f, const char *first, const char *const *cols, int n);
+
 /* ---- sections in their own files ------------------------------------------------ */
 
 /* Section 7 (report-roofline.c): N = 1 GB/s against seed 003's roofline, a

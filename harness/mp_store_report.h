@@ -40,8 +40,8 @@ typedef struct mp_rep_e2e {
     int reps;
     int64_t run; /* the run that stored it */
     /* issue 17: the row's memory-limit figures (0 / "" when not stored) */
-    char lm_head[8];
-    double setup_s, bw_gbs, bound_tps, bound_share;
+    char lm_head[8]; /* the head's format ("" or "f16": as the model ships) */
+    double bound_tps, bound_share;
     char profile[512]; /* "group=seconds per token,..." (mp_e2e_profile_parse) */
     char commit[16];   /* the run's git commit */
 } mp_rep_e2e;

@@ -312,3 +312,14 @@ const char *mp_rep_scripts_dir(void)
     }
     return "scripts";
 }
+
+void mp_rep_table_head(FILE *f, const char *first, const char *const *cols, int n)
+{
+    fprintf(f, "| %s |", first);
+    for (int i = 0; i < n; i++)
+        fprintf(f, " %s |", cols[i]);
+    fputs("\n|---|", f);
+    for (int i = 0; i < n; i++)
+        fputs("--:|", f);
+    fputc('\n', f);
+}

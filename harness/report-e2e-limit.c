@@ -9,19 +9,19 @@
  *                  after each repetition (harness/engine/e2e-measure.c)
  *
  * One table per (test, threads): a row per variant, a column per model, the
- * cell "share (tokens/s / bound tokens/s)", † when the row is unstable, the
+ * cell "share (tokens/s / bound tokens/s)" ("[q8_0 head]" after it when the
+ * row ran with another head than the model's), † when the row is unstable, the
  * status alone when it stores no bound (a gated row left unstable).  The
  * profile table prints its groups' sum beside 1000 / tokens/s: the profile
  * covers every timed repetition, slow ones included, the rate only the kept
  * ones, so the two agree only on a quiet machine (the test
  * e2e_limit/profile_parts_add_up checks the sum against the wall time). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "mp_e2e.h"
 #include "mp_report.h"
 
-enum { MAXG = 16, MAXM = 8, MAXV = 64, MAXR = 32 };
+enum { MAXG = 32, MAXM = 32, MAXV = 64, MAXR = 64 }; /* table7 stores 13 model sizes */
 
 /* A row of the tables: one that stores a bound, or a gated one left unstable
  * (the store keeps no rate or bound for those, only the reason). */
@@ -29,6 +29,12 @@ static int bounded(const mp_rep_e2e *x)
 {
     return strcmp(x->test, "lossless") &&
            (x->bound_tps > 0 || (strcmp(x->status, "ok") && strstr(x->reason, "clock gate")));
+}
+
+/* A head other than the model's own (--lm-head q8_0|q4_0): its bound is smaller. */
+static int head_other(const mp_rep_e2e *x)
+{
+    return x->lm_head[0] && strcmp(x->lm_head, "f16");
 }
 
 /* Index of s in v[0..*n), appended when new and there is room; -1 when full. */
@@ -125,14 +131,9 @@ static void share_tables(FILE *f, const mp_rep_e2e *e, int ne)
         const char *models[MAXM], *vars[MAXV];
         int nm = in_group(e, ne, grp[g].test, grp[g].threads, all_m, nam, 0, models);
         int nv = in_group(e, ne, grp[g].test, grp[g].threads, all_v, nav, 1, vars);
-        fprintf(f, "%s, %d thread%s: share of the bound (tokens/s / bound tokens/s)\n\n| variant |",
+        fprintf(f, "%s, %d thread%s: share of the bound (tokens/s / bound tokens/s)\n\n",
                 grp[g].test, grp[g].threads, grp[g].threads > 1 ? "s" : "");
-        for (int m = 0; m < nm; m++)
-            fprintf(f, " %s |", models[m]);
-        fputs("\n|---|", f);
-        for (int m = 0; m < nm; m++)
-            fputs("--:|", f);
-        fputc('\n', f);
+        mp_rep_table_head(f, "variant", models, nm);
         for (int v = 0; v < nv; v++) {
             fprintf(f, "| %s |", vars[v]);
             for (int m = 0; m < nm; m++) {
@@ -148,8 +149,10 @@ static void share_tables(FILE *f, const mp_rep_e2e *e, int ne)
                          (strcmp(x->status, "ok") && strcmp(x->status, "unstable")))
                     fprintf(f, " %s |", x->status[0] ? x->status : "?");
                 else
-                    fprintf(f, " %.2f%s (%.2f / %.2f) |", x->bound_share,
-                            strcmp(x->status, "ok") ? "†" : "", x->tps, x->bound_tps);
+                    fprintf(f, " %.2f%s (%.2f / %.2f)%s%s%s |", x->bound_share,
+                            strcmp(x->status, "ok") ? "†" : "", x->tps, x->bound_tps,
+                            head_other(x) ? " [" : "", head_other(x) ? x->lm_head : "",
+                            head_other(x) ? " head]" : "");
             }
             fputc('\n', f);
         }

@@ -226,8 +226,8 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, mp_rep_e2e **out, char *er
         "SELECT x.model,x.variant,ifnull(x.method,''),x.test,ifnull(x.status,''),"
         "ifnull(x.reason,''),x.layers,x.model_layers,x.n_prompt,x.n_gen,x.batch,x.threads,"
         "x.prompts,x.tokens,x.matched,x.tps_median,x.bpw,x.match_share,ifnull(x.tps_min,0),"
-        "ifnull(x.tps_max,0),ifnull(x.reps,0),x.run_id,ifnull(x.lm_head,''),ifnull(x.setup_s,0),"
-        "ifnull(x.bw_gbs,0),ifnull(x.bound_tps,0),ifnull(x.bound_share,0),ifnull(x.profile,''),"
+        "ifnull(x.tps_max,0),ifnull(x.reps,0),x.run_id,ifnull(x.lm_head,''),"
+        "ifnull(x.bound_tps,0),ifnull(x.bound_share,0),ifnull(x.profile,''),"
         "ifnull((SELECT git_commit FROM runs WHERE id=x.run_id),'') FROM e2e x WHERE x.id IN "
         "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
         "y.model,y.variant,y.test,y.threads,y.layers) ORDER BY x.id";
@@ -267,12 +267,10 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, mp_rep_e2e **out, char *er
         x->reps = sqlite3_column_int(st, 20);
         x->run = sqlite3_column_int64(st, 21);
         copy_col(st, 22, x->lm_head, sizeof x->lm_head);
-        x->setup_s = sqlite3_column_double(st, 23);
-        x->bw_gbs = sqlite3_column_double(st, 24);
-        x->bound_tps = sqlite3_column_double(st, 25);
-        x->bound_share = sqlite3_column_double(st, 26);
-        copy_col(st, 27, x->profile, sizeof x->profile);
-        copy_col(st, 28, x->commit, sizeof x->commit);
+        x->bound_tps = sqlite3_column_double(st, 23);
+        x->bound_share = sqlite3_column_double(st, 24);
+        copy_col(st, 25, x->profile, sizeof x->profile);
+        copy_col(st, 26, x->commit, sizeof x->commit);
     }
     sqlite3_finalize(st);
     return n;

@@ -142,16 +142,16 @@ static void make_fixture(const char *path)
             "'ok','')");
     /* issue 17: rows with a bound (decode ok, prefill unstable), one with a profile */
     sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
-            "batch,threads,reps,tps_median,bpw,status,reason,bound_tps,bound_share,profile) VALUES"
+            "batch,threads,reps,tps_median,bpw,status,reason,bound_tps,bound_share,profile,lm_head) VALUES"
             "(4,'bitnet-b1.58-2b-4t','vnni_int2.avx512vnni','VNNI_INT2',30,30,'tg16',0,16,1,2,3,"
             "20.93,2.0,'ok','',20.56,1.018,'qkv=0.003172,o=0.002083,ffn_up=0.01087,"
             "ffn_down=0.005432,act_quant=0.0001851,lm_head=0.02444,embedding=4.197e-06,"
-            "attention=0.0004154,norms=0.0004968,sync=0.0003092,other=6.938e-05'),"
+            "attention=0.0004154,norms=0.0004968,sync=0.0003092,other=6.938e-05','f16'),"
             "(4,'bitnet-b1.58-2b-4t','vnni_int2.avx512vnni','VNNI_INT2',30,30,'pp128',128,0,1,2,3,"
-            "126.76,2.0,'unstable','clock gate 90%: 0 of 27',176.01,0.7202,NULL),"
+            "126.76,2.0,'unstable','clock gate 90%: 0 of 27',176.01,0.7202,NULL,'q8_0'),"
             "(9,'bitnet-b1.58-2b-4t','vnni_int2.avx512vnni','VNNI_INT2',30,30,'tg16',0,16,1,1,3,"
             "NULL,2.0,'unstable','clock gate 90%: 5 of 80 steps at full speed (fewer than 8)',"
-            "NULL,NULL,NULL)");
+            "NULL,NULL,NULL,NULL)");
     mp_store_close(s);
 }
 
@@ -242,7 +242,7 @@ Test(report, sections_and_numbers)
     HAS(t, "tg16, 2 threads: share of the bound");
     HAS(t, "| vnni_int2.avx512vnni | 1.02 (20.93 / 20.56) |");
     HAS(t, "pp128, 2 threads: share of the bound");
-    HAS(t, "| vnni_int2.avx512vnni | 0.72† (126.76 / 176.01) |");
+    HAS(t, "| vnni_int2.avx512vnni | 0.72† (126.76 / 176.01) [q8_0 head] |");
     HAS(t, "| bitnet-b1.58-2b-4t | vnni_int2.avx512vnni | tg16 | 2 | 3.172 | 2.083 | 10.870 | "
            "5.432 | 0.185 | 24.440 | 0.004 | 0.415 | 0.497 | 0.309 | 0.069 | 47.477 | 47.778 |");
     cr_assert(strstr(t, "tg16, 1 thread: share") < strstr(t, "tg16, 2 threads: share") &&
