@@ -116,10 +116,30 @@ double mp_rep_roof(const mp_rep *r, const mp_rep_row *x, double *bw_roof, double
  * rows in milliseconds per token per group. */
 void mp_rep_sec_e2e_limit(FILE *f, const mp_rep_e2e *e, int ne);
 
-/* The claims table (report-claims.c): every row of claims_path (TSV, see
- * results/claims.tsv) with ours computed from the store and a verdict. */
-void mp_rep_sec_claims(FILE *f, const mp_rep *r, const mp_rep_e2e *e, int ne,
-                       const char *claims_path);
+/* The papers' claims (report-claims.c): every row of a claims file (TSV, see
+ * results/claims.tsv) computed from the store and judged. */
+typedef struct mp_claim {
+    char id[16], seed[64], claim[512], paper[512], metric[256];
+    char verdict[8];     /* "yes", "partly", "no", or "–" (not judged) */
+    int judged;          /* 0: none / baseline missing / not measured */
+    int np, stat_point;  /* points (shapes, models, rows); the one giving the statistic */
+    double stat, mn, mx; /* the claim's statistic of ours and our range */
+    char baseline[256];  /* whose baseline ("llama.cpp's own ..., same run", "ours (...)") */
+    char here[512];      /* the conditions it was computed under (N, threads, runs, models) */
+    char ours[512];      /* the figure as printed */
+    char backing[1024];  /* the statistic's rows, each against its own roof or bound */
+    char why[1024];      /* the file's why: a cited measurement or "hypothesis: ..." */
+} mp_claim;
+
+/* Evaluates every claim of claims_path against r's kernel rows and e (every
+ * e2e row of the machine, all runs: a ratio is taken within one run).  Returns
+ * the number of claims (<= max), -1 with err set when the file is unreadable. */
+int mp_rep_claims_eval(const mp_rep *r, const mp_rep_e2e *e, int ne, const char *claims_path,
+                       mp_claim *out, int max, char *err, size_t errlen);
+/* counts[0..3]: yes, partly, no, not judged. */
+void mp_rep_claims_counts(const mp_claim *c, int nc, int counts[4]);
+/* The claims table (nc < 0: the file was missing). */
+void mp_rep_sec_claims(FILE *f, const mp_claim *c, int nc, const char *claims_path);
 
 /* Where the gnuplot scripts are: $MPBENCH_SCRIPTS, ./scripts, or next to the binary. */
 const char *mp_rep_scripts_dir(void);

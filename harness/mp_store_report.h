@@ -91,10 +91,16 @@ int mp_store_rep_unavailable_counters(mp_store *s, int64_t machine_id,
                                                  void *ctx),
                                       void *ctx);
 
+/* The machine's runs: count, first start and last finish (ISO text), and its
+ * distinct git commits in run order, comma-separated; each buffer len bytes. */
+int mp_store_rep_run_span(mp_store *s, int64_t machine_id, char *first, char *last,
+                          char *commits, size_t len);
+
 /* The newest e2e row per (model, variant, test, threads, layers) of the machine
- * into *out (malloc'd).  Count; -1 when there is no e2e table; -2 when it cannot
- * be read (why in err). */
-int mp_store_rep_e2e(mp_store *s, int64_t machine_id, mp_rep_e2e **out, char *err,
+ * into *out (malloc'd); all != 0: every row of every run (a ratio taken within
+ * one run needs the older runs' rows too).  Count; -1 when there is no e2e
+ * table; -2 when it cannot be read (why in err). */
+int mp_store_rep_e2e(mp_store *s, int64_t machine_id, int all, mp_rep_e2e **out, char *err,
                      size_t errlen);
 
 /* read_DRAM GB/s that run stored for itself at `threads` (sweep --probe-bw), 0 if none. */

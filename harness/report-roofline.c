@@ -53,36 +53,17 @@ static int measured(const mp_rep_row *x)
     return !strcmp(x->status, "ok") || !strcmp(x->status, "unstable");
 }
 
-/* Achieved cell: a share up to 100%, "above roof" past it (returns 1 then). */
+/* Achieved cell: the share of the roof as measured; past 100% it is flagged
+ * (the roof is wrong there: nothing may exceed a roof), never clamped.
+ * Returns 1 for a row above its roof. */
 static int achieved(char *buf, size_t len, const mp_rep_row *x, double roof)
 {
     if (!measured(x) || !(roof > 0)) {
         snprintf(buf, len, "–");
         return 0;
     }
-    if (x->gbps > roof) {
-        snprintf(buf, len, "above roof");
-        return 1;
-    }
-    snprintf(buf, len, "%.0f%%", 100.0 * x->gbps / roof);
-    return 0;
-}
-
-static void gbps_cell(char *buf, size_t len, const mp_rep_row *x)
-{
-    if (!measured(x))
-        snprintf(buf, len, "%s", x->status);
-    else
-        snprintf(buf, len, "%.2f%s%s", x->gbps, strcmp(x->status, "unstable") ? "" : "†",
-                 x->is_default ? "" : "‡");
-}
-
-static void roof_cell(char *buf, size_t len, double v)
-{
-    if (v > 0)
-        snprintf(buf, len, "%.2f", v);
-    else
-        snprintf(buf, len, "–");
+    snprintf(buf, len, "%.0f%%%s", 100.0 * x->gbps / roof, x->gbps > roof ? " (above: roof wrong)" : "");
+    return x->gbps > roof;
 }
 
 /* The rows of r the section uses: N = 1 in the report's cache mode, the picked
@@ -129,16 +110,17 @@ int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o)
     for (int t = 0; t < nt; t++) {
         int got = 0;
         double bw = mp_rep_probe(r, "read_DRAM", tv[t], &got);
-        fprintf(f, "N = 1, %d thread%s; best variant per method (highest mean GB/s over the "
-                   "shapes).  ", tv[t], tv[t] > 1 ? "s" : "");
+        fprintf(f, "N = 1, %d thread%s, %s cache; best variant per method (highest mean GB/s "
+                   "over the shapes), its range over the shapes.  ", tv[t], tv[t] > 1 ? "s" : "",
+                r->cache);
         if (bw > 0)
             fprintf(f, "Bandwidth roof: read_DRAM %.2f GB/s (probe run %lld, %d thread%s%s).\n\n",
                     bw, (long long)r->probe_run, got, got > 1 ? "s" : "",
                     got != tv[t] ? ", the nearest probed thread count" : "");
         else
             fputs("No read_DRAM probe (run `mpbench probe`): no bandwidth roof.\n\n", f);
-        fputs("| variant (method) | bpw | shape | GB/s | bandwidth roof | compute roof | bound | "
-              "achieved |\n|---|--:|---|--:|--:|--:|---|--:|\n",
+        fputs("| variant (method) | bpw | shapes | GB/s | bound | achieved | roofs (bandwidth / "
+              "compute GB/s) |\n|---|--:|--:|--:|---|--:|---|\n",
               f);
         /* methods, then the best variant of each */
         const char *methods[MAXV];
@@ -174,6 +156,10 @@ int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o)
                 if (mean > best_mean || (mean == best_mean && strcmp(x->variant, best) < 0))
                     best_mean = mean, best = x->variant;
             }
+            /* one line per method: the best variant's range over the shapes */
+            double glo = INFINITY, ghi = 0, slo = INFINITY, shi = 0, blo = INFINITY, bhi = 0,
+                   clo = INFINITY, chi = 0, bpw = 0;
+            int ns = 0, nbw = 0, ncomp = 0, unstable = 0, over = 0, fb = 0;
             for (int i = 0; i < nr; i++) {
                 const mp_rep_row *x = rows[i];
                 if (x->threads != tv[t] || strcmp(x->variant, best))
@@ -181,18 +167,32 @@ int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o)
                 double bwr, cr;
                 const char *bound, *src;
                 double roof = mp_rep_roof(r, x, &bwr, &cr, &bound, &src);
-                char g[48], b1[32], c1[48], a[32];
-                gbps_cell(g, sizeof g, x);
-                roof_cell(b1, sizeof b1, bwr);
-                roof_cell(c1, sizeof c1, cr);
-                if (cr > 0 && strcmp(src, "ceiling")) {
-                    strncat(c1, "*", sizeof c1 - strlen(c1) - 1);
-                    fallback = 1;
-                }
-                above += achieved(a, sizeof a, x, roof);
-                fprintf(f, "| %s (%s) | %.2f | %dx%d | %s | %s | %s | %s | %s |\n", x->variant,
-                        x->method, x->bpw, x->m, x->k, g, b1, c1, roof > 0 ? bound : "–", a);
+                char a[48];
+                int up = achieved(a, sizeof a, x, roof);
+                over += up, above += up;
+                ns++, bpw = x->bpw;
+                unstable |= !strcmp(x->status, "unstable");
+                if (cr > 0 && strcmp(src, "ceiling"))
+                    fb = fallback = 1;
+                if (!measured(x) || !(roof > 0))
+                    continue;
+                glo = fmin(glo, x->gbps), ghi = fmax(ghi, x->gbps);
+                slo = fmin(slo, x->gbps / roof), shi = fmax(shi, x->gbps / roof);
+                if (bwr > 0)
+                    blo = fmin(blo, bwr), bhi = fmax(bhi, bwr);
+                if (cr > 0)
+                    clo = fmin(clo, cr), chi = fmax(chi, cr);
+                nbw += !strcmp(bound, "bandwidth"), ncomp += !strcmp(bound, "compute");
             }
+            if (!(ghi > 0)) {
+                fprintf(f, "| %s (%s) | %.2f | %d | – | – | – | – |\n", best, methods[m], bpw, ns);
+                continue;
+            }
+            fprintf(f, "| %s (%s) | %.2f | %d | %.1f–%.1f%s | %s | %.0f–%.0f%%%s | %.1f–%.1f / "
+                       "%.1f–%.1f%s |\n",
+                    best, methods[m], bpw, ns, glo, ghi, unstable ? "†" : "",
+                    nbw && ncomp ? "both" : ncomp ? "compute" : "bandwidth", 100 * slo, 100 * shi,
+                    over ? " (above: roof wrong)" : "", blo, bhi, clo, chi, fb ? "*" : "");
         }
         fputc('\n', f);
     }
@@ -236,8 +236,8 @@ int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o)
                        "than their roof, which cannot be; the roof (the probe's read_DRAM, or the "
                        "compute ceiling) was measured low — a probe taken while the machine was "
                        "busy, or weights partly served from a cache the VM misreports.  Those rows "
-                       "read \"above roof\" instead of a share; rerun `mpbench probe` on a quiet "
-                       "machine.\n\n",
+                       "keep their share, flagged \"above: roof wrong\"; rerun `mpbench probe` on "
+                       "a quiet machine.\n\n",
                     total_above, nr, above);
     }
     int own = 0;

@@ -193,6 +193,30 @@ int mp_store_rep_run_load(mp_store *s, int64_t machine_id, double *max_load)
     return n;
 }
 
+int mp_store_rep_run_span(mp_store *s, int64_t machine_id, char *first, char *last,
+                          char *commits, size_t len)
+{
+    sqlite3_stmt *st = prepare(s, "SELECT count(*), ifnull(min(started),''), "
+                                  "ifnull(max(ifnull(finished,started)),''), "
+                                  "ifnull((SELECT group_concat(c, ', ') FROM (SELECT DISTINCT "
+                                  "git_commit AS c FROM runs WHERE machine_id=?1 AND "
+                                  "git_commit IS NOT NULL ORDER BY id)),'') "
+                                  "FROM runs WHERE machine_id=?1");
+    int n = 0;
+    first[0] = last[0] = commits[0] = 0;
+    if (!st)
+        return 0;
+    sqlite3_bind_int64(st, 1, machine_id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        n = sqlite3_column_int(st, 0);
+        copy_col(st, 1, first, len);
+        copy_col(st, 2, last, len);
+        copy_col(st, 3, commits, len);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
 int mp_store_rep_unavailable_counters(mp_store *s, int64_t machine_id,
                                       void (*fn)(const char *event, const char *reason,
                                                  void *ctx),
@@ -214,7 +238,7 @@ int mp_store_rep_unavailable_counters(mp_store *s, int64_t machine_id,
     return n;
 }
 
-int mp_store_rep_e2e(mp_store *s, int64_t machine_id, mp_rep_e2e **out, char *err,
+int mp_store_rep_e2e(mp_store *s, int64_t machine_id, int all, mp_rep_e2e **out, char *err,
                      size_t errlen)
 {
     *out = NULL;
@@ -230,12 +254,13 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, mp_rep_e2e **out, char *er
         "ifnull(x.bound_tps,0),ifnull(x.bound_share,0),ifnull(x.profile,''),"
         "ifnull((SELECT git_commit FROM runs WHERE id=x.run_id),'') FROM e2e x WHERE x.id IN "
         "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
-        "y.model,y.variant,y.test,y.threads,y.layers) ORDER BY x.id";
+        "y.model,y.variant,y.test,y.threads,y.layers, CASE WHEN ? THEN y.id END) ORDER BY x.id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(db));
         return -2;
     }
     sqlite3_bind_int64(st, 1, machine_id);
+    sqlite3_bind_int(st, 2, all != 0);
     int n = 0, cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n == cap) {
