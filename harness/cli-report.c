@@ -198,21 +198,6 @@ static void unavail_counter(const char *event, const char *reason, void *ctx)
             event, reason);
 }
 
-struct other_ctx {
-    FILE *f;
-    const char *db;
-    int n;
-};
-
-static void other_machine(void *ctx, const char *fp, const char *cpu)
-{
-    struct other_ctx *o = ctx;
-    fprintf(o->f, "%s`%s` (%s)", o->n++ ? ", " : "**Other machines in this database** (not in "
-            "any table below; `mpbench report --machine FINGERPRINT` for theirs): ", fp, cpu);
-    fprintf(stderr, "mpbench: report: %s also holds machine %s: not in this report (--machine "
-                    "%s)\n", o->db, fp, fp);
-}
-
 static void sec_header(FILE *f, mp_rep *r, const char *db)
 {
     char now[64];
@@ -235,10 +220,84 @@ static void sec_header(FILE *f, mp_rep *r, const char *db)
             commits[0] ? commits : "?", db, now);
 }
 
+/* One machine's line of the summary's machine table: its verdict counts and
+ * the H rows, each from that machine's own rows only. */
+static void machine_line(FILE *f, mp_rep *r, const mp_claim *c, int nc)
+{
+    char first[64], last[64], commits[512];
+    int nruns = mp_store_rep_run_span(r->store, r->mach.id, first, last, commits, sizeof commits);
+    int cnt[4] = {0};
+    for (int i = 0; i < nc; i++)
+        if (c[i].id[0] == 'C') {
+            int one[4];
+            mp_rep_claims_counts(&c[i], 1, one);
+            for (int k = 0; k < 4; k++)
+                cnt[k] += one[k];
+        }
+    fprintf(f, "| `%s` | %s, %s | %d runs, %.10s – %.10s, %s | %d / %d / %d / %d |", r->mach.fingerprint,
+            r->mach.cpu_model, r->mach.isa_flags, nruns, first, last, commits, cnt[0], cnt[1],
+            cnt[2], cnt[3]);
+    for (int i = 0; i < nc; i++)
+        if (c[i].id[0] == 'H' && c[i].judged)
+            fprintf(f, " %s %s;", c[i].id, c[i].ours);
+    fputs(" |\n", f);
+}
+
+struct machines_ctx {
+    char fp[16][64];
+    int n;
+};
+
+static void collect_machine(void *ctx, const char *fp, const char *cpu)
+{
+    struct machines_ctx *m = ctx;
+    (void)cpu;
+    if (m->n < 16)
+        snprintf(m->fp[m->n++], sizeof m->fp[0], "%s", fp);
+}
+
+/* Every machine of the database, each judged on its own rows (a ratio never
+ * mixes two machines: mp_rep loads one machine's rows).  Only when the
+ * database holds more than this report's machine. */
+static void machines_table(FILE *f, mp_rep *r, const char *db, const char *claims_path,
+                           const mp_claim *c, int nc)
+{
+    struct machines_ctx mc = {.n = 0};
+    mp_store_rep_other_machines(r->store, r->mach.id, collect_machine, &mc);
+    if (!mc.n)
+        return;
+    fputs("**Every machine in this database**, each from its own rows only (this report's "
+          "tables are the first machine's; `mpbench report --machine FINGERPRINT` gives "
+          "another's):\n\n| machine | CPU, ISA | runs | claims yes / partly / no / – | "
+          "against llama.cpp |\n|---|---|---|---|---|\n", f);
+    machine_line(f, r, c, nc);
+    static mp_claim oc[128];
+    for (int i = 0; i < mc.n; i++) {
+        mp_rep o;
+        mp_err e;
+        if (mp_rep_open(db, mc.fp[i], &o, &e)) {
+            fprintf(f, "| `%s` | (unreadable: %s) | | | |\n", mc.fp[i], e.msg);
+            continue;
+        }
+        o.cache = r->cache;
+        mp_rep_e2e *all = NULL;
+        char err[256];
+        int na = mp_store_rep_e2e(o.store, o.mach.id, 1, &all, err, sizeof err);
+        int n = mp_rep_claims_eval(&o, all, na > 0 ? na : 0, claims_path, oc, 128, err, sizeof err);
+        machine_line(f, &o, oc, n);
+        free(all);
+        mp_rep_close(&o);
+    }
+    fputc('\n', f);
+    fprintf(stderr, "mpbench: report: %s holds %d other machine%s: in the summary's machine "
+                    "table; their tables: --machine FINGERPRINT\n", db, mc.n, mc.n > 1 ? "s" : "");
+}
+
 /* The first screen: verdict counts, the headline ratios against llama.cpp
  * (claims.tsv rows whose id starts with H), how this machine differs from the
  * papers', and the other machines of the database. */
-static void sec_summary(FILE *f, mp_rep *r, const char *db, const mp_claim *c, int nc)
+static void sec_summary(FILE *f, mp_rep *r, const char *db, const char *claims_path,
+                        const mp_claim *c, int nc)
 {
     fputs("## Summary\n\n", f);
     int paper = 0, cnt[4] = {0};
@@ -273,10 +332,7 @@ static void sec_summary(FILE *f, mp_rep *r, const char *db, const mp_claim *c, i
                "are synthetic and seeded (no trained model: quality claims are not testable); "
                "models up to the sizes in section 2 (the papers: up to 100B).\n\n",
             m->cores, m->hypervisor[0] ? ", a virtual machine sharing its host" : "", bw1, bw2);
-    struct other_ctx oc = {f, db, 0};
-    mp_store_rep_other_machines(r->store, m->id, other_machine, &oc);
-    if (oc.n)
-        fputs(".\n\n", f);
+    machines_table(f, r, db, claims_path, c, nc);
 }
 
 static void sec_caveats(FILE *f, mp_rep *r)
@@ -1498,7 +1554,7 @@ int mp_cmd_report(int argc, char **argv)
         return mp_die(2, "--claims %s: cannot read it", claims);
     }
     sec_header(f, &r, db);
-    sec_summary(f, &r, db, cl, nc);
+    sec_summary(f, &r, db, claims, cl, nc);
     fputs("## Claims\n\n", f);
     mp_rep_sec_claims(f, cl, nc, claims);
     fputs("## Caveats\n\n", f);

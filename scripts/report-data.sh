@@ -1,32 +1,37 @@
 #!/usr/bin/env bash
 # report-data.sh - every measurement REPORT.md needs, into a fresh database
 # (default results/report.db), then REPORT.md and its CSV tables regenerated
-# from it: `make report-data` (issue 16, provenance).  Commit the database
-# with the report: `make report` then reproduces REPORT.md byte for byte (but
-# its generation-time line) and the report test checks it.
+# from it: `make report-data` (issue 16, provenance; issue 37, one run per ratio).
+# Commit the database with the report: `make report` then reproduces REPORT.md
+# byte for byte (but its generation-time line) and the report test checks it.
 #
 #   1. probe: STREAM-like read/copy/triad per thread count, the int8 dot and
-#      shuffle peaks, every variant's in-cache compute ceiling (section 1, 7)
-#   2. kernels at N = 1 (GEMV, section 7, claims) and N = 128 (section 4,
-#      claims) on 1 and 2 threads: every SIMD variant of every family, the
-#      int8-weight i8 variants, and llama.cpp's own kernels (llamacpp.*, the
-#      peers of section 8, when `make peers` fetched them)
-#   3. throughput against N on one shape (section 6)
-#   4. end to end: decode of whole bitnetcpp-* models with the papers' kernels
-#      (section 2; spread over REPS repetitions), prefill and parallel decoding
-#      for the Vec-LUT claims
+#      shuffle peaks, every variant's compute ceilings (section 1, 7)
+#   2. kernels on every bitnet-b1.58-2b-4t shape in ONE run per N (N = 1: GEMV,
+#      section 7, claims; N = 128: section 4, claims) on 1 and 2 threads: every
+#      SIMD variant this CPU runs, the int8-weight i8 variants, and llama.cpp's
+#      own kernels (llamacpp.*, section 8, when `make peers` fetched them), so a
+#      ratio's two sides share a run
+#   3. throughput against N on one shape (section 6); the Vec-LUT ablation's
+#      cumulative settings (section 5)
+#   4. end to end: parallel decoding (first: its single-sequence rows are then
+#      not the ones section 2 shows), decode of whole bitnetcpp-* models with the
+#      papers' kernels (section 2, seed 004's sizes as far as time allows), prefill
+#      on 1 and 2 threads for the Vec-LUT claims
 #   4a. the memory limit (section 2a): bitnet-b1.58-2b-4t (QUICK: bitnetcpp-125m)
 #      with the best decode variant, pp and tg16, --profile, on 1 and 2 threads
-#   5. lossless: bitnetcpp-125m (K = 768 and 3072, multiples of the 256-weight
-#      TQ1_0/TQ2_0 block, so they are measured, not skipped), 2 layers
+#   5. lossless (section 3)
 #   6. compaction: raw per-repetition samples the report does not print are
 #      dropped and the file vacuumed (kept small enough to commit)
 #
+# Every variant list names the best path of each method THIS CPU runs
+# (AVX-512 VNNI, else AVX-VNNI, else AVX2): the same script on an AVX2-only
+# machine measures the AVX2 paths instead of skipping the method.
 # QUICK=1 shrinks every step (one shape, few repetitions, the smallest model):
-# minutes, for the committed test database; the full run is bounded at about
-# 25 minutes on a 2-core machine.  Run it on a quiet machine: the figures are
-# only as good as the machine was idle.  RESUME=1 keeps an existing database
-# (every command resumes what it already stored) instead of starting fresh.
+# minutes, for the committed test database.  Run it on a quiet machine: the
+# figures are only as good as the machine was idle.  RESUME=1 keeps an existing
+# database (every command resumes what it already stored) instead of starting
+# fresh.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-./mpbench}
@@ -35,31 +40,52 @@ QUICK=${QUICK:-0}
 THREADS=${THREADS:-$(nproc)}
 if [ "$THREADS" -gt 2 ]; then TLIST="1,2,$THREADS"; elif [ "$THREADS" = 2 ]; then TLIST="1,2"; else TLIST=1; fi
 
+AVAIL=$("$BIN" list variants 2>/dev/null | awk 'NF > 1 && $0 !~ /unavailable/ {print $1}')
+# best METHOD[.SUFFIX]: the most specialized path of the method this CPU runs
+best() {
+    local m=${1%%.*} sfx=${1#*.} isa v
+    [ "$sfx" = "$1" ] && sfx=""
+    for isa in avx512vnni avx512 avxvnni avx2; do
+        v="$m.$isa${sfx:+.$sfx}"
+        if grep -qx -- "$v" <<<"$AVAIL"; then echo "$v"; return; fi
+    done
+    echo "report-data: no SIMD path of $1 on this CPU" >&2
+}
+list() { local out="" x; for x in "$@"; do x=$(best "$x"); [ -n "$x" ] && out="$out${out:+,}$x"; done; echo "$out"; }
+
 # every SIMD path (scalar references are oracles, not contenders), i8, the peers
 KVARS=${KVARS:-'*.avx2*,*.avx512*,*.avxvnni,llamacpp.*'}
 # the papers' kernels end to end (seed 000 Table 7's eight, seed 003's int2, Vec-LUT)
-EVARS=${EVARS:-'f16.avx2,q4_0.avx512,tmac_int2.avx512,tq1_0.avx512,tq2_0.avx512,tl1_0.avx512.bm32,tl2_0.avx512.bm16,i2_s.avx512,vnni_int2.avx512vnni,vlut_i2.avx512,vlut_i1.avx512'}
-LVARS=${LVARS:-'i2_s.avx512,tq1_0.avx512,tq2_0.avx512,tl1_0.avx512.bm32,tl1_1.avx512.bm32,tl2_0.avx512.bm16,tl2_1.avx512.bm16,tmac_int2.avx512,vlut_i2.avx512,vlut_i1.avx512,vnni_int2.avx512vnni,i8.avx512vnni,q8_0.avx512,f16.avx2'}
+EVARS=${EVARS:-$(list f16 q4_0 tmac_int2 tq1_0 tq2_0 tl1_0.bm32 tl2_0.bm16 i2_s vnni_int2 vlut_i2 vlut_i1)}
+# the larger models: seed 004's I2_S against the F16 baseline, with TQ2_0 and TL2_0
+BVARS=${BVARS:-$(list f16 tq2_0 tl2_0.bm16 i2_s vnni_int2)}
+LVARS=${LVARS:-$(list i2_s tq1_0 tq2_0 tl1_0.bm32 tl1_1.bm32 tl2_0.bm16 tl2_1.bm16 tmac_int2 vlut_i2 vlut_i1 vnni_int2 i8 q8_0 f16)}
+NVARS=$(list i2_s tq2_0 tmac_int2 vlut_i2 vlut_i1 vnni_int2 i8)
+PPVARS=$(list vlut_i1 tq1_0 vlut_i2 tq2_0)
+BATCHVARS=$(list vlut_i2 tq2_0)
+BESTDEC=$(list vnni_int2)
+VLUT=$(best vlut_i2)
+KMODEL=bitnet-b1.58-2b-4t
 if [ "$QUICK" = 1 ]; then
     # the best path of each method only (the full run measures every SIMD path)
-    KVARS=${KVARS_QUICK:-'f16.avx2,q8_0.avx512,q4_0.avx512,tq1_0.avx512,tq2_0.avx512,i2_s.avx512,tmac_int2.avx512,tl1_0.avx512.bm32,tl1_1.avx512.bm32,tl2_0.avx512.bm16,tl2_1.avx512.bm16,vlut_i2.avx512,vlut_i1.avx512,vnni_int2.avx512vnni,vnni_int1.avx512vnni,i8.avx512vnni,i8.avx2,llamacpp.*'}
+    KVARS=${KVARS_QUICK:-$(list f16 q8_0 q4_0 tq1_0 tq2_0 i2_s tmac_int2 tl1_0.bm32 tl1_1.bm32 tl2_0.bm16 tl2_1.bm16 vlut_i2 vlut_i1 vnni_int2 vnni_int1 i8),i8.avx2,llamacpp.*}
     PROBE="--quick"
-    GEMV_SHAPES=2560x2560,6912x2560
-    GEMM_SHAPES=2560x2560
+    KSHAPES="--shape 2560x2560"
     RUNOPT="--reps 5 --min-time 0.02"
     NLIST=1,8,32
     E2E_MODELS="bitnetcpp-125m"
+    BIG_MODELS=""
     LIMIT_MODEL=bitnetcpp-125m LIMIT_PP=32
     E2E_OPT="--tg 8 --reps 3"
     PP=32
     LOSSLESS="--prompts 10 --tokens 8 --layers 2"
 else
     PROBE=""
-    GEMV_SHAPES=2560x2560,640x2560,6912x2560,2560x6912
-    GEMM_SHAPES=2560x2560,6912x2560
+    KSHAPES="--model $KMODEL"
     RUNOPT=""
     NLIST=1,8,32,64,128,256
-    E2E_MODELS="bitnetcpp-125m bitnetcpp-350m bitnetcpp-700m bitnetcpp-1.5b"
+    E2E_MODELS="bitnetcpp-125m bitnetcpp-350m bitnetcpp-700m bitnetcpp-1b bitnetcpp-1.5b"
+    BIG_MODELS=${BIG_MODELS:-"bitnetcpp-3.8b bitnetcpp-7b"}
     LIMIT_MODEL=bitnet-b1.58-2b-4t LIMIT_PP=128
     E2E_OPT="--tg 16 --reps 5"
     PP=64
@@ -76,26 +102,34 @@ step() {
 }
 t0=$(date +%s)
 step "$BIN" probe $PROBE
-for s in ${GEMV_SHAPES//,/ }; do
-    step "$BIN" run --variant "$KVARS" --shape "$s" --n 1 --threads "$TLIST" $RUNOPT
+for n in 1 128; do
+    step "$BIN" run --variant "$KVARS" $KSHAPES --n $n --threads "$TLIST" $RUNOPT
 done
-for s in ${GEMM_SHAPES//,/ }; do
-    step "$BIN" run --variant "$KVARS" --shape "$s" --n 128 --threads "$TLIST" $RUNOPT
+step "$BIN" run --variant "$NVARS" --shape 2560x6912 --n "$NLIST" --threads 1 $RUNOPT
+# the ablation (section 5): seed 001 Fig. 11's steps as cumulative settings of one
+# kernel: none, the tile-contiguous layout, + streamed lookup and int16 accumulation,
+# + topological precompute
+for p in stream=0,topo=0,hier=0,tcl=0 stream=0,topo=0,hier=0,tcl=1 stream=1,topo=0,hier=1,tcl=1 \
+         stream=1,topo=1,hier=1,tcl=1; do
+    step "$BIN" run --variant "$VLUT" --shape 2560x6912 --n 128 --threads 1 --params "$p" $RUNOPT
 done
-step "$BIN" run --variant 'i2_s.avx512,tq2_0.avx512,tmac_int2.avx512,vlut_i2.avx512,vlut_i1.avx512,vnni_int2.avx512vnni,i8.avx512vnni' \
-    --shape 2560x6912 --n "$NLIST" --threads 1 $RUNOPT
+m1=${E2E_MODELS%% *}
+# parallel decoding first: its own tgN rows (batch 1, the speed-up's reference)
+# are then older than the model loop's, which section 2 shows
+step "$BIN" e2e --model "$m1" --variant "$BATCHVARS" --pp 0 $E2E_OPT --batch 4 --threads "$THREADS"
 for m in $E2E_MODELS; do
     step "$BIN" e2e --model "$m" --variant "$EVARS" --pp 0 $E2E_OPT --threads "$THREADS"
 done
-m1=${E2E_MODELS%% *}
-step "$BIN" e2e --model "$m1" --variant 'vlut_i1.avx512,tq1_0.avx512,vlut_i2.avx512,tq2_0.avx512' \
-    --pp "$PP" --tg 0 --reps 3 --threads "$THREADS"
-step "$BIN" e2e --model "$m1" --variant 'vlut_i2.avx512,tq2_0.avx512' --pp 0 $E2E_OPT \
-    --batch 4 --threads "$THREADS"
+for m in $BIG_MODELS; do
+    step "$BIN" e2e --model "$m" --variant "$BVARS" --pp 0 --tg 8 --reps 3 --threads "$THREADS"
+done
+for t in ${TLIST//,/ }; do
+    step "$BIN" e2e --model "$m1" --variant "$PPVARS" --pp "$PP" --tg 0 --reps 3 --threads "$t"
+done
 # section 2a (issue 17): a real model against its memory limit, with the profile,
 # on every thread count of the kernel runs
 for t in ${TLIST//,/ }; do
-    step "$BIN" e2e --model "$LIMIT_MODEL" --variant vnni_int2.avx512vnni --pp "$LIMIT_PP" --tg 16 \
+    step "$BIN" e2e --model "$LIMIT_MODEL" --variant "$BESTDEC" --pp "$LIMIT_PP" --tg 16 \
         --reps 3 --threads "$t" --profile --clock-gate 90
 done
 step "$BIN" e2e --lossless --model bitnetcpp-125m --variant "$LVARS" $LOSSLESS --threads "$THREADS"

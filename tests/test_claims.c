@@ -102,6 +102,16 @@ static void make_store(const char *path)
     e2e(db, 7, "bitnetcpp-700m", "tq2_0.avx512", "TQ2_0", "tg16", 2, 90, 100);
     e2e(db, 7, "bitnetcpp-700m", "tq2_0.avx512", "TQ2_0", "tg16 b4", 2, 100, 0);
     e2e(db, 7, "bitnetcpp-700m", "vlut_i2.avx512", "VLUT_I2", "tg16 b4", 2, 250, 0);
+    /* another machine, newer: its rows must never enter machine 1's ratios */
+    sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
+            "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(2,'otherfp','Other CPU',2,2,"
+            "'avx2',8,48,1024,32768,'','KVM','2026-01-01')");
+    sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) VALUES"
+            "(8,2,'run','2026-01-08','run',0,'ok','ccc')");
+    for (int i = 0; i < 3; i++) {
+        kernel(db, 8, "llamacpp.tq2_0", "LLAMACPP_TQ2_0", sh[i][0], sh[i][1], 128, 1, 1000);
+        kernel(db, 8, "vlut_i2.avx512", "VLUT_I2", sh[i][0], sh[i][1], 128, 1, 100);
+    }
     sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
             "prompts,tokens,matched,match_share,status,reason) VALUES"
             "(4,'bitnetcpp-125m','i2_s.avx512','I2_S',12,12,'lossless',2,2,20,64,20,1.0,'ok',''),"
@@ -164,7 +174,7 @@ Test(claims, known_answers)
     fclose(f);
     mp_rep r;
     mp_err e;
-    cr_assert_eq(mp_rep_open(db, NULL, &r, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_rep_open(db, "claimfp", &r, &e), MP_OK, "%s", e.msg);
     mp_rep_e2e *all;
     char err[256];
     int ne = mp_store_rep_e2e(r.store, r.mach.id, 1, &all, err, sizeof err);
