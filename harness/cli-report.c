@@ -535,8 +535,11 @@ static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
     }
     if (!nv || !p_tq2)
         return;
-    fprintf(f, "Decode speed relative to TQ2_0 in the same model, this machine (%d thread%s) "
-               "[seed 000 Table 7, i7-13700H in brackets].  A partial model \"(L/M layers)\" "
+    fprintf(f, "Decode speed relative to our TQ2_0 (a re-implementation of llama.cpp's format; "
+               "llama.cpp end to end is not measured here yet, issue 39) in the same model and "
+               "the same run (\"–\" when the two rows come from different runs), this machine "
+               "(%d thread%s, cold) [seed 000 Table 7, i7-13700H, against llama.cpp's TQ2_0, in "
+               "brackets].  A partial model \"(L/M layers)\" "
                "runs the first L of its M layers with the whole embedding and output head, so the "
                "head's share of the time is larger than in the whole model and its ratio is not "
                "the paper's whole-model ratio (printed \"whole model\" beside it, not "
@@ -573,7 +576,8 @@ static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
                 continue;
             char ours[64] = "–", theirs[48] = "";
             int partial = 0;
-            if (cells[c] && tq2[c] && tq2[c]->tps > 0 && cells[c]->layers == tq2[c]->layers) {
+            if (cells[c] && tq2[c] && tq2[c]->tps > 0 && cells[c]->layers == tq2[c]->layers &&
+                cells[c]->run == tq2[c]->run) { /* one run per ratio (issue 37) */
                 partial = cells[c]->layers > 0 && cells[c]->layers < cells[c]->model_layers;
                 if (partial)
                     snprintf(ours, sizeof ours, "%.2f (%d/%d layers)", cells[c]->tps / tq2[c]->tps,
@@ -1065,8 +1069,20 @@ static void sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne)
         const char *vars[MAXV];
         int nn = mp_rep_distinct_int(r, MP_REP_N, f_match, &c, nv, MAXN);
         int nvar = mp_rep_distinct_variants(r, f_match, &c, vars, MAXV);
-        fprintf(f, "Kernel GOPS at %dx%d, %d thread%s, against N (tokens per call):\n\n",
-                shapes[bs][0], shapes[bs][1], tv[bt], tv[bt] > 1 ? "s" : "");
+        /* only the variants measured at more than one N (the others are
+         * section 4's and 7's rows) */
+        int keep = 0;
+        for (int v = 0; v < nvar; v++) {
+            int got = 0;
+            for (int i = 0; i < nn; i++)
+                got += mp_rep_pick(r, vars[v], shapes[bs][0], shapes[bs][1], nv[i], tv[bt]) != NULL;
+            if (got > 1)
+                vars[keep++] = vars[v];
+        }
+        nvar = keep;
+        fprintf(f, "Kernel GOPS at %dx%d, %d thread%s, %s cache, against N (tokens per call); "
+                   "the variants measured at more than one N:\n\n",
+                shapes[bs][0], shapes[bs][1], tv[bt], tv[bt] > 1 ? "s" : "", r->cache);
         char cols[MAXN][24];
         const char *colp[MAXN];
         for (int i = 0; i < nn; i++) {
