@@ -934,10 +934,10 @@ static void sec_fig8(FILE *f, mp_rep *r)
         int tv[MAXN];
         int nt = mp_rep_distinct_int(r, MP_REP_THREADS, f_match, &c, tv, MAXN);
         for (int t = 0; t < nt; t++) {
-            fprintf(f, "N = %d%s, %d thread%s, GOPS (2·M·K·N / median time), the best variant "
-                       "per method (every variant: the CSV below):\n\n", n,
+            fprintf(f, "N = %d%s, %d thread%s, %s cache, GOPS (2·M·K·N / median time), the best "
+                       "variant per method (every variant: the CSV below):\n\n", n,
                     n == 128 ? "" : " (no N = 128 stored: the largest N)", tv[t],
-                    tv[t] > 1 ? "s" : "");
+                    tv[t] > 1 ? "s" : "", r->cache);
             grid(f, r, n, tv[t], 0);
         }
     }
@@ -1190,10 +1190,10 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
         if (tv[t] > tv[tmax])
             tmax = t;
     for (int t = tmax; t < nt && t == tmax; t++) {
-        fprintf(f, "Against %s at N = %d, %d thread%s (run %lld; %s time ÷ variant time, > 1: "
-                   "faster than %s; the fastest %s variant of the run is the baseline; the "
-                   "fastest variant of each method):\n\n",
-                base, n, tv[t], tv[t] > 1 ? "s" : "", (long long)run, base, base, base);
+        fprintf(f, "Against %s at N = %d, %d thread%s, %s cache (run %lld; %s time ÷ variant "
+                   "time, > 1: faster than %s; the fastest %s variant of the run is the baseline; "
+                   "the fastest variant of each method):\n\n",
+                base, n, tv[t], tv[t] > 1 ? "s" : "", r->cache, (long long)run, base, base, base);
         char cols[MAXS][32];
         const char *colp[MAXS];
         for (int s = 0; s < ns; s++) {

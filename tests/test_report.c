@@ -252,7 +252,7 @@ Test(report, sections_and_numbers)
     HAS(t, "| 20 | 320 | 20 | 100.0% | 0 (bit for bit) | 100% |");
     HAS(t, "| 20 | 320 | 3 | 15.0% | – | 1.4% |");
     /* Fig. 8 at N = 128: i2_s 2560x2560 t=1: gops 65.5+1+100 */
-    HAS(t, "N = 128, 1 thread, GOPS");
+    HAS(t, "N = 128, 1 thread, cold cache, GOPS");
     HAS(t, "| i2_s.avx2 (I2_S) b(2.00) | 166.5 | 176.5 |");
     /* ablation: 8000/160 = 50x */
     HAS(t, "| stream=1,topo=1,hier=1,tcl=1 | 160.0 |");
@@ -274,9 +274,9 @@ Test(report, sections_and_numbers)
     /* ratios: tq2_0 time = 1.5 x i2_s time */
     /* the body shows the largest thread count of the run (2; at 2 threads the
      * fixture's times keep the 1.5 ratio) */
-    HAS(t, "Against TQ2_0 at N = 1, 2 threads (run 2");
+    HAS(t, "Against TQ2_0 at N = 1, 2 threads, cold cache (run 2");
     HAS(t, "| i2_s.avx2 (I2_S) | 1.50× | 1.50× |");
-    HAS(t, "Against I2_S at N = 128, 2 threads (run 2");
+    HAS(t, "Against I2_S at N = 128, 2 threads, cold cache (run 2");
     HAS(t, "| tq2_0.avx2 (TQ2_0) | 0.67× | 0.67× |");
     /* tuned */
     HAS(t, "| i2_s.avx2 | 2560x2560 | 8 | 1 | exhaustive | pf=4096 | pf=8192 | 180.5 | 200.0 | "
