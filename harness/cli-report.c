@@ -226,14 +226,8 @@ static void machine_line(FILE *f, mp_rep *r, const mp_claim *c, int nc)
 {
     char first[64], last[64], commits[512];
     int nruns = mp_store_rep_run_span(r->store, r->mach.id, first, last, commits, sizeof commits);
-    int cnt[4] = {0};
-    for (int i = 0; i < nc; i++)
-        if (c[i].id[0] == 'C') {
-            int one[4];
-            mp_rep_claims_counts(&c[i], 1, one);
-            for (int k = 0; k < 4; k++)
-                cnt[k] += one[k];
-        }
+    int cnt[4];
+    mp_rep_claims_counts(c, nc, cnt);
     fprintf(f, "| `%s` | %s, %s | %d runs, %.10s – %.10s, %s | %d / %d / %d / %d |", r->mach.fingerprint,
             r->mach.cpu_model, r->mach.isa_flags, nruns, first, last, commits, cnt[0], cnt[1],
             cnt[2], cnt[3]);
@@ -300,15 +294,8 @@ static void sec_summary(FILE *f, mp_rep *r, const char *db, const char *claims_p
                         const mp_claim *c, int nc)
 {
     fputs("## Summary\n\n", f);
-    int paper = 0, cnt[4] = {0};
-    for (int i = 0; i < nc; i++)
-        if (c[i].id[0] == 'C') {
-            int one[4];
-            mp_rep_claims_counts(&c[i], 1, one);
-            for (int k = 0; k < 4; k++)
-                cnt[k] += one[k];
-            paper++;
-        }
+    int cnt[4];
+    int paper = mp_rep_claims_counts(c, nc, cnt);
     if (nc >= 0)
         fprintf(f, "**The papers' claims** (%d, in [Claims](#claims)): %d yes, %d partly, %d no; "
                    "%d not judged here (not reproducible on this machine, or not measured).\n\n",

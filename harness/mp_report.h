@@ -136,8 +136,9 @@ typedef struct mp_claim {
  * the number of claims (<= max), -1 with err set when the file is unreadable. */
 int mp_rep_claims_eval(const mp_rep *r, const mp_rep_e2e *e, int ne, const char *claims_path,
                        mp_claim *out, int max, char *err, size_t errlen);
-/* counts[0..3]: yes, partly, no, not judged. */
-void mp_rep_claims_counts(const mp_claim *c, int nc, int counts[4]);
+/* counts[0..3]: yes, partly, no, not judged, over the papers' claims (ids
+ * starting with C; H rows are the project's targets); returns their number. */
+int mp_rep_claims_counts(const mp_claim *c, int nc, int counts[4]);
 /* The claims table (nc < 0: the file was missing). */
 void mp_rep_sec_claims(FILE *f, const mp_claim *c, int nc, const char *claims_path);
 

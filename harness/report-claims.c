@@ -535,14 +535,20 @@ static void cell_text(FILE *f, const char *s)
             fputc(*s, f);
 }
 
-void mp_rep_claims_counts(const mp_claim *c, int nc, int counts[4])
+int mp_rep_claims_counts(const mp_claim *c, int nc, int counts[4])
 {
+    int n = 0;
     memset(counts, 0, 4 * sizeof *counts);
-    for (int i = 0; i < nc; i++)
+    for (int i = 0; i < nc; i++) {
+        if (c[i].id[0] != 'C')
+            continue; /* the project's targets (H) are not paper claims */
+        n++;
         counts[!strcmp(c[i].verdict, "yes")      ? 0
                : !strcmp(c[i].verdict, "partly") ? 1
                : !strcmp(c[i].verdict, "no")     ? 2
                                                  : 3]++;
+    }
+    return n;
 }
 
 void mp_rep_sec_claims(FILE *f, const mp_claim *c, int nc, const char *claims_path)
