@@ -492,7 +492,9 @@ void mp_e2e_estimate(const mp_e2e_spec *s, mp_e2e_mem *mem)
         size_t tok = mem->ternary + mem->floats + mem->kv;
         mem->bound_read = tok < MP_E2E_BOUND_READ_CAP ? tok : MP_E2E_BOUND_READ_CAP;
     }
+    mem->ref_logits = s->ref_logits;
     mem->total = mem->ternary + mem->floats + mem->kv + mem->scratch + mem->shared +
+                 mem->ref_logits +
                  (mem->staging > mem->bound_read ? mem->staging : mem->bound_read);
 }
 
@@ -523,12 +525,13 @@ int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e)
         return mp_fail(e, MP_EUSAGE,
                        "model %s (%d of %d layers) needs %.2f GiB (ternary %.2f, float parts "
                        "%.2f, KV cache %.2f, scratch %.2f, packing %.2f, shared %.2f, the decode "
-                       "bound's read %.2f; packing and that read never at once) but only %.2f GiB is "
-                       "usable (MemAvailable %.2f GiB minus margin); refusing instead of "
-                       "swapping: try fewer --layers, a smaller --batch or shorter --pp/--tg",
+                       "bound's read %.2f, reference logits %.2f; packing and that read never at "
+                       "once) but only %.2f GiB is usable (MemAvailable %.2f GiB minus margin); "
+                       "refusing instead of swapping: try fewer --layers, a smaller --batch, "
+                       "shorter --pp/--tg or fewer --prompts/--tokens",
                        s->model.name, s->layers, s->model.layers, gib(m.total), gib(m.ternary),
                        gib(m.floats), gib(m.kv), gib(m.scratch), gib(m.staging), gib(m.shared),
-                       gib(m.bound_read), gib(usable),
+                       gib(m.bound_read), gib(m.ref_logits), gib(usable),
                        gib(avail));
     return MP_OK;
 }
