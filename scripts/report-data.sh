@@ -20,8 +20,9 @@
 #   5. lossless: bitnetcpp-125m (K = 768 and 3072, multiples of the 256-weight
 #      TQ1_0/TQ2_0 block, so they are measured, not skipped), all 11 layers, 64
 #      tokens, exact match and the logit difference (issue 37: with 2 layers and
-#      32 tokens every lossy variant matched every prompt; the full step is
-#      bounded at about 3 minutes on 2 threads)
+#      32 tokens every lossy variant matched every prompt).  The full step
+#      costs ~13 s of one core per prompt (AVX2 paths): about 2 minutes on 2
+#      idle threads; 8.5 minutes measured on 2 threads under a load of 5-10
 #   6. compaction: raw per-repetition samples the report does not print are
 #      dropped and the file vacuumed (kept small enough to commit)
 #
