@@ -2,7 +2,10 @@
  * like llama-bench (prefill "ppN", decode "tgN", parallel decoding "tgN bB" where
  * B sequences decode together so the kernels see N = B), or the lossless check
  * of seed 004 §3.2 / Table 7 (--lossless: greedy tokens of each variant against
- * the reference arithmetic, share of prompts that match exactly).
+ * the reference arithmetic, share of prompts that match exactly, and beside it
+ * the largest logit difference on the reference's tokens and the first token
+ * that diverged: engine/e2e-measure.c says why exact match alone has no power
+ * on the synthetic weights of a tied-head model).
  *
  * Everything the user controls is validated before any work: options, model
  * file, variants (available, and able to take every linear shape of the model),
@@ -60,8 +63,13 @@ static void e2e_usage(FILE *f)
           "  these threads, then to n=1 (n=pp when --tg 0); one --variant, if given, fills\n"
           "  the layers the config lacks; --force accepts a config\n"
           "  tuned on another machine.  --lossless decodes P seeded prompts (default 50)\n"
-          "  for T tokens (default 32) with each variant and with the reference\n"
-          "  arithmetic and reports the share of prompts whose tokens match exactly.\n"
+          "  for T tokens (default 64) with each variant and with the reference\n"
+          "  arithmetic (all layers unless --layers) and reports the share of prompts\n"
+          "  whose tokens match exactly; beside it, with the variant fed the reference's\n"
+          "  tokens, the largest |logit - reference logit| relative to the step's logit\n"
+          "  range (0 only when bit for bit) and the first token whose argmax differed.\n"
+          "  A lossless variant fails on any difference.  The reference's logits of all\n"
+          "  prompts are kept: P x T x vocab floats.\n"
           "  The memory needed is estimated first; a run that does not fit is refused.\n"
           "  Each decode row shows its bound (bytes read per token / the stored probe's\n"
           "  read bandwidth at these threads, else the median of a read of the token's\n"
@@ -192,7 +200,7 @@ int mp_cmd_e2e(int argc, char **argv)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     opts o = {.db = "results/mpbench.db", .pp = 64, .tg = 16, .nbatch = 1, .batch = {1},
-              .threads = 1, .reps = 3, .seed = 1, .prompts = 50, .tokens = 32,
+              .threads = 1, .reps = 3, .seed = 1, .prompts = 50, .tokens = 64,
               .fmt = MP_FMT_TABLE};
     char cmdline[2048];
     mp_err e;
@@ -394,9 +402,17 @@ int mp_cmd_e2e(int argc, char **argv)
                         .src = o.src, .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1,
                         .threads = o.threads, .head = o.head, .shared = o.lossless || ncfg > 1,
                         .bound_read = !o.lossless && o.tg > 0};
-    if (o.lossless)
+    if (o.lossless) {
+        /* the reference's logits of every prompt, per weight domain (ternary, or
+         * binary for int1 variants), and one prompt's of the variant */
+        int dom[2] = {0, 0};
+        for (int i = 0; i < ncfg; i++)
+            for (int l = 0; l < MP_E2E_NLIN; l++)
+                dom[cfg[i].lin[l].v->domain == MP_DOMAIN_BINARY] = 1;
         spec.max_tokens = MP_E2E_PROMPT_MAX;
-    else {
+        spec.ref_logits = sizeof(float) * (size_t)o.tokens * (size_t)md.vocab *
+                          ((size_t)o.prompts * (size_t)(dom[0] + dom[1]) + 1);
+    } else {
         int maxb = 1;
         for (int i = 0; i < o.nbatch; i++)
             maxb = o.batch[i] > maxb ? o.batch[i] : maxb;
@@ -471,6 +487,10 @@ int mp_cmd_e2e(int argc, char **argv)
                          o.clock_gate, o.tg > 0 ? "|kept=8" : "");
     for (int i = 0; i < ncfg && used > 0 && (size_t)used < sizeof cfgtext; i++)
         used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|%s", cfg[i].label);
+    /* the lossless check's second definition (issue 37: the logits beside the
+     * exact match): rows of the first, which have none, are not resumed as its */
+    if (o.lossless && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|llv=2");
     /* the machine too: machines of different kinds keep their rows apart when merged */
     if (used > 0 && (size_t)used < sizeof cfgtext)
         snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|fp=%s", mach.fingerprint);

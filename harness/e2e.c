@@ -54,8 +54,9 @@
  * Numerics.  Each linear layer is one mp_op: the variant's prepare quantizes the
  * activations (per-token absmax, DESIGN.md "Numerics") and compute produces the
  * rows.  The reference arithmetic is a pseudo-variant in this file (int8 copy,
- * mp_quant_row, mp_ref_gemm_q), so the reference decoder is the same code with
- * other ops: a lossless variant gives bit-identical logits and tokens.  Every
+ * mp_quant_row, mp_ref_gemm_q's int32 sums, mp_dequant), so the reference
+ * decoder is the same code with other ops: a lossless variant gives
+ * bit-identical logits and tokens.  Every
  * float computation for a token depends only on that token and its cache
  * (fixed summation orders, the same code for prefill and decode, no dependence
  * on the thread split), so decoding with the cache gives exactly the logits of
@@ -138,13 +139,37 @@ static void ref_prepare(const mp_op *op, const float *x, int n, void *act, int t
         xs[t] = mp_quant_row(x + (size_t)t * op->k, op->k, q + (size_t)t * op->k);
 }
 
+/* The int32 sum of one row's int8 products, in 16 lanes the compiler
+ * vectorizes at -O2 without ISA flags (mp_ref_gemm_q's loop, which may alias
+ * its output, stays scalar: ~10x slower, and the lossless check decodes every
+ * prompt with the reference).  Integer addition is exact in any order (|sum|
+ * <= 127 K, far inside int32), so the sum is mp_ref_gemm_q's bit for bit. */
+static int32_t ref_dot(const int8_t *restrict w, const int8_t *restrict q, int k)
+{
+    int32_t lane[16] = {0};
+    int i = 0;
+    for (; i + 16 <= k; i += 16)
+        for (int j = 0; j < 16; j++)
+            lane[j] += (int16_t)(w[i + j] * q[i + j]); /* |w q| <= 127 */
+    int32_t s = 0;
+    for (int j = 0; j < 16; j++)
+        s += lane[j];
+    for (; i < k; i++)
+        s += (int32_t)w[i] * q[i];
+    return s;
+}
+
 static void ref_compute(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
                         void *scratch)
 {
     (void)scratch;
     const float *xs = act;
-    const int8_t *q = (const int8_t *)act + ref_xs_bytes(n);
-    mp_ref_gemm_q((const int8_t *)op->w, op->w_scale, op->m, op->k, q, xs, n, y, NULL, m0, m1);
+    const int8_t *q = (const int8_t *)act + ref_xs_bytes(n), *w = (const int8_t *)op->w;
+    for (int t = 0; t < n; t++)
+        for (int r = m0; r < m1; r++)
+            y[(size_t)t * op->m + r] = mp_dequant(ref_dot(w + (size_t)r * op->k,
+                                                          q + (size_t)t * op->k, op->k),
+                                                  op->w_scale, xs[t]);
 }
 
 static const mp_variant ref_variant = {
@@ -467,7 +492,9 @@ void mp_e2e_estimate(const mp_e2e_spec *s, mp_e2e_mem *mem)
         size_t tok = mem->ternary + mem->floats + mem->kv;
         mem->bound_read = tok < MP_E2E_BOUND_READ_CAP ? tok : MP_E2E_BOUND_READ_CAP;
     }
+    mem->ref_logits = s->ref_logits;
     mem->total = mem->ternary + mem->floats + mem->kv + mem->scratch + mem->shared +
+                 mem->ref_logits +
                  (mem->staging > mem->bound_read ? mem->staging : mem->bound_read);
 }
 
@@ -498,12 +525,13 @@ int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e)
         return mp_fail(e, MP_EUSAGE,
                        "model %s (%d of %d layers) needs %.2f GiB (ternary %.2f, float parts "
                        "%.2f, KV cache %.2f, scratch %.2f, packing %.2f, shared %.2f, the decode "
-                       "bound's read %.2f; packing and that read never at once) but only %.2f GiB is "
-                       "usable (MemAvailable %.2f GiB minus margin); refusing instead of "
-                       "swapping: try fewer --layers, a smaller --batch or shorter --pp/--tg",
+                       "bound's read %.2f, reference logits %.2f; packing and that read never at "
+                       "once) but only %.2f GiB is usable (MemAvailable %.2f GiB minus margin); "
+                       "refusing instead of swapping: try fewer --layers, a smaller --batch, "
+                       "shorter --pp/--tg or fewer --prompts/--tokens",
                        s->model.name, s->layers, s->model.layers, gib(m.total), gib(m.ternary),
                        gib(m.floats), gib(m.kv), gib(m.scratch), gib(m.staging), gib(m.shared),
-                       gib(m.bound_read), gib(usable),
+                       gib(m.bound_read), gib(m.ref_logits), gib(usable),
                        gib(avail));
     return MP_OK;
 }

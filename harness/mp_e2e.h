@@ -87,6 +87,8 @@ typedef struct mp_e2e_spec {
     const char *cache_dir; /* packed-weight cache directory, NULL: none */
     int shared;         /* estimate only: the run keeps a shared copy (mp_e2e_shared_create) */
     int bound_read;     /* estimate only: decode rows read beside each step (e2e-measure.c) */
+    size_t ref_logits;  /* estimate only: bytes the lossless check keeps beside the instance
+                           (the reference's logits of every prompt, e2e-measure.c) */
 } mp_e2e_spec;
 
 /* The decode bound's read beside each step: min(bytes per token, this). */
@@ -101,6 +103,7 @@ typedef struct mp_e2e_mem {
     size_t staging;     /* transient: int8 weights of the largest tensor per thread while packing */
     size_t shared;      /* the run's shared copy of the weights (spec.shared) */
     size_t bound_read;  /* after setup: the decode bound's read buffer (spec.bound_read) */
+    size_t ref_logits;  /* the lossless check's reference logits (spec.ref_logits) */
     size_t total;       /* staging and bound_read never coexist: the larger counts */
     double ternary_weights; /* count of ternary weights, for bpw */
 } mp_e2e_mem;
@@ -217,6 +220,16 @@ typedef struct mp_e2e_row {
     double bpw;
     int prompts, tokens, matched; /* lossless check */
     double share;                 /* matched / prompts */
+    /* lossless check, beside the exact match (issue 37): the variant decoded on
+     * the reference's tokens (teacher-forced), its largest |logit - reference
+     * logit| over every prompt, step and vocabulary entry, each step's
+     * difference relative to that step's reference logit range (max - min);
+     * exactly 0 when every logit is bit for bit the reference's, NAN when not
+     * measured.  first_diff: the earliest generated token (1-based) at which
+     * any prompt's argmax left the reference's token, 0 when none did, -1 when
+     * not measured. */
+    double logit_diff;
+    int first_diff;
     uint64_t seed;
     char status[16];     /* ok, skipped, failed */
     char reason[256];

@@ -44,6 +44,11 @@ typedef struct mp_rep_e2e {
     double bound_tps, bound_share;
     char profile[512]; /* "group=seconds per token,..." (mp_e2e_profile_parse) */
     char commit[16];   /* the run's git commit */
+    /* issue 37: a lossless row's largest logit difference relative to the
+     * logit range and its first diverging token (0: none); NAN and -1 when
+     * not stored */
+    double logit_diff;
+    int first_diff;
 } mp_rep_e2e;
 
 /* One tuner decision (the tuned table); the text is valid during the callback

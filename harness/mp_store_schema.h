@@ -100,6 +100,13 @@ static const char *const mp_schema_migrations[] = {
      * row, last in the list, for a missing comma) */
     ("ALTER TABLE results ADD COLUMN clock_ghz REAL;"
      "ALTER TABLE results ADD COLUMN slow_reps INTEGER;"),
+    /* 10: the lossless check's logits (issue 37): the largest |logit - reference
+     * logit| of the variant decoded on the reference's tokens, relative to each
+     * step's reference logit range (0: bit for bit), and the earliest generated
+     * token (1-based) whose argmax left the reference's, 0 when none did; NULL
+     * for performance rows and lossless rows stored before */
+    ("ALTER TABLE e2e ADD COLUMN logit_diff REAL;"
+     "ALTER TABLE e2e ADD COLUMN first_diff INTEGER;"),
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };

@@ -1,6 +1,8 @@
 /* output-e2e.c - end-to-end rows as llama-bench-like tables, CSV, JSON or
  * markdown: tokens/s as median ± sample standard deviation, or, for the
- * lossless check, prompts matched out of prompts decoded. */
+ * lossless check, prompts matched out of prompts decoded, the largest logit
+ * difference and the first diverging token. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,19 @@ static void result_cell(const mp_e2e_row *r, int lossless, char *buf, size_t len
         snprintf(buf, len, "%.2f ± %.2f", r->tps_median, r->tps_spread);
 }
 
+/* The lossless check's logit cells: the largest difference relative to the
+ * logit range ("0" only when bit for bit) and the first diverging token. */
+static void logit_cells(const mp_e2e_row *r, char *diff, size_t dlen, char *first, size_t flen)
+{
+    if (isnan(r->logit_diff) || r->first_diff < 0) {
+        snprintf(diff, dlen, "-");
+        snprintf(first, flen, "-");
+        return;
+    }
+    snprintf(diff, dlen, r->logit_diff == 0 ? "0" : "%.3g", r->logit_diff);
+    snprintf(first, flen, r->first_diff ? "%d" : "none", r->first_diff);
+}
+
 /* Numeric columns are right-aligned (layers, size, bpw, threads, t/s, bound,
  * share, setup). */
 static int is_right(int c, int lossless)
@@ -117,12 +132,14 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                                             "threads", "test", "t/s", "bound t/s", "share",
                                             "setup s"};
     static const char *const ll_cols[] = {"model", "layers", "variant", "method", "prompts",
-                                          "tokens", "exact match"};
+                                          "tokens", "exact match", "max logit diff / range",
+                                          "first diff token"};
     const char *const *cols = lossless ? ll_cols : perf_cols;
-    int ncol = lossless ? 7 : 11;
+    int ncol = lossless ? 9 : 11;
+    char ldiff[32], lfirst[16];
     if (fmt == MP_FMT_CSV) {
         fputs(lossless ? "model,layers,model_layers,variant,method,prompts,tokens,matched,share,"
-                         "status,reason\n"
+                         "status,reason,logit_diff,first_diff\n"
                        : "model,layers,model_layers,model_bytes,bpw,variant,threads,test,"
                          "n_prompt,n_gen,batch,reps,tps_median,tps_min,tps_max,tps_spread,"
                          "status,reason,lm_head,setup_s,token_bytes,bw_gbs,bound_tps,"
@@ -143,7 +160,12 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                         r->tps_max, r->tps_spread, r->status);
             }
             csv_str(f, r->reason);
-            if (!lossless) {
+            if (lossless) {
+                if (isnan(r->logit_diff) || r->first_diff < 0)
+                    fputs(",,", f);
+                else
+                    fprintf(f, ",%.9g,%d", r->logit_diff, r->first_diff);
+            } else {
                 fprintf(f, ",%s,%.3f,%zu,%.3f,%.3f,%.4f,", r->lm_head, r->setup_s,
                         r->token_bytes, r->bw_gbs, r->bound_tps, r->bound_share);
                 csv_str(f, r->profile);
@@ -163,11 +185,18 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
             json_str(f, r->variant);
             fputs(", \"method\": ", f);
             json_str(f, r->method);
-            if (lossless)
+            if (lossless) {
                 fprintf(f, ", \"test\": \"lossless\", \"prompts\": %d, \"tokens\": %d, "
                            "\"matched\": %d, \"share\": %.6f",
                         r->prompts, r->tokens, r->matched, r->share);
-            else
+                if (isnan(r->logit_diff) || r->first_diff < 0)
+                    fputs(", \"logit_diff\": null, \"first_diff\": null", f);
+                else if (isinf(r->logit_diff))
+                    fprintf(f, ", \"logit_diff\": \"inf\", \"first_diff\": %d", r->first_diff);
+                else
+                    fprintf(f, ", \"logit_diff\": %.9g, \"first_diff\": %d", r->logit_diff,
+                            r->first_diff);
+            } else {
                 fprintf(f, ", \"model_bytes\": %zu, \"ternary_bytes\": %zu, \"bpw\": %.4f, "
                            "\"threads\": %d, \"test\": \"%s\", \"n_prompt\": %d, \"n_gen\": %d, "
                            "\"batch\": %d, \"reps\": %d, \"tps_median\": %.4f, \"tps_min\": %.4f, "
@@ -175,7 +204,6 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                         r->model_bytes, r->ternary_bytes, r->bpw, r->threads, r->test,
                         r->n_prompt, r->n_gen, r->batch, r->reps, r->tps_median, r->tps_min,
                         r->tps_max, r->tps_spread);
-            if (!lossless) {
                 fprintf(f, ", \"lm_head\": \"%s\", \"setup_s\": %.4f, \"token_bytes\": %zu, "
                            "\"bw_gbs\": %.4f, \"bound_tps\": %.4f, \"bound_share\": %.6f, "
                            "\"profile\": ",
@@ -226,7 +254,9 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
             if (lossless) {
                 snprintf(pr, sizeof pr, "%d", r->prompts);
                 snprintf(tk, sizeof tk, "%d", r->tokens);
-                const char *lv[7] = {r->model, lay, r->variant, r->method, pr, tk, cell};
+                logit_cells(r, ldiff, sizeof ldiff, lfirst, sizeof lfirst);
+                const char *lv[9] = {r->model, lay, r->variant, r->method, pr, tk, cell,
+                                     ldiff, lfirst};
                 memcpy(v, lv, sizeof lv);
             } else {
                 human_bytes(size, sizeof size, r->model_bytes);

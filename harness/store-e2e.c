@@ -1,6 +1,7 @@
 /* store-e2e.c - end-to-end rows in the store (see mp_store_e2e.h).  NULL
  * columns: tokens/s of lossless or non-ok rows, the match counts of
- * performance rows. */
+ * performance rows, the logit figures of rows that did not measure them. */
+#include <math.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <time.h>
@@ -21,8 +22,9 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
         "INSERT OR IGNORE INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,"
         "n_gen,batch,threads,reps,tps_median,tps_min,tps_max,tps_spread,model_bytes,"
         "ternary_bytes,bpw,prompts,tokens,matched,match_share,seed,status,reason,times_s,created,"
-        "plan_key,lm_head,setup_s,token_bytes,bw_gbs,bound_tps,bound_share,profile) "
-        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "plan_key,lm_head,setup_s,token_bytes,bw_gbs,bound_tps,bound_share,profile,"
+        "logit_diff,first_diff) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_error(s, e);
@@ -92,6 +94,13 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
         sqlite3_bind_text(st, c++, r->profile, -1, SQLITE_TRANSIENT);
     else
         sqlite3_bind_null(st, c++);
+    if (lossless && !isnan(r->logit_diff) && r->first_diff >= 0) {
+        sqlite3_bind_double(st, c++, r->logit_diff);
+        sqlite3_bind_int(st, c++, r->first_diff);
+    } else {
+        sqlite3_bind_null(st, c++);
+        sqlite3_bind_null(st, c++);
+    }
     int step = sqlite3_step(st);
     sqlite3_finalize(st);
     return step == SQLITE_DONE ? MP_OK : db_error(s, e);
@@ -112,7 +121,7 @@ int mp_store_e2e_get(mp_store *s, const char *plan_key, const char *model, const
                            " tps_median, tps_min, tps_max, tps_spread, model_bytes, ternary_bytes,"
                            " bpw, prompts, tokens, matched, match_share, seed, status, reason,"
                            " times_s, lm_head, setup_s, token_bytes, bw_gbs, bound_tps,"
-                           " bound_share, profile"
+                           " bound_share, profile, logit_diff, first_diff"
                            " FROM e2e WHERE plan_key=? AND model=? AND variant=? AND"
                            " test=? AND threads=?",
                            -1, &st, NULL) != SQLITE_OK)
@@ -160,6 +169,9 @@ int mp_store_e2e_get(mp_store *s, const char *plan_key, const char *model, const
         r->bound_tps = sqlite3_column_double(st, 26);
         r->bound_share = sqlite3_column_double(st, 27);
         copy_text(st, 28, r->profile, sizeof r->profile);
+        int known = sqlite3_column_type(st, 29) != SQLITE_NULL;
+        r->logit_diff = known ? sqlite3_column_double(st, 29) : NAN;
+        r->first_diff = known ? sqlite3_column_int(st, 30) : -1;
     }
     sqlite3_finalize(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)
