@@ -66,16 +66,23 @@ static void bw_run(void *arg, int tid, int nt)
     }
 }
 
+/* GB/s of one timed round of `passes` sweeps of each thread's buffers. */
+static double timed_pass(mp_pool *pool, bw_task *t)
+{
+    double moved = (double)t->bytes * t->passes * mp_pool_size(pool) * (t->kind + 1);
+    double t0 = mp_now();
+    mp_pool_run(pool, bw_run, t);
+    double dt = mp_now() - t0;
+    return dt > 0 ? moved / dt * 1e-9 : 0;
+}
+
 /* Best GB/s over reps of `passes` sweeps of each thread's buffers. */
 static double measure_bw(mp_pool *pool, bw_task *t, int reps)
 {
     double best = 0;
-    double moved = (double)t->bytes * t->passes * mp_pool_size(pool) * (t->kind + 1);
     mp_pool_run(pool, bw_run, t); /* warm-up: fill caches, settle the clocks */
     for (int r = 0; r < reps; r++) {
-        double t0 = mp_now();
-        mp_pool_run(pool, bw_run, t);
-        double gbps = moved / (mp_now() - t0) * 1e-9;
+        double gbps = timed_pass(pool, t);
         best = gbps > best ? gbps : best;
     }
     return best;
@@ -253,7 +260,8 @@ int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
             continue;
         char binding[512];
         mp_pool *pool = mp_pool_create(tv[ti], binding, sizeof binding);
-        for (int l = 0; l < 4; l++) {
+        int nk = nr + 2, reps = quick ? 3 : 7;
+        for (int l = 0; l < 4 && nrows + 1 + nk <= max; l++) {
             size_t per = mp_probe_level_bytes(mach, l, tv[ti], quick);
             bw_task *t = calloc(1, sizeof *t);
             if (!t)
@@ -265,33 +273,38 @@ int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
             /* enough passes that one timed round streams >= 64 MiB */
             t->passes = (int)((64u << 20) / (per * (size_t)tv[ti]) + 1);
             buffers(pool, t, 1);
-            /* read_<level> (the best method), then each method, copy, triad */
-            mp_probe_row *best = NULL;
-            for (int k = -1; k < nr + 2 && nrows < max; k++) {
-                mp_probe_row *r = &rows[nrows++];
-                memset(r, 0, sizeof *r);
-                r->threads = tv[ti];
-                r->bytes = (long long)per * tv[ti];
-                snprintf(r->unit, sizeof r->unit, "GB/s");
-                if (k < 0) {
-                    snprintf(r->kind, sizeof r->kind, "read_%s", names[l]);
-                    best = r;
-                    continue;
-                }
-                if (k < nr) {
-                    snprintf(r->kind, sizeof r->kind, "read_%s_%s", names[l], rd[k].name);
-                    t->kind = 0, t->read = rd[k].read;
-                } else {
-                    snprintf(r->kind, sizeof r->kind, "%s_%s", k == nr ? "copy" : "triad",
+            /* rows: read_<level> (the best method), then each method, copy,
+             * triad.  The kinds take turns, one timed pass each per round
+             * (after one warm-up pass each), so that on a shared host a quiet
+             * or a busy moment is not one kind's alone: measured one kind
+             * after the other, 2-thread reads came out below copy and triad */
+            mp_probe_row *best = &rows[nrows], *r = best + 1;
+            for (int k = -1; k < nk; k++) {
+                mp_probe_row *x = &rows[nrows++];
+                memset(x, 0, sizeof *x);
+                x->threads = tv[ti];
+                x->bytes = (long long)per * tv[ti];
+                snprintf(x->unit, sizeof x->unit, "GB/s");
+                if (k < 0)
+                    snprintf(x->kind, sizeof x->kind, "read_%s", names[l]);
+                else if (k < nr)
+                    snprintf(x->kind, sizeof x->kind, "read_%s_%s", names[l], rd[k].name);
+                else
+                    snprintf(x->kind, sizeof x->kind, "%s_%s", k == nr ? "copy" : "triad",
                              names[l]);
-                    t->kind = k - nr + 1;
-                }
-                mp_progress_show(&pg, "%s, %d threads", r->kind, tv[ti]);
-                r->value = measure_bw(pool, t, quick ? 3 : 7);
-                if (t->kind == 0 && r->value > best->value)
-                    best->value = r->value;
-                mp_progress_step(&pg, 1);
             }
+            mp_progress_show(&pg, "read, copy, triad %s, %d threads", names[l], tv[ti]);
+            for (int rep = -1; rep < reps; rep++)
+                for (int k = 0; k < nk; k++) {
+                    t->kind = k < nr ? 0 : k - nr + 1;
+                    t->read = k < nr ? rd[k].read : NULL;
+                    double g = timed_pass(pool, t);
+                    if (rep >= 0 && g > r[k].value)
+                        r[k].value = g;
+                    if (rep >= 0 && k < nr && g > best->value)
+                        best->value = g;
+                }
+            mp_progress_step(&pg, nk);
             buffers(pool, t, 0);
             free(t);
         }
