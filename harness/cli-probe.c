@@ -14,14 +14,16 @@ static void probe_usage(FILE *f)
 {
     fputs("usage: mpbench probe [--threads LIST] [--quick] [--no-ceilings]\n"
           "                     [--ceiling-variants GLOB[,GLOB...]] [--ceiling-n LIST]\n"
+          "                     [--ceiling-time SEC]\n"
           "                     [--db PATH | --no-db] [--format table|csv|json|md] [--quiet]\n"
           "  Bandwidth (read with each read method and their best, copy, triad) per\n"
           "  thread count and working set (L1, L2, L3, DRAM), int8 dot-product and\n"
           "  byte-shuffle peaks of one core, and each available variant's compute\n"
           "  ceiling (seed 003's compute roof: GOPS at a real shape with warm weights,\n"
           "  per N of --ceiling-n, default 1,128, and per thread count;\n"
-          "  --ceiling-variants picks the variants, default all; --no-ceilings skips\n"
-          "  them).  Threads default to 1..cores.\n",
+          "  --ceiling-variants picks the variants, default all; --ceiling-time: seconds\n"
+          "  of timed calls per variant, N and thread count, best of them, default 0.15;\n"
+          "  --no-ceilings skips them).  Threads default to 1..cores.\n",
           f);
 }
 
@@ -34,9 +36,11 @@ int mp_cmd_probe(int argc, char **argv)
         {"no-ceilings", no_argument, 0, 'C'},   {"help", no_argument, 0, 'h'},
         {"ceiling-variants", required_argument, 0, 'V'},
         {"ceiling-n", required_argument, 0, 'N'},
+        {"ceiling-time", required_argument, 0, 'T'},
         {0, 0, 0, 0}};
     const char *tlist = NULL, *db = "results/mpbench.db", *cglob = "*", *nlist = "1,128";
     int no_db = 0, quick = 0, quiet = 0, ceilings = 1, c, rc;
+    double budget = MP_CEILING_BUDGET_S;
     mp_format fmt = MP_FMT_TABLE;
     mp_err e;
     char cmdline[1024];
@@ -57,6 +61,14 @@ int mp_cmd_probe(int argc, char **argv)
         case 'C': ceilings = 0; break;
         case 'V': cglob = optarg; break;
         case 'N': nlist = optarg; break;
+        case 'T': {
+            char *end;
+            budget = strtod(optarg, &end);
+            if (end == optarg || *end || !(budget > 0) || budget > 60)
+                return mp_die(2, "--ceiling-time: '%s' is not a number of seconds in (0, 60]",
+                              optarg);
+            break;
+        }
         case 'h': probe_usage(stdout); return 0;
         default:
             probe_usage(stderr);
@@ -100,7 +112,7 @@ int mp_cmd_probe(int argc, char **argv)
         return mp_die(MP_EIO, "probe: out of memory");
     int nrows = mp_probe_measure(&mach, tv, nt, quick, rows, maxrows, quiet);
     if (ceilings)
-        nrows = mp_ceiling_rows(sel, nsel, tv, nt, nv, nn, rows, nrows, maxrows, quiet);
+        nrows = mp_ceiling_rows(sel, nsel, tv, nt, nv, nn, budget, rows, nrows, maxrows, quiet);
     mp_probe_print(stdout, fmt, rows, nrows);
     rc = 0;
     if (store) {

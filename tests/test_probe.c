@@ -347,7 +347,7 @@ Test(probe, ceiling_rows_carry_n_threads_and_shape, .timeout = 120)
     const int tv[2] = {1, 2}, nv[2] = {1, 128};
     mp_probe_row rows[8];
     memset(rows, 0, sizeof rows);
-    int n = mp_ceiling_rows(sel, 1, tv, 2, nv, 2, rows, 1, 8, 1);
+    int n = mp_ceiling_rows(sel, 1, tv, 2, nv, 2, 0.05, rows, 1, 8, 1);
     cr_assert_eq(n, 5, "rows[0] kept, 4 ceilings after it: %d", n);
     int seen = 0;
     for (int i = 1; i < n; i++) {

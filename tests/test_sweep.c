@@ -289,6 +289,8 @@ Test(probe, stores_positive_figures_shown_by_list_machine, .timeout = 300)
     /* bad --ceiling-n and --ceiling-variants are refused before anything runs */
     snprintf(cmd, sizeof cmd, "probe --ceiling-n 0 --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    snprintf(cmd, sizeof cmd, "probe --ceiling-time 0 --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
     snprintf(cmd, sizeof cmd, "probe --ceiling-variants no_such_variant --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
     cr_assert(strstr(out, "--ceiling-variants: 'no_such_variant' matches no variant"), "%s", out);

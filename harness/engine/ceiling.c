@@ -268,7 +268,8 @@ int mp_ceiling_measure(const mp_variant *v, const int *param_in, const int *nv, 
 }
 
 int mp_ceiling_rows(const mp_variant *const *sel, int nsel, const int *tv, int nt,
-                    const int *nv, int nn, mp_probe_row *rows, int n, int max, int quiet)
+                    const int *nv, int nn, double budget, mp_probe_row *rows, int n, int max,
+                    int quiet)
 {
     mp_pool *pools[64];
     int np = 0;
@@ -289,7 +290,8 @@ int mp_ceiling_rows(const mp_variant *const *sel, int nsel, const int *tv, int n
         char why[160];
         if (v->family == MP_FAMILY_PEER || v->self_threaded || !mp_variant_available(v))
             continue;
-        int got = mp_ceiling_measure(v, NULL, nv, nn, pools, np, MP_CEILING_BUDGET_S, c, why,
+        int got = mp_ceiling_measure(v, NULL, nv, nn, pools, np,
+                                     budget > 0 ? budget : MP_CEILING_BUDGET_S, c, why,
                                      sizeof why);
         for (int j = 0; j < got && n < max; j++) {
             if (!(c[j].gops > 0))

@@ -283,9 +283,10 @@ int mp_ceiling_measure(const mp_variant *v, const int *param, const int *nv, int
 /* The probe's compute roofs: for each of the nsel variants (peers, self-threaded
  * and unavailable ones skipped) one "ceiling_<variant>" row per N of nv and
  * thread count of tv, in GOPS, with its n, m, k and packed bytes, appended to
- * rows[] from index n; the new count is returned. */
+ * rows[] from index n; the new count is returned.  budget: seconds of timed
+ * calls per (variant, N, threads), <= 0 for MP_CEILING_BUDGET_S. */
 int mp_ceiling_rows(const mp_variant *const *sel, int nsel, const int *tv, int nt,
-                    const int *nv, int nn, struct mp_probe_row *rows, int n, int max,
-                    int quiet);
+                    const int *nv, int nn, double budget, struct mp_probe_row *rows, int n,
+                    int max, int quiet);
 
 #endif
