@@ -162,14 +162,16 @@ static int list_machine(int argc, char **argv)
         mp_store *s;
         mp_err e;
         if (mp_store_open(db, &s, &e) == MP_OK) {
-            mp_probe_row r[256];
-            int n = mp_probe_latest(s, m.fingerprint, r, 256);
+            enum { MAXP = 8192 }; /* a probe of many threads has many ceilings */
+            mp_probe_row *r = calloc(MAXP, sizeof *r);
+            int n = r ? mp_probe_latest(s, m.fingerprint, r, MAXP) : 0;
             if (n) {
                 printf("probe (newest in %s):\n", db);
                 mp_probe_print(stdout, MP_FMT_TABLE, r, n);
             } else {
                 printf("probe: none stored in %s for this machine (run 'mpbench probe')\n", db);
             }
+            free(r);
             mp_store_close(s);
         }
     }

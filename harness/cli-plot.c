@@ -310,12 +310,19 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
     for (int mi = 0; mi < nm; mi++) {
         fprintf(j.f, "# method %s: arithmetic intensity (ops/byte of packed weights), GOPS, "
                      "variant, shape, N\n", meth[mi]);
-        /* issue 16: the method's compute roof, its best variant's measured in-cache
-         * ceiling (probe "ceiling_<variant>", GOPS per core) times the threads */
+        /* issue 16/37: the method's compute roof, its best variant's measured
+         * ceiling (probe "ceiling_<variant>", GOPS) at the plotted N (without
+         * --n: the largest N measured) and thread count; an older probe's
+         * one-core ceiling times the threads */
         double ceil = 0;
         for (int i = 0; i < r->nrows; i++)
-            if (!strcmp(r->rows[i].method, meth[mi]))
-                ceil = fmax(ceil, mp_rep_ceiling(r, r->rows[i].variant) * t);
+            if (!strcmp(r->rows[i].method, meth[mi])) {
+                double c = mp_rep_ceiling(r, r->rows[i].variant, o->n ? o->n : 1 << 30, t,
+                                          NULL, NULL);
+                if (!(c > 0))
+                    c = mp_rep_ceiling_legacy(r, r->rows[i].variant) * t;
+                ceil = fmax(ceil, c);
+            }
         size_t cu = strlen(ceils);
         snprintf(ceils + cu, sizeof ceils - cu, "%s%.6g", cu ? " " : "", ceil);
         if (ceil > 0)

@@ -374,10 +374,14 @@ static void sec_probe(FILE *f, mp_rep *r)
         fputs("No probe of this machine: run `mpbench probe`.\n\n", f);
     } else {
         int tv[64];
-        int nt = 0, nceil = 0;
+        int nt = 0, nceil = 0, percall = mp_rep_has_ceilings(r);
         for (int i = 0; i < r->nprobe; i++) {
             int j;
-            nceil += !strncmp(r->probe[i].kind, "ceiling_", 8);
+            /* variants: one ceiling each in an old probe, one per N and threads now */
+            int first = !strncmp(r->probe[i].kind, "ceiling_", 8);
+            for (int q = 0; q < i && first; q++)
+                first = strcmp(r->probe[q].kind, r->probe[i].kind) != 0;
+            nceil += first;
             for (j = 0; j < nt && tv[j] != r->probe[i].threads; j++)
                 ;
             if (j == nt && nt < 64)
@@ -421,12 +425,24 @@ static void sec_probe(FILE *f, mp_rep *r)
             fputc('\n', f);
         }
         fputc('\n', f);
+        int methods = 0;
+        for (int i = 0; i < r->nprobe && !methods; i++)
+            methods = !strncmp(r->probe[i].kind, "read_DRAM_", 10);
         fputs("Bandwidth is measured the way STREAM does it: each thread pinned, streaming its "
               "own first-touched part of the buffer, all threads started together, best of "
               "several passes; copy counts 2 bytes per byte copied, triad 3.", f);
-        if (nceil)
+        fputs(methods ? "  read_<level> is the best of the read methods beside it (_plain: "
+                        "256-bit loads, _wide: 512-bit, _pf: software-prefetched, _nt: "
+                        "non-temporal), the bandwidth roof."
+                      : "  read_<level> is one plain read (a probe from before the read methods "
+                        "of issue 37).",
+              f);
+        if (nceil && percall)
+            fprintf(f, "  The same probe measured the compute ceiling of %d variants at a real "
+                       "shape per N and thread count (section 7's compute roofs).", nceil);
+        else if (nceil)
             fprintf(f, "  The same probe measured the in-cache compute ceiling of %d variants "
-                       "(section 7's compute roofs).", nceil);
+                       "on one core (section 7's compute roofs, times the threads).", nceil);
         fputs("\n\n", f);
     }
     fputs("The papers' machines, for scale (seed 003 §IV-A, measured read bandwidth): Core "

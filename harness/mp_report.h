@@ -14,6 +14,10 @@
 #include "mp_probe_store.h"
 #include "mp_store_report.h"
 
+/* Probe rows a report reads: bandwidth per method, level and thread count, and
+ * a compute ceiling per variant, N and thread count. */
+enum { MP_REP_MAX_PROBE = 8192 };
+
 typedef struct mp_rep {
     mp_store *store;
     const char *db_path;
@@ -22,8 +26,8 @@ typedef struct mp_rep {
     mp_rep_machine mach;
     mp_rep_row *rows; /* newest row per (variant, params, m, k, n, threads, cache mode) */
     int nrows;
-    mp_probe_row probe[512]; /* the newest `mpbench probe` run (else newest probe rows) */
-    int nprobe;
+    mp_probe_row *probe; /* the newest `mpbench probe` run (else newest probe rows) */
+    int nprobe;          /* at most MP_REP_MAX_PROBE */
     int64_t probe_run;
 } mp_rep;
 
@@ -57,16 +61,27 @@ int mp_rep_distinct_variants(const mp_rep *r, mp_rep_filter f, const void *ctx,
                              const char **out, int max);
 
 /* The probe figure kind at `threads` (nearest thread count below, else above); 0 if none.
- * kind_prefix matches the start of the kind ("int8_dot_" matches any ISA). */
-double mp_rep_probe(const mp_rep *r, const char *kind_prefix, int threads, int *got_threads);
+ * A kind ending in '_' matches the start of the kind ("int8_dot_" matches any
+ * ISA); any other only itself ("read_DRAM", not "read_DRAM_pf"). */
+double mp_rep_probe(const mp_rep *r, const char *kind, int threads, int *got_threads);
 
 /* A variant's numerics from its catalog row: "lossless", "lossy", "float", or
  * "unknown" (a name this build does not have). */
 const char *mp_rep_numerics(const char *variant);
 
-/* The newest probe's compute ceiling of a variant (GOPS on one core, kind
- * "ceiling_<variant>", engine/ceiling.c); 0 when the probe did not measure it. */
-double mp_rep_ceiling(const mp_rep *r, const char *variant);
+/* The newest probe's compute ceiling of a variant (GOPS, kind
+ * "ceiling_<variant>" with its N, engine/ceiling.c) for N tokens at `threads`:
+ * the one measured at that N and thread count, else the nearest (thread count
+ * first: exact, largest below, smallest above; then N: exact, smallest above,
+ * largest below), with the N and threads it was measured at in *got_n and
+ * *got_threads (may be NULL); 0 when the probe has none for the variant. */
+double mp_rep_ceiling(const mp_rep *r, const char *variant, int n, int threads, int *got_n,
+                      int *got_threads);
+/* A probe from before schema 10: its ceiling of the variant (GOPS on one core,
+ * a 32 x 2048 L1 tile, N = 1, thread CPU time; no N stored); 0 if none. */
+double mp_rep_ceiling_legacy(const mp_rep *r, const char *variant);
+/* 1 when the newest probe stores compute ceilings per N and threads (schema 10). */
+int mp_rep_has_ceilings(const mp_rep *r);
 
 /* ---- the files a report writes (report-out.c) ---------------------------------- */
 
@@ -104,12 +119,26 @@ void mp_rep_table_head(FILE *f, const char *first, const char *const *cols, int 
  * CSV_DIR/gemv-roofline.csv.  Returns the number of rows above their roof. */
 int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o);
 
-/* Roof of one N = 1 row at its thread count: min of the bandwidth roof (the
- * run's own read_DRAM, else the probe's) and the compute roof (the variant's
- * ceiling, else the int8 dot peak, as GB/s of its packed weights).  Returns the
- * roof in GB/s (0: no probe); *bound "bandwidth" or "compute". */
+/* Roof of one kernel row at its N and thread count: min of the bandwidth roof
+ * (cold rows: the higher of the run's own read_DRAM and the probe's, the best
+ * of its read methods; warm rows: none) and the compute roof (the variant's
+ * ceiling at the row's N and threads, as GB/s of its packed weights; else a
+ * stand-in, see report-roofline.c).  Returns the roof in GB/s (0: no probe);
+ * *bound "bandwidth" or "compute"; *compute_src is mp_rep_src_ceiling when the
+ * compute roof is the row's own ceiling, else names what stood in. */
 double mp_rep_roof(const mp_rep *r, const mp_rep_row *x, double *bw_roof, double *compute_roof,
                    const char **bound, const char **compute_src);
+extern const char *const mp_rep_src_ceiling;
+
+/* Issue 37, a roof holds: the measured kernel rows of r (every N, thread count
+ * and cache mode) above their roof - the bandwidth roof, and the compute roof
+ * when it is the row's own ceiling (or, N = 1, an older probe's one-core
+ * ceiling times the threads, the roof it claimed) - and the decode e2e rows above their
+ * bound, by more than tol (0.03: 3%).  The count is returned, *checked gets
+ * the rows that had a roof (may be NULL), and fn (may be NULL) gets one line
+ * per row above. */
+int mp_rep_roof_check(const mp_rep *r, const mp_rep_e2e *e, int ne, double tol,
+                      void (*fn)(const char *line, void *ctx), void *ctx, int *checked);
 
 /* Section 2a (report-e2e-limit.c, issue 17): every e2e row that stores a bound
  * as its share of that bound, one table per (test, threads), and the --profile

@@ -107,6 +107,13 @@ static const char *const mp_schema_migrations[] = {
      * for performance rows and lossless rows stored before */
     ("ALTER TABLE e2e ADD COLUMN logit_diff REAL;"
      "ALTER TABLE e2e ADD COLUMN first_diff INTEGER;"),
+    /* 11: roofs that hold (issue 37): a compute ceiling is measured per variant
+     * at a real shape M x K, per N and per thread count (engine/ceiling.c), so
+     * its probe row says which; NULL on every other probe row and on the
+     * ceilings of older probes (one core, a 32 x 2048 tile, N = 1) */
+    ("ALTER TABLE probe ADD COLUMN n INTEGER;"
+     "ALTER TABLE probe ADD COLUMN m INTEGER;"
+     "ALTER TABLE probe ADD COLUMN k INTEGER;"),
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };

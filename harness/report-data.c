@@ -110,7 +110,12 @@ int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
     }
     for (int i = 0; i < r->nrows; i++)
         r->rows[i].is_default = mp_rep_params_default(r->rows[i].variant, r->rows[i].params);
-    r->nprobe = mp_store_rep_probe(r->store, r->mach.id, r->probe, 512, &r->probe_run);
+    if (!(r->probe = calloc(MP_REP_MAX_PROBE, sizeof *r->probe))) {
+        mp_rep_close(r);
+        return mp_fail(e, MP_EIO, "report: out of memory");
+    }
+    r->nprobe = mp_store_rep_probe(r->store, r->mach.id, r->probe, MP_REP_MAX_PROBE,
+                                   &r->probe_run);
     return MP_OK;
 }
 
@@ -126,6 +131,7 @@ void mp_rep_close(mp_rep *r)
         }
     }
     free(r->rows);
+    free(r->probe);
     memset(r, 0, sizeof *r);
 }
 
@@ -238,13 +244,16 @@ int mp_rep_distinct_variants(const mp_rep *r, mp_rep_filter f, const void *ctx,
     return n;
 }
 
-double mp_rep_probe(const mp_rep *r, const char *kind_prefix, int threads, int *got_threads)
+double mp_rep_probe(const mp_rep *r, const char *kind, int threads, int *got_threads)
 {
     int best = -1;
-    size_t pl = strlen(kind_prefix);
+    size_t pl = strlen(kind);
+    /* "int8_dot_" names a family of kinds; "read_DRAM" one kind, not also
+     * read_DRAM_pf and the other read methods */
+    int prefix = pl && kind[pl - 1] == '_';
     for (int i = 0; i < r->nprobe; i++) {
         const mp_probe_row *p = &r->probe[i];
-        if (strncmp(p->kind, kind_prefix, pl))
+        if (prefix ? strncmp(p->kind, kind, pl) != 0 : strcmp(p->kind, kind) != 0)
             continue;
         if (best < 0) {
             best = i;
@@ -272,11 +281,55 @@ const char *mp_rep_numerics(const char *variant)
     return v->exactness == MP_LOSSLESS ? "lossless" : v->exactness == MP_LOSSY ? "lossy" : "float";
 }
 
-double mp_rep_ceiling(const mp_rep *r, const char *variant)
+/* How close a stored ceiling (n, t) is to the one wanted (want_n, want_t):
+ * the thread count first (exact, else the largest below, else the smallest
+ * above), then N (exact, else the smallest above: more tokens per call reuse
+ * each weight more, so its GOPS stands above the row's; else the largest
+ * below).  Higher is closer. */
+static long ceiling_score(int n, int t, int want_n, int want_t)
+{
+    long ts = t == want_t ? 3000000 : t < want_t ? 1000000 + t : 1000000 - t;
+    long ns = n == want_n ? 300000 : n > want_n ? 200000 - n : 100000 + n;
+    return ts * 1000000 + ns;
+}
+
+double mp_rep_ceiling(const mp_rep *r, const char *variant, int n, int threads, int *got_n,
+                      int *got_threads)
+{
+    int best = -1;
+    long best_score = 0;
+    for (int i = 0; i < r->nprobe; i++) {
+        const mp_probe_row *p = &r->probe[i];
+        if (p->n <= 0 || strncmp(p->kind, "ceiling_", 8) || strcmp(p->kind + 8, variant) ||
+            !(p->value > 0))
+            continue;
+        long sc = ceiling_score(p->n, p->threads, n, threads);
+        if (best < 0 || sc > best_score)
+            best = i, best_score = sc;
+    }
+    if (best < 0)
+        return 0;
+    if (got_n)
+        *got_n = r->probe[best].n;
+    if (got_threads)
+        *got_threads = r->probe[best].threads;
+    return r->probe[best].value;
+}
+
+double mp_rep_ceiling_legacy(const mp_rep *r, const char *variant)
 {
     for (int i = 0; i < r->nprobe; i++)
-        if (!strncmp(r->probe[i].kind, "ceiling_", 8) && !strcmp(r->probe[i].kind + 8, variant))
+        if (r->probe[i].n <= 0 && !strncmp(r->probe[i].kind, "ceiling_", 8) &&
+            !strcmp(r->probe[i].kind + 8, variant))
             return r->probe[i].value;
+    return 0;
+}
+
+int mp_rep_has_ceilings(const mp_rep *r)
+{
+    for (int i = 0; i < r->nprobe; i++)
+        if (r->probe[i].n > 0 && !strncmp(r->probe[i].kind, "ceiling_", 8))
+            return 1;
     return 0;
 }
 

@@ -161,8 +161,9 @@ int mp_store_rep_probe(mp_store *s, int64_t machine_id, mp_probe_row *out, int m
     if (sqlite3_step(st) == SQLITE_ROW)
         *run = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    if (!*run || !(st = prepare(s, "SELECT kind, threads, bytes, value, ifnull(unit,'') FROM "
-                                   "probe WHERE run_id=? ORDER BY id")))
+    if (!*run || !(st = prepare(s, "SELECT kind, threads, bytes, value, ifnull(unit,''), "
+                                   "ifnull(n,0), ifnull(m,0), ifnull(k,0) FROM probe WHERE "
+                                   "run_id=? ORDER BY id")))
         return 0;
     sqlite3_bind_int64(st, 1, *run);
     while (n < max && sqlite3_step(st) == SQLITE_ROW) {
@@ -172,6 +173,9 @@ int mp_store_rep_probe(mp_store *s, int64_t machine_id, mp_probe_row *out, int m
         p->bytes = sqlite3_column_int64(st, 2);
         p->value = sqlite3_column_double(st, 3);
         copy_col(st, 4, p->unit, sizeof p->unit);
+        p->n = sqlite3_column_int(st, 5);
+        p->m = sqlite3_column_int(st, 6);
+        p->k = sqlite3_column_int(st, 7);
     }
     sqlite3_finalize(st);
     return n;

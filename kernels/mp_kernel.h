@@ -178,6 +178,13 @@ typedef struct mp_probe_ops {
     /* Reads n bytes (multiple of 256, 64-byte aligned); returns a value that
      * depends on every byte so the loads cannot be removed. */
     uint64_t (*read)(const void *p, size_t n);
+    /* The same read with a software prefetch MP_PROBE_PF_DIST bytes ahead of
+     * the loads (read_pf: prefetcht0, into every level) or with non-temporal
+     * loads and a non-temporal prefetch ahead (read_nt: movntdqa, prefetchnta);
+     * NULL where the ISA has no such loop.  A prefetch past the end of the
+     * buffer is harmless (prefetches do not fault). */
+    uint64_t (*read_pf)(const void *p, size_t n);
+    uint64_t (*read_nt)(const void *p, size_t n);
     /* dst = src, n bytes (multiple of 256, aligned). */
     void (*copy)(void *dst, const void *src, size_t n);
     /* a = b + s * c over n floats (multiple of 64, aligned). */
@@ -188,5 +195,17 @@ typedef struct mp_probe_ops {
     /* Runs iters rounds of 12 independent byte shuffles; returns bytes shuffled. */
     double (*shuffle)(long iters);
 } mp_probe_ops;
+
+/* How far ahead the probe's prefetching reads prefetch: the kernels' default
+ * prefetch distance (the catalog's pf = 8192), so that a kernel's prefetched
+ * stream is never a read method the probe did not try. */
+enum { MP_PROBE_PF_DIST = 8192 };
+
+/* One way of reading memory the bandwidth probe tries (the registry lists the
+ * ones this CPU runs, mp_registry_probe_reads): the roof is the best of them. */
+typedef struct mp_probe_read {
+    const char *name; /* "plain", "wide", "pf", "nt": the suffix of its probe kinds */
+    uint64_t (*read)(const void *p, size_t n);
+} mp_probe_read;
 
 #endif

@@ -5,8 +5,9 @@
 # Commit the database with the report: `make report` then reproduces REPORT.md
 # byte for byte (but its generation-time line) and the report test checks it.
 #
-#   1. probe: STREAM-like read/copy/triad per thread count, the int8 dot and
-#      shuffle peaks, every variant's compute ceilings (section 1, 7)
+#   1. probe: STREAM-like read (best of several read methods)/copy/triad per
+#      thread count, the int8 dot and shuffle peaks, every variant's compute
+#      roof at N = 1 and 128 per thread count (section 1, 7, claims)
 #   2. kernels on every bitnet-b1.58-2b-4t shape in ONE run per N (N = 1: GEMV,
 #      section 7, claims; N = 128: section 4, claims) on 1 and 2 threads: every
 #      SIMD variant this CPU runs, the int8-weight i8 variants, and llama.cpp's

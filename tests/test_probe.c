@@ -76,7 +76,7 @@ static uint64_t recording_read(const void *p, size_t n)
     return x;
 }
 
-static const mp_probe_ops recording = {"recording", recording_read, NULL, NULL, NULL, NULL};
+static const mp_probe_ops recording = {.isa = "recording", .read = recording_read};
 
 static void check_probe(int nt, int huge)
 {
@@ -200,9 +200,11 @@ Test(probe, reader_passes_read_each_threads_own_part_once, .timeout = 120)
 Test(probe, table_columns_line_up_past_long_kinds)
 {
     const mp_probe_row r[3] = {
-        {"read_DRAM", 2, 4LL << 30, 31.3, "GB/s"},
-        {"ceiling_vnni_int2.avx512vnni", 1, 65536, 253.8, "GOPS"},
-        {"ceiling_a_kind_of_forty_seven_characters_long", 1, 65536, 1.5, "GOPS"},
+        {.kind = "read_DRAM", .threads = 2, .bytes = 4LL << 30, .value = 31.3, .unit = "GB/s"},
+        {.kind = "ceiling_vnni_int2.avx512vnni", .threads = 1, .bytes = 65536, .value = 253.8,
+         .unit = "GOPS"},
+        {.kind = "ceiling_a_kind_of_forty_seven_characters_long", .threads = 1, .bytes = 65536,
+         .value = 1.5, .unit = "GOPS"},
     };
     char *buf = NULL;
     size_t len = 0;
@@ -233,4 +235,157 @@ Test(probe, table_columns_line_up_past_long_kinds)
     }
     cr_assert_eq(lines, 4);
     free(buf);
+}
+
+/* ---- issue 37: compute roofs that hold ---------------------------------------
+ * A compute roof is measured per variant at a real shape (M >= 1024), per N and
+ * per thread count through the pool, in wall time.  Checked with a variant
+ * whose compute sleeps: a sleep takes wall time but no CPU time, so a ceiling
+ * timed in thread CPU time (as before) would come out absurdly high, one timed
+ * in wall time can never exceed 2 M K N per sleep.  No speed is compared. */
+
+static long sleep_us_per_row; /* 0: a fixed SLEEP_US per call */
+enum { SLEEP_US = 1000 };
+
+static size_t sleepy_packed(int m, int k, const int *param)
+{
+    (void)param;
+    return (size_t)m * k / 4;
+}
+
+static void sleepy_pack(const int8_t *w, float s, int m, int k, const int *param, uint8_t *out)
+{
+    (void)w, (void)s, (void)param;
+    memset(out, 0, (size_t)m * k / 4);
+}
+
+static size_t sleepy_act(int n, int k, const int *param)
+{
+    (void)param;
+    return (size_t)n * k;
+}
+
+static void sleepy_prepare(const mp_op *op, const float *x, int n, void *act, int t0, int t1)
+{
+    (void)op, (void)x, (void)n, (void)act, (void)t0, (void)t1;
+}
+
+static _Atomic long sleepy_rows_max;
+
+static void sleepy_compute(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                           void *scratch)
+{
+    (void)act, (void)scratch;
+    long us = sleep_us_per_row ? sleep_us_per_row * (m1 - m0) : SLEEP_US;
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts))
+        ;
+    for (int t = 0; t < n; t++)
+        for (int i = m0; i < m1; i++)
+            y[(size_t)t * op->m + i] = 0;
+    long seen = atomic_load(&sleepy_rows_max);
+    while (m1 > seen && !atomic_compare_exchange_weak(&sleepy_rows_max, &seen, m1))
+        ;
+}
+
+static const mp_variant sleepy = {
+    .name = "sleepy.scalar", .method = "SLEEPY", .family = MP_FAMILY_BASELINE,
+    .isa = MP_ISA_SCALAR, .exactness = MP_LOSSLESS, .domain = MP_DOMAIN_TERNARY,
+    .k_multiple = 1, .m_align = 16, .packed_size = sleepy_packed, .pack = sleepy_pack,
+    .act_size = sleepy_act, .prepare = sleepy_prepare, .compute = sleepy_compute};
+
+Test(probe, ceilings_per_n_and_threads_at_a_real_shape_in_wall_time, .timeout = 120)
+{
+    char binding[512];
+    mp_pool *pools[2] = {mp_pool_create(1, binding, sizeof binding),
+                         mp_pool_create(2, binding, sizeof binding)};
+    const int nv[2] = {1, 128};
+    mp_ceiling c[4];
+    char why[160] = "";
+    sleep_us_per_row = 0;
+    atomic_store(&sleepy_rows_max, 0);
+    int got = mp_ceiling_measure(&sleepy, NULL, nv, 2, pools, 2, 0.05, c, why, sizeof why);
+    cr_assert_eq(got, 4, "%d ceilings (%s), expected one per N and thread count", got, why);
+    int m, k;
+    cr_assert_eq(mp_ceiling_shape(&sleepy, NULL, &m, &k, why, sizeof why), 0);
+    cr_assert_geq(m, 1024, "the ceiling shape %dx%d: M < 1024", m, k);
+    for (int i = 0; i < 4; i++) {
+        /* N outer, the pools' thread counts inner */
+        cr_assert_eq(c[i].n, nv[i / 2]);
+        cr_assert_eq(c[i].threads, i % 2 + 1);
+        cr_assert_eq(c[i].m, m, "a fast call is measured over all %d rows, not %d", m, c[i].m);
+        cr_assert_eq(c[i].k, k);
+        cr_assert_geq(c[i].calls, 3, "one warm-up and samples: %d calls", c[i].calls);
+        /* wall time: every call slept SLEEP_US, so no call took less */
+        cr_assert_geq(c[i].seconds, SLEEP_US * 1e-6, "N=%d t=%d: %.6f s per call, below the "
+                      "%d us it slept: not wall time", c[i].n, c[i].threads, c[i].seconds,
+                      SLEEP_US);
+        double bound = 2.0 * c[i].m * (double)c[i].k * c[i].n / (SLEEP_US * 1e-6) * 1e-9;
+        cr_assert_leq(c[i].gops, bound * (1 + 1e-9), "N=%d t=%d: %.1f GOPS above %.1f",
+                      c[i].n, c[i].threads, c[i].gops, bound);
+        cr_assert_eq(c[i].packed_bytes, (long long)c[i].m * c[i].k / 4);
+    }
+    cr_assert_eq(atomic_load(&sleepy_rows_max), m, "no call reached the last row");
+
+    /* a call over all rows slower than MP_CEILING_SLOW_S: measured over the
+     * first MP_CEILING_MIN_M rows, never fewer */
+    sleep_us_per_row = (long)(MP_CEILING_SLOW_S * 2e6 / m) + 1;
+    got = mp_ceiling_measure(&sleepy, NULL, nv, 1, pools, 1, 0.05, c, why, sizeof why);
+    cr_assert_eq(got, 1, "%s", why);
+    cr_assert_eq(c[0].m, MP_CEILING_MIN_M, "a slow call: measured over %d rows", c[0].m);
+    cr_assert_geq(c[0].seconds, 1e-6 * sleep_us_per_row * MP_CEILING_MIN_M);
+    sleep_us_per_row = 0;
+    mp_pool_destroy(pools[0]);
+    mp_pool_destroy(pools[1]);
+}
+
+/* mp_ceiling_rows writes what it measured as probe rows: the variant's kind,
+ * its N, threads, shape and packed bytes, in GOPS. */
+Test(probe, ceiling_rows_carry_n_threads_and_shape, .timeout = 120)
+{
+    const mp_variant *sel[1] = {&sleepy};
+    const int tv[2] = {1, 2}, nv[2] = {1, 128};
+    mp_probe_row rows[8];
+    memset(rows, 0, sizeof rows);
+    int n = mp_ceiling_rows(sel, 1, tv, 2, nv, 2, 0.05, rows, 1, 8, 1);
+    cr_assert_eq(n, 5, "rows[0] kept, 4 ceilings after it: %d", n);
+    int seen = 0;
+    for (int i = 1; i < n; i++) {
+        cr_assert_str_eq(rows[i].kind, "ceiling_sleepy.scalar");
+        cr_assert_str_eq(rows[i].unit, "GOPS");
+        cr_assert_geq(rows[i].m, 1024);
+        cr_assert_gt(rows[i].k, 0);
+        cr_assert_gt(rows[i].value, 0);
+        cr_assert_eq(rows[i].bytes, (long long)rows[i].m * rows[i].k / 4);
+        seen |= 1 << ((rows[i].n == 128) * 2 + rows[i].threads - 1);
+    }
+    cr_assert_eq(seen, 15, "not one row per (N, threads): mask %x", seen);
+}
+
+/* The levels' buffers sit in the level they name: L3 from a sane L3 (a VM's
+ * 508 MiB is taken as unknown by the machine probe), DRAM >= 4x the LLC. */
+Test(probe, level_buffers_fit_their_level)
+{
+    mp_machine m;
+    memset(&m, 0, sizeof m);
+    m.l1d_kib = 48, m.l2_kib = 1024, m.l3_kib = 32768;
+    for (int t = 1; t <= 4; t++) {
+        cr_assert_leq(mp_probe_level_bytes(&m, 0, t, 0), 48u << 10);
+        cr_assert_leq(mp_probe_level_bytes(&m, 1, t, 0), 1024u << 10);
+        size_t l3 = mp_probe_level_bytes(&m, 2, t, 0);
+        cr_assert_gt(l3, 1024u << 10, "t=%d: the L3 buffer fits in L2", t);
+        cr_assert_leq(l3 * (size_t)t, (size_t)32 << 20, "t=%d: the L3 buffers exceed L3", t);
+        size_t dram = mp_probe_level_bytes(&m, 3, t, 1) * (size_t)t;
+        cr_assert_geq(dram + 256u * (size_t)t, (size_t)4 * (32u << 20), "t=%d: DRAM < 4 x L3", t);
+        cr_assert_geq(mp_probe_level_bytes(&m, 3, t, 0) * (size_t)t + 256u * (size_t)t,
+                      (size_t)4 << 30);
+    }
+    m.l3_kib = 256 * 1024; /* a large (plausible) L3: DRAM grows to 4x it */
+    cr_assert_geq(mp_probe_level_bytes(&m, 3, 1, 1), (size_t)1 << 30);
+    mp_machine here;
+    mp_machine_probe_info(&here);
+    cr_assert_leq(here.l3_kib, 256 * 1024, "L3 of %ld KiB believed (%s)", here.l3_kib,
+                  here.caches_note);
+    cr_assert_leq(here.l3_kib, (long)here.mem_gib * 1024 * 1024 / 16 + 32768,
+                  "L3 of %ld KiB on %d GiB believed", here.l3_kib, here.mem_gib);
 }

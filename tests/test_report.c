@@ -701,10 +701,12 @@ Test(report, a_share_above_100_percent_is_flagged_not_clamped)
     sql(h, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status) VALUES"
            "(5,1,'run','2026-01-05','mpbench run',0.5,'ok')");
     result(h, 5, "q8_0.avx2", "Q8_0", "", 2560, 2560, 1, 1, 8.5, 100, 30.0, 130, "ok", "");
-    /* f16 with its own ceiling: 20 GOPS x 13107200 B / (2*2560*2560) = 20 GB/s
-     * compute roof, below the bandwidth roof?  no: 12.5 < 20, bandwidth bound */
-    sql(h, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) VALUES"
-           "(1,'ceiling_f16.avx2',1,65536,20,'GOPS'),(1,'ceiling_vnni_int1.avx2',1,65536,4,'GOPS')");
+    /* f16 with its own ceiling at N = 1, 1 thread: 20 GOPS x 13107200 B /
+     * (2*2560*2560) = 20 GB/s compute roof, below the bandwidth roof?  no: 12.5
+     * < 20, bandwidth bound */
+    sql(h, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit,n,m,k) VALUES"
+           "(1,'ceiling_f16.avx2',1,65536,20,'GOPS',1,6912,2560),"
+           "(1,'ceiling_vnni_int1.avx2',1,65536,4,'GOPS',1,6912,2560)");
     result(h, 5, "f16.avx2", "F16", "", 2560, 2560, 1, 1, 16.0, 100, 10.0, 130, "ok", "");
     mp_store_close(s);
     RUN(0, "report --db %s --out %s --plots %s/plots", db, md, dir);

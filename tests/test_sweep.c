@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mp_test.h"
+#include "../variants/mp_registry.h"
 
 static char out[65536];
 
@@ -248,20 +249,49 @@ Test(probe, stores_positive_figures_shown_by_list_machine, .timeout = 300)
     char dir[64], db[128], cmd[512];
     tmpdir(dir, sizeof dir);
     snprintf(db, sizeof db, "%s/p.db", dir);
-    snprintf(cmd, sizeof cmd, "probe --quick --threads 1 --db %s --format csv", db);
+    snprintf(cmd, sizeof cmd, "probe --quick --threads 1,2 --ceiling-variants i2_s.scalar --db %s "
+                              "--format csv", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     cr_assert(strstr(out, "read_DRAM,1,"), "%s", out);
-    /* 4 levels x 3 kinds + 2 peaks, all positive; then one compute ceiling per
-     * available variant (issue 16), at least the scalar I2_S, all positive */
+    /* per thread count, 4 levels x (read, each read method, copy, triad), then
+     * 2 peaks, all positive */
+    mp_probe_read rd[8];
+    long nr = mp_registry_probe_reads(rd, 8);
+    cr_assert_geq(nr, 2, "plain and prefetched reads at least");
     cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE value > 0 AND kind NOT LIKE "
-                                "'ceiling_%'"), 14);
+                                "'ceiling_%'"), 2 * 4 * (nr + 3) + 2);
+    /* issue 37: read_<level> is the best of its methods, at every thread count */
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe a WHERE a.kind IN ('read_L1',"
+                                "'read_L2','read_L3','read_DRAM') AND a.value IS NOT (SELECT "
+                                "max(b.value) FROM probe b WHERE b.run_id=a.run_id AND "
+                                "b.threads=a.threads AND b.kind LIKE a.kind||'\\_%' ESCAPE '\\')"),
+                 0);
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'read\\_DRAM\\_%' "
+                                "ESCAPE '\\'"), 2 * nr);
+    /* issue 37: the compute ceilings, one per N (1 and 128 by default) and
+     * thread count, each at M >= 1024 of a real K, in GOPS */
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'ceiling_%'"), 4);
     cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind = 'ceiling_i2_s.scalar' "
-                                "AND value > 0 AND unit = 'GOPS'"), 1);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'ceiling_%' AND "
-                                "NOT value > 0"), 0);
+                                "AND value > 0 AND unit = 'GOPS' AND m >= 1024 AND k = 2560 AND "
+                                "((n = 1 AND threads IN (1, 2)) OR (n = 128 AND threads IN (1, 2)))"),
+                 4);
+    cr_assert_eq(query_long(db, "SELECT count(DISTINCT n || '/' || threads) FROM probe WHERE "
+                                "kind = 'ceiling_i2_s.scalar'"), 4);
+    /* the other rows carry no N or shape */
+    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind NOT LIKE 'ceiling_%' AND "
+                                "(n IS NOT NULL OR m IS NOT NULL)"), 0);
     cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'int8_dot%' AND unit='GOPS'"), 1);
     snprintf(cmd, sizeof cmd, "list machine --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     cr_assert(strstr(out, "probe (newest in"), "%s", out);
     cr_assert(strstr(out, "triad_L2"), "%s", out);
+    cr_assert(strstr(out, "x2560 N=128"), "the ceiling's shape and N are shown: %s", out);
+    /* bad --ceiling-n and --ceiling-variants are refused before anything runs */
+    snprintf(cmd, sizeof cmd, "probe --ceiling-n 0 --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    snprintf(cmd, sizeof cmd, "probe --ceiling-time 0 --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    snprintf(cmd, sizeof cmd, "probe --ceiling-variants no_such_variant --db %s", db);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    cr_assert(strstr(out, "--ceiling-variants: 'no_such_variant' matches no variant"), "%s", out);
 }

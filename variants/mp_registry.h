@@ -46,5 +46,14 @@ const char *mp_registry_peers_describe(char *buf, size_t len);
 
 /* The machine probe's loops for this CPU (variants/probe.c). */
 const mp_probe_ops *mp_registry_probe_ops(void);
+/* The read methods the bandwidth probe tries on this CPU, into out (max):
+ * "plain" (256-bit loads with AVX2, else scalar), "wide" (512-bit loads, with
+ * AVX-512 only), "pf" (the widest loads with prefetcht0 MP_PROBE_PF_DIST
+ * ahead), "nt" (non-temporal loads with prefetchnta ahead, where the ISA has
+ * them).  Returns the count. */
+int mp_registry_probe_reads(mp_probe_read *out, int max);
+/* The software-prefetched read of the widest loads ("pf"; "plain" where there
+ * is none): the e2e decode bound's reader beside each step. */
+mp_probe_read mp_registry_probe_read_pf(void);
 
 #endif

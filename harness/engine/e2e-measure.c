@@ -117,8 +117,10 @@ static void setup_note(const mp_e2e_job *o, const char *label, mp_e2e *m)
 }
 
 /* The decode bound's read bandwidth (GB/s) at the pool's thread count: the
- * newest probe of this machine in the store, used as it is; 0 when there is
- * none, and then the decode loop reads beside each step (see READ_CAP). */
+ * newest probe of this machine in the store, used as it is - its read_DRAM, the
+ * best of its read methods, the same bandwidth roof as the kernel rows' (issue
+ * 37); 0 when there is none, and then the decode loop reads beside each step
+ * (see READ_CAP). */
 static double stored_bw(const mp_e2e_job *o)
 {
     double bw = 0;
@@ -130,7 +132,10 @@ static double stored_bw(const mp_e2e_job *o)
 /* Without a stored probe, every decode step is followed by one read of
  * min(bytes per token, READ_CAP) - a buffer split over the pool's threads, each
  * first-touching its part, on the weights' kind of pages (2 MiB unless
- * MPBENCH_E2E_HUGEPAGES=0) - inside the same clock-gate window as the step,
+ * MPBENCH_E2E_HUGEPAGES=0), read with software-prefetched wide loads (the
+ * probe's "pf" method, mp_registry_probe_read_pf: with plain loads the kernels'
+ * own prefetched streams beat it, shares up to 1.12) - inside the same
+ * clock-gate window as the step,
  * and the bound's bandwidth is the median of the kept reads.  The step and the
  * read then see the same host: a read made once at the start and once after
  * the row, as before, could meet a neighbour's memory traffic the steps did

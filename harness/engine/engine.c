@@ -124,9 +124,12 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
                 out->cs[out->ncs++ % 64] = cs;
             bo.counters = cs;
             if (o->probe_bw && store) {
-                /* this run's own bandwidth, so `compare` can cancel machine drift */
-                mp_probe_row row = {"read_DRAM", pr->threads, 256ll << 20,
-                                    mp_probe_dram_read(pool, 256u << 20, 5), "GB/s"};
+                /* this run's own bandwidth, so `compare` can cancel machine drift
+                 * (the best of the probe's read methods, as the probe's own) */
+                mp_probe_row row = {.kind = "read_DRAM", .threads = pr->threads,
+                                    .bytes = 256ll << 20,
+                                    .value = mp_probe_dram_read(pool, 256u << 20, 5),
+                                    .unit = "GB/s"};
                 if ((rc = mp_probe_store(store, out->run_id, &row, 1, e)))
                     break;
             }
@@ -148,8 +151,9 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
             if (res[i].read_gbps > 0) {
                 /* the point's same-run read stream, kept with the run (the report
                  * joins it to the point's rows by threads and M*K/4 bytes) */
-                mp_probe_row row = {"read_inrun", pr->threads, res[i].read_bytes,
-                                    res[i].read_gbps, "GB/s"};
+                mp_probe_row row = {.kind = "read_inrun", .threads = pr->threads,
+                                    .bytes = res[i].read_bytes, .value = res[i].read_gbps,
+                                    .unit = "GB/s"};
                 if ((rc = mp_probe_store(store, out->run_id, &row, 1, e)))
                     break;
                 break;

@@ -113,14 +113,22 @@ void mp_machine_probe_info(mp_machine *m)
         m->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (m->pus <= 0)
         m->pus = m->cores;
-    /* sanity: keep a size only if it is plausible for its level */
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    m->mem_gib = (int)(((double)pages * (double)psz) / (1024.0 * 1024 * 1024) + 0.5);
+    /* sanity: keep a size only if it is plausible for its level.  An L3 above
+     * 256 MiB (no CPU has one per socket; this VM's hwloc says 508 MiB on an
+     * EPYC whose CCD has 32) or above 1/16 of the memory is taken as unknown:
+     * the probe's "L3" buffers and the rotation would be DRAM-sized with it */
+    long l3_hi = 256 * 1024, mem_kib = (long)((double)pages * (double)psz / 1024.0);
+    if (mem_kib > 0 && mem_kib / 16 < l3_hi)
+        l3_hi = mem_kib / 16 > 1024 ? mem_kib / 16 : 1024;
     struct {
         long *v;
         long lo, hi, fallback;
         const char *name;
     } chk[] = {{&m->l1d_kib, 8, 256, 48, "L1d"},
                {&m->l2_kib, 128, 16384, 1024, "L2"},
-               {&m->l3_kib, 1024, 2048 * 1024, 32768, "L3"}};
+               {&m->l3_kib, 1024, l3_hi, 32768, "L3"}};
     for (size_t i = 0; i < 3; i++) {
         if (*chk[i].v < chk[i].lo || *chk[i].v > chk[i].hi) {
             size_t len = strlen(m->caches_note);
@@ -130,8 +138,6 @@ void mp_machine_probe_info(mp_machine *m)
             *chk[i].v = chk[i].fallback;
         }
     }
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    m->mem_gib = (int)(((double)pages * (double)psz) / (1024.0 * 1024 * 1024) + 0.5);
 
     read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", m->governor,
               sizeof m->governor);

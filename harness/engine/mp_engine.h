@@ -209,8 +209,9 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
 uint64_t mp_probe_stream(mp_pool *pool, const void *p, size_t bytes);
 
 struct mp_probe_row;
-/* Read-only DRAM bandwidth (GB/s, best of reps) with the pool's threads over
- * `total` bytes, each thread first-touching and streaming its own part. */
+/* Read-only DRAM bandwidth (GB/s, best of reps and of the read methods of
+ * mp_registry_probe_reads) with the pool's threads over `total` bytes, each
+ * thread first-touching and streaming its own part. */
 double mp_probe_dram_read(mp_pool *pool, size_t total, int reps);
 /* The same with the read loop given (tests count what the probe reads, and
  * where): one warm-up and `reps` timed passes, each thread one read of its own
@@ -221,7 +222,8 @@ double mp_probe_dram_read_ops(mp_pool *pool, size_t total, int reps, int huge,
 /* The same read kept for single passes at chosen moments (the e2e decode
  * bound reads beside each step): total / threads bytes per thread (rounded up
  * to 256), first-touched by its thread and read once as a warm-up by _new,
- * with the read loop given (NULL: the registry's); _pass times one pass of
+ * with the read loop given (NULL: the registry's software-prefetched read,
+ * mp_registry_probe_read_pf, issue 37); _pass times one pass of
  * every thread and returns its GB/s.  NULL: more threads than the probe
  * handles. */
 typedef struct mp_probe_reader mp_probe_reader;
@@ -230,17 +232,61 @@ mp_probe_reader *mp_probe_reader_new(mp_pool *pool, size_t total, int huge,
 size_t mp_probe_reader_bytes(const mp_probe_reader *r, const mp_pool *pool);
 double mp_probe_reader_pass(mp_probe_reader *r, mp_pool *pool);
 void mp_probe_reader_free(mp_probe_reader *r, mp_pool *pool);
-/* The full probe: read/copy/triad per level and thread count, then the
- * one-core int8 dot and byte-shuffle peaks; rows[] gets at most max. */
+/* The full probe: read (each method of mp_registry_probe_reads as
+ * read_<level>_<method>, and read_<level> their best), copy and triad per level
+ * and thread count, then the one-core int8 dot and byte-shuffle peaks; rows[]
+ * gets at most max. */
 int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
                      struct mp_probe_row *rows, int max, int quiet);
-/* In-cache throughput of v's compute loop on one core, bytes of 2-bit (1-bit)
- * weights per second; 0 when v is unavailable or cannot take the probe shape. */
+/* Bytes per thread the probe streams for level 0 L1, 1 L2, 2 L3, 3 DRAM at
+ * `threads`: half of L1 and L2 per thread; half the L3 split over the threads
+ * (at least twice the L2); DRAM 4 GiB (quick: 256 MiB) and at least 4x the
+ * last-level cache in all, split over the threads.  Multiples of 256. */
+size_t mp_probe_level_bytes(const mp_machine *mach, int level, int threads, int quick);
+
+/* Seed 003 eq. 3's per-core C (harness/model.c): in-cache throughput of v's
+ * compute loop on one core, a 32 x 2048 L1 tile at N = 1, bytes of 2-bit
+ * (1-bit) weights per second of thread CPU time; 0 when v is unavailable or
+ * cannot take the tile.  Not a roof (see mp_ceiling_measure). */
 double mp_ceiling_bytes_per_sec(const mp_variant *v, const int *param);
-/* Issue 16: the same loop as GOPS (2 operations per weight and token), the unit
- * every variant's compute roof is stored in whatever its bits per weight:
- * "ceiling_<variant>" probe rows, one per available variant (peers excluded:
- * they thread themselves), appended to rows[] from index n; new count returned. */
-int mp_ceiling_rows(struct mp_probe_row *rows, int n, int max, int quiet);
+
+/* ---- compute roofs (engine/ceiling.c, issue 37) -------------------------------- */
+/* Seconds of timed calls per (variant, N, threads), and the call time above
+ * which one call is all that is timed (scalar paths at N = 128). */
+#define MP_CEILING_BUDGET_S 0.15
+#define MP_CEILING_SLOW_S 0.25
+/* The fewest rows a compute roof is measured over (issue 37: M >= 1024). */
+enum { MP_CEILING_MIN_M = 1024 };
+
+typedef struct mp_ceiling {
+    int m, k, n, threads;
+    long long packed_bytes;
+    double seconds; /* best wall time of one call's compute */
+    double gops;    /* 2 M K N / seconds */
+    int calls;      /* calls made, the warm-up included */
+} mp_ceiling;
+
+/* The real shape a variant's compute roof is measured at: the first of the
+ * list in ceiling.c it takes (6912 x 2560 first; M >= 1024 always); -1 with
+ * the reason when it takes none. */
+int mp_ceiling_shape(const mp_variant *v, const int *param, int *m, int *k, char *why,
+                     size_t len);
+/* v's compute roof (param NULL: defaults) at its ceiling shape for each N of
+ * nv and each pool (its thread count): out gets nn x np entries, N outer, in
+ * that order.  Wall time (mp_now), warm weights, compute alone (prepare runs
+ * once, untimed), each thread its contiguous share of the rows, best of the
+ * calls made within `budget` seconds.  Returns the entries written, or -1 with
+ * the reason (a shape it takes none of, a self-threaded peer). */
+int mp_ceiling_measure(const mp_variant *v, const int *param, const int *nv, int nn,
+                       mp_pool *const *pools, int np, double budget, mp_ceiling *out,
+                       char *why, size_t len);
+/* The probe's compute roofs: for each of the nsel variants (peers, self-threaded
+ * and unavailable ones skipped) one "ceiling_<variant>" row per N of nv and
+ * thread count of tv, in GOPS, with its n, m, k and packed bytes, appended to
+ * rows[] from index n; the new count is returned.  budget: seconds of timed
+ * calls per (variant, N, threads), <= 0 for MP_CEILING_BUDGET_S. */
+int mp_ceiling_rows(const mp_variant *const *sel, int nsel, const int *tv, int nt,
+                    const int *nv, int nn, double budget, struct mp_probe_row *rows, int n,
+                    int max, int quiet);
 
 #endif

@@ -17,6 +17,23 @@ static uint64_t read_scalar(const void *p, size_t n)
     return a ^ b ^ c ^ d;
 }
 
+/* The same with one prefetch per 64-byte line, MP_PROBE_PF_DIST ahead. */
+static uint64_t read_pf_scalar(const void *p, size_t n)
+{
+    const uint64_t *q = p;
+    const char *ahead = (const char *)p + MP_PROBE_PF_DIST;
+    uint64_t a = 0, b = 0, c = 0, d = 0;
+    for (size_t i = 0; i < n / 8; i += 4) {
+        if (i % 8 == 0)
+            __builtin_prefetch(ahead + i * 8, 0, 3);
+        a ^= q[i];
+        b ^= q[i + 1];
+        c ^= q[i + 2];
+        d ^= q[i + 3];
+    }
+    return a ^ b ^ c ^ d;
+}
+
 static void copy_scalar(void *dst, const void *src, size_t n)
 {
     memcpy(dst, src, n);
@@ -56,5 +73,7 @@ static double shuffle_scalar(long iters)
     return (double)iters * 16;
 }
 
-const mp_probe_ops mp_probe_scalar = {"scalar", read_scalar, copy_scalar, triad_scalar,
-                                      dot_scalar, shuffle_scalar};
+const mp_probe_ops mp_probe_scalar = {.isa = "scalar", .read = read_scalar,
+                                      .read_pf = read_pf_scalar, .copy = copy_scalar,
+                                      .triad = triad_scalar, .dot = dot_scalar,
+                                      .shuffle = shuffle_scalar};
