@@ -166,7 +166,7 @@ static void call(mp_pool *pool, slot *s, const float *x, int n)
     call_ctx c; /* not zeroed whole: call() resets the counters it uses */
     c.s = s, c.x = x, c.n = n, c.split = 1;
     if (s->op.v->self_threaded) { /* issue 15: a peer library threads itself */
-        mp_pool_rest(pool);
+        mp_pool_rest(pool, 1);
         s->op.threads = mp_pool_size(pool);
         s->op.v->prepare(&s->op, x, n, s->act, 0, n);
         s->op.v->compute(&s->op, s->act, n, s->y, 0, s->op.m, s->scratch[0]);
