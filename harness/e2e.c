@@ -1538,6 +1538,11 @@ static int linear(mp_e2e *m, int group, const float *x, int nops, const int *whi
             op->threads = m->nt;
             op->v->prepare(op, x, m->n, m->act[which[o]], 0, m->n);
             op->v->compute(op, m->act[which[o]], m->n, y[o], 0, op->m, m->scratch[0]);
+            /* issue 37: its threads must not poll on the cores of our work that
+             * follows; the next linear wakes them (a wake-up per linear, as
+             * before ggml polled) */
+            if (op->v->keep_awake)
+                op->v->keep_awake(op, 0);
             if (m->profiling)
                 m->prof[group] += mp_now() - t0;
             j.fuse = FUSE_NONE;
