@@ -1562,10 +1562,15 @@ static int linear(mp_e2e *m, int group, const float *x, int nops, const int *whi
         mp_op *op = &m->lw[m->layer].op[which[o]];
         if (op->v->self_threaded) { /* issue 15: a peer library threads itself */
             double t0 = m->profiling ? mp_now() : 0;
-            mp_pool_rest(m->pool);
+            mp_pool_rest(m->pool, 0); /* yielding: their wake-up is timed here (pool.c) */
             op->threads = m->nt;
             op->v->prepare(op, x, m->n, m->act[which[o]], 0, m->n);
             op->v->compute(op, m->act[which[o]], m->n, y[o], 0, op->m, m->scratch[0]);
+            /* issue 37: its threads must not poll on the cores of our work that
+             * follows; the next linear wakes them (a wake-up per linear, as
+             * before ggml polled) */
+            if (op->v->keep_awake)
+                op->v->keep_awake(op, 0);
             if (m->profiling)
                 m->prof[group] += mp_now() - t0;
             j.fuse = FUSE_NONE;

@@ -116,9 +116,11 @@ mp_pool *mp_pool_create(int n, char *binding, size_t len);
 /* Runs fn(arg, tid, n) on all threads and waits for all. */
 void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg);
 int mp_pool_size(const mp_pool *p);
-/* Idle workers yield instead of spinning until the next mp_pool_run (issue 15:
- * a self-threaded peer's own threads need the cores). */
-void mp_pool_rest(mp_pool *p);
+/* Idle workers stop spinning until the next mp_pool_run (issues 15, 37: a
+ * self-threaded peer's own threads need the cores): with sleep, they sleep
+ * (futex) and take no CPU, and the next run pays their wake-up; without, they
+ * yield, cheap to resume but still taking turns on the CPU. */
+void mp_pool_rest(mp_pool *p, int sleep);
 void mp_pool_destroy(mp_pool *p);
 
 /* The pool threads' kernel thread ids (for per-thread counters). */

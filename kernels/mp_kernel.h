@@ -165,6 +165,14 @@ typedef struct mp_variant {
      * called with (tests and the end-to-end runner split rows), and must be safe
      * to call concurrently (it may serialize). */
     int self_threaded;
+    /* Optional, self_threaded only (issue 37): where the library's own threads
+     * wait until its next call.  awake = 1: running and polling for work, as they
+     * are between two ops of inference (llama.cpp's threads never sleep inside
+     * a token); the function returns when they are.  awake = 0: asleep, taking
+     * no CPU from the code that runs next; a later compute wakes them itself.
+     * The bench engine calls (op, 1) before a timed call and (op, 0) after it,
+     * outside the time; the end-to-end runner (op, 0) after each linear. */
+    void (*keep_awake)(const mp_op *op, int awake);
     /* Optional run-time availability beyond the ISA bits (a library that may be
      * absent): 0 when usable, otherwise writes the reason to why. */
     int (*available)(char *why, size_t len);

@@ -2,8 +2,9 @@
  * each row as measured and resume after kill -9 with nothing duplicated; a
  * failed point prints a command that reproduces it; a database of the previous
  * schema version opens and migrates; the layering rules of DESIGN.md hold and
- * their checker can fail. */
+ * their checker can fail; a resting pool sleeps and wakes for the next run. */
 #include <criterion/criterion.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -181,6 +182,80 @@ Test(engine, two_threads_compute_every_row_of_a_call_split_in_chunks, .timeout =
         rows++;
     cr_assert_eq(rows, 10, "5 variants x 2 n, each measured:\n%s", out);
     cr_assert_null(strstr(out, "FAILED"), "%s", out);
+}
+
+/* CPU time thread `tid` of this process has used, in ns (schedstat, else the
+ * tick-granular utime + stime of stat). */
+static double thread_cpu_ns(int tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", tid);
+    FILE *f = fopen(path, "r");
+    unsigned long long ns = 0, ut = 0, st = 0;
+    if (f) {
+        int ok = fscanf(f, "%llu", &ns) == 1;
+        fclose(f);
+        if (ok)
+            return (double)ns;
+    }
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    f = fopen(path, "r");
+    cr_assert(f, "cannot read %s", path);
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* fields after the command name: 14 and 15 */
+    cr_assert(p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+                          &st) == 2, "cannot parse %s", path);
+    return (double)(ut + st) * 1e9 / (double)sysconf(_SC_CLK_TCK);
+}
+
+static void count_task(void *arg, int tid, int nt)
+{
+    (void)tid, (void)nt;
+    atomic_fetch_add((_Atomic int *)arg, 1);
+}
+
+/* Issue 37: while a self-threaded peer runs, the pool's idle worker sleeps
+ * (futex) instead of spinning or yielding on the core the peer's thread needs;
+ * the next run wakes it.  Its CPU time over 0.2 s of rest must be under a tenth
+ * of what it takes idling over the same 0.2 s just before (spinning, then
+ * yielding); a thousand rest / run rounds must lose no wake-up (each run waits
+ * for every thread: a lost one hangs to the timeout); destroying a resting pool
+ * must return. */
+Test(engine, a_resting_pool_sleeps_and_wakes_for_the_next_run, .timeout = 60)
+{
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        cr_skip_test("needs 2 CPUs: a resting worker's CPU time is compared with an idling one's");
+    char binding[256];
+    mp_pool *pool = mp_pool_create(2, binding, sizeof binding);
+    const int tid = mp_pool_tids(pool)[1];
+    _Atomic int ran = 0;
+    mp_pool_run(pool, count_task, &ran);
+    cr_assert_eq(atomic_load(&ran), 2);
+    double c0 = thread_cpu_ns(tid);
+    usleep(200000);
+    double idling = thread_cpu_ns(tid) - c0;
+    mp_pool_rest(pool, 1);
+    usleep(10000); /* it sees the flag at its next spin */
+    c0 = thread_cpu_ns(tid);
+    usleep(200000);
+    double resting = thread_cpu_ns(tid) - c0;
+    fprintf(stderr, "engine: pool worker CPU over 0.2 s: %.2f ms idling, %.3f ms resting\n",
+            idling / 1e6, resting / 1e6);
+    cr_assert_lt(resting, idling / 10, "a resting worker used %.3f ms of CPU in 0.2 s, an "
+                 "idling one %.3f ms", resting / 1e6, idling / 1e6);
+    for (int i = 0; i < 1000; i++) {
+        mp_pool_rest(pool, 1);
+        if (i % 2)
+            usleep(50); /* some rounds find the worker asleep, others still spinning */
+        mp_pool_run(pool, count_task, &ran);
+    }
+    cr_assert_eq(atomic_load(&ran), 2 + 2 * 1000, "every thread ran every round");
+    mp_pool_rest(pool, 1);
+    usleep(10000);
+    mp_pool_destroy(pool);
 }
 
 Test(engine, opens_a_database_of_the_previous_schema_version)

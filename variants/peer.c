@@ -49,7 +49,7 @@ PEER_FUNCS(f32, MP_GGML_TYPE_F32)
      .source = "llama.cpp " FMT " (ggml mul_mat, @node-llama-cpp/linux-x64 3.22.1)",   \
      .packed_size = fmt##_size, .pack = fmt##_pack, .act_size = mp_llamacpp_act_size,  \
      .prepare = mp_llamacpp_prepare, .compute = fmt##_compute, .self_threaded = 1,     \
-     .available = mp_llamacpp_available}
+     .keep_awake = mp_llamacpp_keep_awake, .available = mp_llamacpp_available}
 
 const mp_variant mp_catalog_peer[] = {
     PEER_ROW(tq1_0, "TQ1_0", MP_LOSSY, 256),

@@ -165,8 +165,8 @@ static void call(mp_pool *pool, slot *s, const float *x, int n)
 {
     call_ctx c; /* not zeroed whole: call() resets the counters it uses */
     c.s = s, c.x = x, c.n = n, c.split = 1;
-    if (s->op.v->self_threaded) { /* issue 15: a peer library threads itself */
-        mp_pool_rest(pool);
+    if (s->op.v->self_threaded) { /* issue 15: a peer library threads itself; our
+                                   * workers rest since around_call */
         s->op.threads = mp_pool_size(pool);
         s->op.v->prepare(&s->op, x, n, s->act, 0, n);
         s->op.v->compute(&s->op, s->act, n, s->y, 0, s->op.m, s->scratch[0]);
@@ -182,6 +182,41 @@ static void call(mp_pool *pool, slot *s, const float *x, int n)
         for (int t = 0; t < nt; t++)
             atomic_store_explicit(&c.next[t][0], 0, memory_order_relaxed);
     mp_pool_run(pool, comp_task, &c);
+}
+
+static void wake_task(void *arg, int tid, int nt)
+{
+    (void)arg, (void)tid, (void)nt;
+}
+
+/* Issue 37: a self-threaded variant's call is timed as it runs in inference,
+ * its own threads awake and alone on the cores.  Before it, untimed: our
+ * workers sleep (mp_pool_rest, see pool.c) and the variant's threads are
+ * brought awake (keep_awake).  After it: they sleep again, and our workers are
+ * brought back to spinning, so the next case's call is charged neither the
+ * peer's polling threads nor our workers' wake-up. */
+static void around_call(mp_pool *pool, slot *s, int before)
+{
+    if (s->stream || !s->op.v->self_threaded)
+        return;
+    s->op.threads = mp_pool_size(pool);
+    if (before) {
+        mp_pool_rest(pool, 1);
+        if (s->op.v->keep_awake)
+            s->op.v->keep_awake(&s->op, 1);
+    } else {
+        if (s->op.v->keep_awake)
+            s->op.v->keep_awake(&s->op, 0);
+        mp_pool_run(pool, wake_task, NULL);
+    }
+}
+
+/* An untimed call (the output check, the warm-up), made like a timed one. */
+static void untimed_call(mp_pool *pool, slot *s, const float *x, int n)
+{
+    around_call(pool, s, 1);
+    call(pool, s, x, n);
+    around_call(pool, s, 0);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -298,11 +333,13 @@ static void time_rounds(mp_pool *pool, slot *sl, int ns, const float *x, int n,
                 (void)sink;
                 dt = mp_now() - t0;
             } else {
+                around_call(pool, s, 1);
                 mp_counters_start(o->counters);
                 double t0 = mp_now();
                 call(pool, s, x, n);
                 dt = mp_now() - t0;
                 mp_counters_stop(o->counters, r->events);
+                around_call(pool, s, 0);
             }
             double clk = 0;
             if (gate) {
@@ -539,7 +576,7 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
         for (size_t i = 0; i < (size_t)n * m; i++)
             s->y[i] = NAN;
         s->op.w = s->copies[0];
-        call(pool, s, x, n);
+        untimed_call(pool, s, x, n);
         float **oracle = v->exactness == MP_FLOAT ? &ss->yflt[dom] : &ss->yref[dom];
         if (!*oracle) {
             *oracle = mp_alloc(sizeof(float) * (size_t)n * m);
@@ -578,7 +615,7 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
         r->mean_rel_err = rsum > 0 ? esum / rsum : esum;
         if (r->status != MP_ST_OK)
             continue;
-        call(pool, s, x, n); /* warm-up */
+        untimed_call(pool, s, x, n); /* warm-up */
         s->active = 1;
         s->cap = 64;
         r->times_us = malloc(sizeof(double) * (size_t)s->cap);
@@ -625,9 +662,12 @@ double mp_session_time1(mp_session *ss, int i)
     slot *s = &ss->sl[i];
     s->op.w = s->copies[s->cur];
     s->cur = (s->cur + 1) % s->ncopies;
+    around_call(ss->pool, s, 1);
     double t0 = mp_now();
     call(ss->pool, s, ss->x, ss->n);
-    return mp_now() - t0;
+    double dt = mp_now() - t0;
+    around_call(ss->pool, s, 0);
+    return dt;
 }
 
 /* A slot about to be (re-)measured: its repetitions and counts start over. */

@@ -4,14 +4,29 @@
  * be a few microseconds and a condition-variable wake-up would dominate it.
  * With more threads than hardware threads (allowed: the e2e tests run 8 on 2
  * cores) spinning only burns the time slice the thread being waited for
- * needs, so then every wait yields at once. */
+ * needs, so then every wait yields at once.
+ *
+ * Resting (mp_pool_rest, issues 15, 37): while a self-threaded peer runs, its
+ * own threads are pinned to our workers' PUs, and an idle worker must not spin
+ * there.  One that yields still takes turns on the CPU: a peer's worker woken
+ * beside it waited 49-62 us for the CPU, on a 2-thread llamacpp.tq2_0 GEMV of
+ * ~25 us.  So the measurement engine has resting workers sleep in futex_wait
+ * on the generation counter, taking no CPU at all, and wakes them untimed
+ * after the peer's call.  The end-to-end runner, whose every hand-over is
+ * timed, keeps them yielding: on this loaded 2-vCPU VM the wake-up of a
+ * sleeping worker cost more than the peer's wait (32 peer linears, each
+ * followed by a pool task: 51-73 ms sleeping against 26-42 ms yielding,
+ * interleaved medians). */
 #include <hwloc.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../mp_harness.h"
@@ -24,6 +39,8 @@
 #else
 #define MP_CPU_RELAX() ((void)0)
 #endif
+
+enum { REST_NONE, REST_YIELD, REST_SLEEP };
 
 struct mp_pool {
     int n;
@@ -38,7 +55,7 @@ struct mp_pool {
     void *arg;
     int *tids;
     _Atomic int started;
-    _Atomic int rest; /* mp_pool_rest: idle workers yield at once, no spinning */
+    _Atomic int rest; /* until the next run, idle workers: REST_YIELD or REST_SLEEP on gen */
     int oversub;      /* more threads than PUs: never spin */
 };
 
@@ -51,6 +68,20 @@ static void bind_self(mp_pool *p, int id)
 {
     if (p->have_topo && p->sets[id])
         hwloc_set_cpubind(p->topo, p->sets[id], HWLOC_CPUBIND_THREAD);
+}
+
+/* gen is a 32-bit word, so the kernel can compare it with what a worker saw. */
+_Static_assert(sizeof(_Atomic unsigned) == 4, "futex word");
+
+static void gen_wait(_Atomic unsigned *gen, unsigned seen)
+{
+    /* returns at once (EAGAIN) if gen moved on before the call: no lost wake-up */
+    syscall(SYS_futex, (unsigned *)gen, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}
+
+static void gen_wake(_Atomic unsigned *gen)
+{
+    syscall(SYS_futex, (unsigned *)gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 static void *worker(void *a)
@@ -69,13 +100,17 @@ static void *worker(void *a)
         while ((g = atomic_load_explicit(&p->gen, memory_order_acquire)) == seen) {
             if (atomic_load_explicit(&p->quit, memory_order_relaxed))
                 return NULL;
-            if (p->oversub || ++spins > 200000 ||
-                atomic_load_explicit(&p->rest, memory_order_relaxed))
+            int rest = atomic_load_explicit(&p->rest, memory_order_relaxed);
+            if (rest == REST_SLEEP)
+                gen_wait(&p->gen, seen);
+            else if (rest == REST_YIELD || p->oversub || ++spins > 200000)
                 sched_yield();
             else
                 MP_CPU_RELAX();
         }
         seen = g;
+        if (atomic_load_explicit(&p->quit, memory_order_relaxed))
+            return NULL;
         p->fn(p->arg, id, p->n);
         atomic_fetch_add_explicit(&p->done, 1, memory_order_acq_rel);
     }
@@ -143,9 +178,12 @@ void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg)
     }
     p->fn = fn;
     p->arg = arg;
-    atomic_store_explicit(&p->rest, 0, memory_order_relaxed);
     atomic_store_explicit(&p->done, 0, memory_order_relaxed);
-    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_seq_cst);
+    /* after the new gen: a worker that read REST_SLEEP either sleeps and gets
+     * this wake-up, or calls futex_wait after it and finds gen changed */
+    if (atomic_exchange_explicit(&p->rest, REST_NONE, memory_order_seq_cst) == REST_SLEEP)
+        gen_wake(&p->gen);
     fn(arg, 0, p->n);
     while (atomic_load_explicit(&p->done, memory_order_acquire) != p->n - 1) {
         if (p->oversub)
@@ -155,11 +193,9 @@ void mp_pool_run(mp_pool *p, mp_task_fn fn, void *arg)
     }
 }
 
-/* Issue 15: while another library's threads (a self-threaded peer) use the
- * cores, the idle workers must not spin on them; the next mp_pool_run ends it. */
-void mp_pool_rest(mp_pool *p)
+void mp_pool_rest(mp_pool *p, int sleep)
 {
-    atomic_store_explicit(&p->rest, 1, memory_order_relaxed);
+    atomic_store_explicit(&p->rest, sleep ? REST_SLEEP : REST_YIELD, memory_order_relaxed);
 }
 
 const int *mp_pool_tids(const mp_pool *p)
@@ -177,6 +213,8 @@ void mp_pool_destroy(mp_pool *p)
     if (!p)
         return;
     atomic_store(&p->quit, 1);
+    atomic_fetch_add(&p->gen, 1); /* so a worker about to sleep does not */
+    gen_wake(&p->gen);
     for (int i = 1; i < p->n; i++)
         pthread_join(p->tid[i], NULL);
     /* the caller's own binding is left as it was set: harmless, and undoing it

@@ -110,6 +110,8 @@ typedef struct mp_ggml_threadpool mp_ggml_threadpool;
     X(void, ggml_backend_cpu_set_threadpool, (mp_ggml_backend * b, mp_ggml_threadpool * tp)) \
     X(void, ggml_threadpool_params_init, (mp_ggml_threadpool_params * p, int n))         \
     X(mp_ggml_threadpool *, ggml_threadpool_new, (mp_ggml_threadpool_params * p))        \
-    X(void, ggml_threadpool_free, (mp_ggml_threadpool * tp))
+    X(void, ggml_threadpool_free, (mp_ggml_threadpool * tp))                            \
+    X(void, ggml_threadpool_pause, (mp_ggml_threadpool * tp))                           \
+    X(void, ggml_threadpool_resume, (mp_ggml_threadpool * tp))
 
 #endif

@@ -16,12 +16,18 @@
  *     ggml's worker 0 and keeps its pinning, ggml's other workers are pinned one
  *     each to the PUs of the harness's threads 1..n-1 (core i, its first PU;
  *     then PUs round robin, as harness/pool.c does);
- *   - poll = 0 (MPBENCH_GGML_POLL overrides, 0..100): idle ggml workers sleep
- *     instead of spinning, because the harness interleaves other variants'
- *     calls between two peer calls and a spinning ggml worker would take a core
- *     from them.  The price is one wake-up of the other workers per call; ggml
- *     hands out mul_mat chunks dynamically, so the calling thread starts at once
- *     and a late worker takes fewer chunks;
+ *   - poll = 50, ggml's default and llama.cpp's for inference (MPBENCH_GGML_POLL
+ *     overrides, 0..100): a worker that finished a graph spins for the next
+ *     one (~190 ms on the 2-vCPU test VM) before it sleeps, so in inference
+ *     ggml's workers are awake at the start of every mul_mat (inside a graph
+ *     they pass from op to op at a spinning barrier).  A timed call is made in
+ *     that state: the harness calls mp_llamacpp_keep_awake(op, 1) before it
+ *     and (op, 0) after it, untimed, so the workers do not spin on the cores
+ *     of the other variants' calls measured in between.  Until issue 37 poll
+ *     was 0 for that reason, and every call paid a wake-up of the workers:
+ *     +49-62 us on a ~25 us 2-thread 640x2560 tq2_0 GEMV while the harness's
+ *     idle thread yielded on the worker's core, and still 4-26 us with that
+ *     core idle (a KVM guest can be slow to wake a halted vCPU);
  *   - the F32 -> vec_dot type conversion of the activations (Q8_K for TQ1_0 and
  *     TQ2_0, Q8_0 for Q4_0 and Q8_0, F16 for F16) happens inside mul_mat, hence
  *     inside the timed call, as in llama.cpp.
@@ -45,11 +51,13 @@
 
 enum { MAX_THREADS = 64, MAX_GRAPHS = 16 };
 
+/* ops independent mul_mats of one activation tensor x: 1 for a call of the
+ * variant, up to MP_LLAMACPP_MAX_OPS for mp_llamacpp_compute_graph. */
 typedef struct graph {
-    int type, rows, k, n;
+    int type, rows, k, n, ops;
     unsigned long used;
     mp_ggml_context *ctx;
-    mp_ggml_tensor *w, *x, *y;
+    mp_ggml_tensor *w[MP_LLAMACPP_MAX_OPS], *x, *y[MP_LLAMACPP_MAX_OPS];
     mp_ggml_cgraph *g;
 } graph;
 
@@ -66,6 +74,8 @@ static struct {
     mp_ggml_backend *backend;
     mp_ggml_threadpool *tp[MAX_THREADS + 1];
     int cur_threads;
+    int paused[MAX_THREADS + 1]; /* tp[i] paused: by keep_awake(op, 0), or by ggml
+                                  * when the backend switched to another pool */
     pthread_mutex_t mu;
     graph graphs[MAX_GRAPHS];
     unsigned long clock;
@@ -176,6 +186,8 @@ static void cleanup(void)
         if (G.tp[i])
             G.ggml_threadpool_free(G.tp[i]);
     memset(G.tp, 0, sizeof G.tp);
+    memset(G.paused, 0, sizeof G.paused);
+    G.cur_threads = 0;
     G.ok = 0;
     fmt(G.why, sizeof G.why, "llama.cpp peer: unloaded at exit");
     pthread_mutex_unlock(&G.mu);
@@ -395,10 +407,11 @@ static void use_threads(int n)
                 tpp.p.cpumask[pu[i]] = true;
             tpp.p.strict_cpu = true;
         }
-        const char *poll = getenv("MPBENCH_GGML_POLL");
-        tpp.p.poll = poll && atoi(poll) > 0 ? (uint32_t)atoi(poll) : 0;
-        if (tpp.p.poll > 100)
-            tpp.p.poll = 100;
+        const char *poll = getenv("MPBENCH_GGML_POLL"); /* unset: ggml's default, 50 */
+        if (poll && *poll) {
+            int v = atoi(poll);
+            tpp.p.poll = v < 0 ? 0 : v > 100 ? 100 : (uint32_t)v;
+        }
         cpu_set_t saved;
         int have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
         G.tp[n] = G.ggml_threadpool_new(&tpp.p);
@@ -411,16 +424,30 @@ static void use_threads(int n)
     }
     G.ggml_backend_cpu_set_n_threads(G.backend, n);
     G.ggml_backend_cpu_set_threadpool(G.backend, G.tp[n]);
+    if (G.cur_threads > 0)
+        G.paused[G.cur_threads] = 1; /* ggml pauses the pool it switches from */
     G.cur_threads = n;
 }
 
-/* Under G.mu: the cached graph y = mul_mat(W[rows x k], X[n x k]). */
-static graph *graph_for(int type, int rows, int k, int n)
+/* Under G.mu, before a compute: a paused pool is resumed here.  Left to ggml,
+ * the compute would resume it itself, but then also pin the calling thread to
+ * its worker 0's CPUs, which are the other workers' here (see use_threads):
+ * every thread of the harness on one core (an end-to-end decode ran 6x slower). */
+static void unpause(void)
+{
+    if (G.paused[G.cur_threads])
+        G.ggml_threadpool_resume(G.tp[G.cur_threads]);
+    G.paused[G.cur_threads] = 0;
+}
+
+/* Under G.mu: the cached graph y_i = mul_mat(W_i[rows x k], X[n x k]), i < ops. */
+static graph *graph_for(int type, int rows, int k, int n, int ops)
 {
     graph *lru = &G.graphs[0];
     for (int i = 0; i < MAX_GRAPHS; i++) {
         graph *g = &G.graphs[i];
-        if (g->ctx && g->type == type && g->rows == rows && g->k == k && g->n == n) {
+        if (g->ctx && g->type == type && g->rows == rows && g->k == k && g->n == n &&
+            g->ops == ops) {
             g->used = ++G.clock;
             return g;
         }
@@ -430,18 +457,20 @@ static graph *graph_for(int type, int rows, int k, int n)
     if (lru->ctx)
         G.ggml_free(lru->ctx);
     memset(lru, 0, sizeof *lru);
-    size_t mem = 8 * G.ggml_tensor_overhead() + G.ggml_graph_overhead() + 4096;
+    size_t mem = (size_t)(2 + 2 * ops) * G.ggml_tensor_overhead() + G.ggml_graph_overhead() + 4096;
     lru->ctx = G.ggml_init((mp_ggml_init_params){mem, NULL, true});
     if (!lru->ctx) {
         fprintf(stderr, "llama.cpp peer: ggml_init(%zu) failed\n", mem);
         abort();
     }
-    lru->w = G.ggml_new_tensor_2d(lru->ctx, type, k, rows);
     lru->x = G.ggml_new_tensor_2d(lru->ctx, MP_GGML_TYPE_F32, k, n);
-    lru->y = G.ggml_mul_mat(lru->ctx, lru->w, lru->x);
     lru->g = G.ggml_new_graph(lru->ctx);
-    G.ggml_build_forward_expand(lru->g, lru->y);
-    lru->type = type, lru->rows = rows, lru->k = k, lru->n = n;
+    for (int i = 0; i < ops; i++) {
+        lru->w[i] = G.ggml_new_tensor_2d(lru->ctx, type, k, rows);
+        lru->y[i] = G.ggml_mul_mat(lru->ctx, lru->w[i], lru->x);
+        G.ggml_build_forward_expand(lru->g, lru->y[i]);
+    }
+    lru->type = type, lru->rows = rows, lru->k = k, lru->n = n, lru->ops = ops;
     lru->used = ++G.clock;
     return lru;
 }
@@ -482,10 +511,11 @@ void mp_llamacpp_compute(int type, const mp_op *op, const void *act, int n, floa
         abort();
     }
     use_threads(op->threads);
-    graph *g = graph_for(type, rows, op->k, n);
-    g->w->data = (void *)(op->w + (size_t)m0 * rb);
+    unpause();
+    graph *g = graph_for(type, rows, op->k, n, 1);
+    g->w[0]->data = (void *)(op->w + (size_t)m0 * rb);
     g->x->data = (void *)((const peer_act *)act)->x;
-    g->y->data = out;
+    g->y[0]->data = out;
     int st = G.ggml_backend_graph_compute(G.backend, g->g);
     pthread_mutex_unlock(&G.mu);
     if (st != 0) /* hot path: no error return; NaN fails the output check loudly */
@@ -497,4 +527,54 @@ void mp_llamacpp_compute(int type, const mp_op *op, const void *act, int n, floa
                    sizeof(float) * (size_t)rows);
         free(out);
     }
+}
+
+void mp_llamacpp_compute_graph(int type, const mp_op *op, const uint8_t *const *w, int ops,
+                               const void *act, int n, float *const *y)
+{
+    if (ops < 1 || ops > MP_LLAMACPP_MAX_OPS) {
+        fprintf(stderr, "llama.cpp peer: a graph of %d mul_mats (1..%d)\n", ops,
+                MP_LLAMACPP_MAX_OPS);
+        abort();
+    }
+    pthread_mutex_lock(&G.mu);
+    if (!G.ok) {
+        fprintf(stderr, "llama.cpp peer: compute called while %s\n", G.why);
+        abort();
+    }
+    use_threads(op->threads);
+    unpause();
+    graph *g = graph_for(type, op->m, op->k, n, ops);
+    g->x->data = (void *)((const peer_act *)act)->x;
+    for (int i = 0; i < ops; i++) {
+        g->w[i]->data = (void *)w[i];
+        g->y[i]->data = y[i];
+    }
+    int st = G.ggml_backend_graph_compute(G.backend, g->g);
+    pthread_mutex_unlock(&G.mu);
+    if (st != 0)
+        for (int i = 0; i < ops; i++)
+            for (size_t j = 0; j < (size_t)op->m * (size_t)n; j++)
+                y[i][j] = NAN;
+}
+
+void mp_llamacpp_keep_awake(const mp_op *op, int awake)
+{
+    pthread_mutex_lock(&G.mu);
+    if (G.ok) {
+        use_threads(op->threads);
+        if (!awake) {
+            G.ggml_threadpool_pause(G.tp[G.cur_threads]); /* pollers see it and sleep */
+            G.paused[G.cur_threads] = 1;
+        } else if (G.cur_threads > 1) {
+            /* resuming only wakes them; one tiny graph returns when every
+             * worker has passed its barrier, i.e. is running and now polls */
+            static float w[16 * 32], x[32], y[16];
+            unpause();
+            graph *g = graph_for(MP_GGML_TYPE_F32, 16, 32, 1, 1);
+            g->w[0]->data = w, g->x->data = x, g->y[0]->data = y;
+            G.ggml_backend_graph_compute(G.backend, g->g);
+        }
+    }
+    pthread_mutex_unlock(&G.mu);
 }

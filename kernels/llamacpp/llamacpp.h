@@ -16,7 +16,8 @@
  *           does compute here, inside the timed call);
  * compute = y = mul_mat(W, x) on ggml's CPU backend (ggml_backend_graph_compute,
  *           llama.cpp's path), with a ggml threadpool of op->threads threads
- *           pinned like the harness's pool.  Self-threaded (mp_kernel.h). */
+ *           pinned like the harness's pool.  Self-threaded (mp_kernel.h);
+ * keep_awake = ggml's workers polling (before a timed call) or asleep (after). */
 #ifndef MP_LLAMACPP_H
 #define MP_LLAMACPP_H
 
@@ -43,5 +44,22 @@ void mp_llamacpp_prepare(const mp_op *op, const float *x, int n, void *act, int 
 /* y[t][m0..m1) = mul_mat rows of W for all N tokens; `type` is the ggml type. */
 void mp_llamacpp_compute(int type, const mp_op *op, const void *act, int n, float *y,
                          int m0, int m1);
+
+/* The several-ops-per-graph case (issue 37): one ggml graph of `ops` independent
+ * y[i] = mul_mat(W_i, x), W_i = w[i] (op->m x op->k, ggml's bytes; op->w is not
+ * used), computed once on op->threads threads.  llama.cpp runs a token's
+ * mul_mats this way: its threads pass from one op to the next at a spinning
+ * barrier and are never woken in between, so the graph's time / ops is what one
+ * mul_mat costs inside inference, the figure a single call is checked against.
+ * act is from mp_llamacpp_prepare; each op converts x itself, as in llama.cpp. */
+enum { MP_LLAMACPP_MAX_OPS = 8 };
+void mp_llamacpp_compute_graph(int type, const mp_op *op, const uint8_t *const *w, int ops,
+                               const void *act, int n, float *const *y);
+/* Where ggml's workers of op->threads wait between calls: awake = 1 returns
+ * when all are running and polling for work (as between two ops of inference;
+ * with MPBENCH_GGML_POLL=0 they sleep again at once, which is what that setting
+ * measures); awake = 0 puts them to sleep (ggml_threadpool_pause) until the
+ * next call, which wakes them itself.  The variants' keep_awake (mp_kernel.h). */
+void mp_llamacpp_keep_awake(const mp_op *op, int awake);
 
 #endif
