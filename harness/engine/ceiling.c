@@ -182,7 +182,7 @@ static double best_call(mp_pool *pool, comp_ctx *c, double budget, int *calls_ou
         *calls_out = 2;
     }
     if (first >= MP_CEILING_SLOW_S) {
-        mp_pool_rest(pool); /* the next pool's threads need the cores */
+        mp_pool_rest(pool, 1); /* the next pool's threads need the cores */
         return first;       /* a slow path: this call is the measurement */
     }
     /* samples of >= 2 ms each (a GEMV call is tens of microseconds) */
@@ -201,7 +201,7 @@ static double best_call(mp_pool *pool, comp_ctx *c, double budget, int *calls_ou
             break;
     }
     *calls_out += samples * per;
-    mp_pool_rest(pool); /* the next pool's threads need the cores */
+    mp_pool_rest(pool, 1); /* the next pool's threads need the cores */
     return best;
 }
 
@@ -278,7 +278,7 @@ int mp_ceiling_rows(const mp_variant *const *sel, int nsel, const int *tv, int n
             continue;
         char binding[512];
         pools[np] = mp_pool_create(tv[i], binding, sizeof binding);
-        mp_pool_rest(pools[np++]);
+        mp_pool_rest(pools[np++], 1);
     }
     mp_ceiling *c = calloc((size_t)(nn > 0 ? nn : 1) * (size_t)(np > 0 ? np : 1), sizeof *c);
     mp_progress pg;
