@@ -63,7 +63,8 @@ static void e2e_usage(FILE *f)
           "  these threads, then to n=1 (n=pp when --tg 0); one --variant, if given, fills\n"
           "  the layers the config lacks; --force accepts a config\n"
           "  tuned on another machine.  --lossless decodes P seeded prompts (default 50)\n"
-          "  for T tokens (default 64) with each variant and with the reference\n"
+          "  for T tokens (default 64, or what max_pos leaves after a 16-token prompt)\n"
+          "  with each variant and with the reference\n"
           "  arithmetic (all layers unless --layers) and reports the share of prompts\n"
           "  whose tokens match exactly; beside it, with the variant fed the reference's\n"
           "  tokens, the largest |logit - reference logit| relative to the step's logit\n"
@@ -342,6 +343,10 @@ int mp_cmd_e2e(int argc, char **argv)
      * process) */
     if (o.gguf && !mp_parse_only && (rc = mp_gguf_e2e_source(o.gguf, &md, o.layers, &o.src)))
         return rc;
+    /* the default --tokens fits the model's positions (a small test model has 64) */
+    if (o.lossless && !o.tokens_set && MP_E2E_PROMPT_MAX + o.tokens > md.max_pos &&
+        md.max_pos > MP_E2E_PROMPT_MAX)
+        o.tokens = md.max_pos - MP_E2E_PROMPT_MAX;
     int ctx = o.lossless ? MP_E2E_PROMPT_MAX + o.tokens : (o.pp > o.tg ? o.pp : o.tg);
     if (ctx > md.max_pos)
         return mp_die(2, "e2e: %s needs %d positions but model %s has max_pos %d",
