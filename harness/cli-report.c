@@ -408,7 +408,11 @@ static void sec_probe(FILE *f, mp_rep *r)
             int seen = 0;
             for (int d = 0; d < nd; d++)
                 seen |= !strcmp(done[d], r->probe[i].kind);
-            if (seen || nd == 256 || !strncmp(r->probe[i].kind, "ceiling_", 8))
+            /* read_<level>_<method>: the best of them is read_<level> (the body
+             * shows that; the store and `mpbench probe` keep each method) */
+            const char *k = r->probe[i].kind;
+            int method = !strncmp(k, "read_", 5) && strchr(k + 5, '_');
+            if (seen || nd == 256 || !strncmp(k, "ceiling_", 8) || method)
                 continue;
             snprintf(done[nd++], sizeof done[0], "%s", r->probe[i].kind);
             fprintf(f, "| %s | %s |", r->probe[i].kind, r->probe[i].unit);
@@ -431,9 +435,9 @@ static void sec_probe(FILE *f, mp_rep *r)
         fputs("Bandwidth is measured the way STREAM does it: each thread pinned, streaming its "
               "own first-touched part of the buffer, all threads started together, best of "
               "several passes; copy counts 2 bytes per byte copied, triad 3.", f);
-        fputs(methods ? "  read_<level> is the best of the read methods beside it (_plain: "
-                        "256-bit loads, _wide: 512-bit, _pf: software-prefetched, _nt: "
-                        "non-temporal), the bandwidth roof."
+        fputs(methods ? "  read_<level> is the best of the read methods (plain 256-bit loads, "
+                        "wide 512-bit, software-prefetched, non-temporal; each stored as "
+                        "read_<level>_<method>, printed by `mpbench probe`), the bandwidth roof."
                       : "  read_<level> is one plain read (a probe from before the read methods "
                         "of issue 37).",
               f);
@@ -722,9 +726,10 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
     }
     if (other)
         fputc('\n', f);
-    fputs("The papers' figures (tokens/s; N/A: the paper's CPU could not host the model; – "
+    fputs("The papers' x86 figures (tokens/s; N/A: the paper's CPU could not host the model; – "
           "not in that table; 2.5B is seed 004 Appendix A's model, our 2.7B follows BitNet's "
-          "dummy-model script):\n\n| source | CPU, kernel |",
+          "dummy-model script; the M2 Ultra rows are in the seeds' tables, no claim here is "
+          "judged against Arm):\n\n| source | CPU, kernel |",
           f);
     for (int c = 0; c < NSIZES; c++)
         fprintf(f, " %s |", sizes[c].label);
@@ -733,6 +738,8 @@ static void sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
         fputs("--:|", f);
     fputc('\n', f);
     for (size_t i = 0; i < sizeof paper_tps / sizeof paper_tps[0]; i++) {
+        if (strstr(paper_tps[i].what, "M2 Ultra"))
+            continue;
         fprintf(f, "| %s | %s |", paper_tps[i].cite, paper_tps[i].what);
         for (int c = 0; c < NSIZES; c++) {
             double v = paper_tps[i].v[c];
@@ -897,7 +904,8 @@ static int best_per_method(const mp_rep *r, const char **vars, int nv, int (*sha
             if (sum / ns > best_mean)
                 best_mean = sum / ns, best = w;
         }
-        vars[out++] = vars[best];
+        if (mp_rep_body_method(method))
+            vars[out++] = vars[best];
         v = w;
     }
     return out;
@@ -1098,14 +1106,17 @@ static void sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne)
         int keep = 0;
         for (int v = 0; v < nvar; v++) {
             int got = 0;
-            for (int i = 0; i < nn; i++)
-                got += mp_rep_pick(r, vars[v], shapes[bs][0], shapes[bs][1], nv[i], tv[bt]) != NULL;
-            if (got > 1)
+            for (int i = 0; i < nn; i++) {
+                const mp_rep_row *x =
+                    mp_rep_pick(r, vars[v], shapes[bs][0], shapes[bs][1], nv[i], tv[bt]);
+                got += x && (!strcmp(x->status, "ok") || !strcmp(x->status, "unstable"));
+            }
+            if (got > 2) /* N = 1 and 128 alone are sections 7 and 4 */
                 vars[keep++] = vars[v];
         }
         nvar = keep;
         fprintf(f, "Kernel GOPS at %dx%d, %d thread%s, %s cache, against N (tokens per call); "
-                   "the variants measured at more than one N:\n\n",
+                   "the variants measured at three N or more:\n\n",
                 shapes[bs][0], shapes[bs][1], tv[bt], tv[bt] > 1 ? "s" : "", r->cache);
         char cols[MAXN][24];
         const char *colp[MAXN];
@@ -1274,7 +1285,7 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
                 if (pw && !strcmp(mv, mw) && (mean[w] > mean[v] || (mean[w] == mean[v] && w < v)))
                     beaten = 1;
             }
-            if (!present || beaten)
+            if (!present || beaten || !mp_rep_body_method(mv))
                 continue;
             const char *method = "";
             for (int i = 0; i < nx; i++)
@@ -1317,13 +1328,13 @@ static void sec_ratios(FILE *f, mp_rep *r)
     fputs("## 8. Speed ratios within one run, N = 1 and N = 128\n\n", f);
     fputs("First against llama.cpp's own kernels (the `llamacpp.*` peers: ggml's CPU backend "
           "loaded from the pinned npm build, `make peers`), with our re-implementation of the "
-          "same format as a row of the same table; then against our I2_S (against llama.cpp's "
-          "Q8_0 and every other row: kernel-results.csv).\n\n", f);
+          "same format as a row of the same table (our TQ2_0 is the baseline only where llama.cpp's "
+          "was not measured; every other pair: kernel-results.csv, one run per N).\n\n", f);
     /* llama.cpp's Q8_0 as a baseline is in kernel-results.csv (every row): the body
      * keeps the ternary baselines (issue 37: at most 500 lines) */
-    static const char *const bases[] = {"LLAMACPP_TQ2_0", "TQ2_0", "I2_S"};
+    static const char *const bases[] = {"LLAMACPP_TQ2_0", "TQ2_0"};
     static const int ns[] = {1, 128};
-    for (int b = 0; b < 3; b++)
+    for (int b = 0; b < 2; b++)
         for (int i = 0; i < 2; i++) {
             /* our TQ2_0 is a row of llama.cpp's TQ2_0 table when that was measured:
              * a second table against it would repeat the first (kernel-results.csv
@@ -1459,7 +1470,7 @@ static void csv_results(FILE *f, const mp_rep *r, mp_rep_out *o)
 static void sec_bad(FILE *f, mp_rep *r)
 {
     fputs("## Rows not measured or not stable\n\n", f);
-    int n = 0, unstable = 0;
+    int n = 0, unstable = 0, lacks = 0;
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
         if (!strcmp(x->status, "unstable")) {
@@ -1468,6 +1479,10 @@ static void sec_bad(FILE *f, mp_rep *r)
         }
         if (!strcmp(x->status, "ok"))
             continue;
+        if (!strcmp(x->status, "skipped") && !strncmp(x->reason, "cpu lacks ", 10)) {
+            lacks++; /* counted per ISA below: not a defect of the row */
+            continue;
+        }
         if (n++ == 0)
             fputs("| variant | params | shape | N | threads | cache | status | reason |\n"
                   "|---|---|---|--:|--:|---|---|---|\n", f);
@@ -1485,7 +1500,28 @@ static void sec_bad(FILE *f, mp_rep *r)
     if (unstable)
         fprintf(f, "%d rows are unstable (robust CV above 10%% after re-measuring; † in the "
                    "tables): status and reason in kernel-results.csv.\n\n", unstable);
-    if (!n && !unstable)
+    if (lacks) {
+        /* the ISAs, in order of first appearance */
+        char isas[8][40];
+        int counts[8] = {0}, ni = 0;
+        for (int i = 0; i < r->nrows; i++) {
+            const mp_rep_row *x = &r->rows[i];
+            if (strcmp(x->status, "skipped") || strncmp(x->reason, "cpu lacks ", 10))
+                continue;
+            int j;
+            for (j = 0; j < ni && strcmp(isas[j], x->reason + 10); j++)
+                ;
+            if (j == ni && ni < 8)
+                snprintf(isas[ni++], sizeof isas[0], "%.39s", x->reason + 10);
+            if (j < 8)
+                counts[j]++;
+        }
+        fprintf(f, "%d rows were skipped because this CPU lacks their ISA (", lacks);
+        for (int j = 0; j < ni; j++)
+            fprintf(f, "%s%s: %d", j ? ", " : "", isas[j], counts[j]);
+        fputs("); each is in kernel-results.csv.\n\n", f);
+    }
+    if (!n && !unstable && !lacks)
         fputs("None: every stored result of this machine has status ok.\n\n", f);
 }
 
@@ -1601,7 +1637,7 @@ int mp_cmd_report(int argc, char **argv)
     sec_caveats(f, &r);
     sec_probe(f, &r);
     sec_e2e_tps(f, &r, e2e, ne);
-    mp_rep_sec_e2e_limit(f, e2e, ne);
+    mp_rep_sec_e2e_limit(f, e2e, ne, &o);
     sec_lossless(f, &r, e2e, ne);
     sec_fig8(f, &r);
     csv_results(f, &r, &o);

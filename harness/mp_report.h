@@ -69,6 +69,10 @@ double mp_rep_probe(const mp_rep *r, const char *kind, int threads, int *got_thr
  * "unknown" (a name this build does not have). */
 const char *mp_rep_numerics(const char *variant);
 
+/* Whether the body's kernel tables show a method: not the F32 baselines (no
+ * paper claim uses them; they stay in the CSV files), issue 37's 500 lines. */
+int mp_rep_body_method(const char *method);
+
 /* The newest probe's compute ceiling of a variant (GOPS, kind
  * "ceiling_<variant>" with its N, engine/ceiling.c) for N tokens at `threads`:
  * the one measured at that N and thread count, else the nearest (thread count
@@ -143,7 +147,7 @@ int mp_rep_roof_check(const mp_rep *r, const mp_rep_e2e *e, int ne, double tol,
 /* Section 2a (report-e2e-limit.c, issue 17): every e2e row that stores a bound
  * as its share of that bound, one table per (test, threads), and the --profile
  * rows in milliseconds per token per group. */
-void mp_rep_sec_e2e_limit(FILE *f, const mp_rep_e2e *e, int ne);
+void mp_rep_sec_e2e_limit(FILE *f, const mp_rep_e2e *e, int ne, mp_rep_out *o);
 
 /* The papers' claims (report-claims.c): every row of a claims file (TSV, see
  * results/claims.tsv) computed from the store and judged. */

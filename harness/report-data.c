@@ -376,3 +376,8 @@ void mp_rep_table_head(FILE *f, const char *first, const char *const *cols, int 
         fputs("--:|", f);
     fputc('\n', f);
 }
+
+int mp_rep_body_method(const char *method)
+{
+    return strcmp(method, "F32") && strcmp(method, "LLAMACPP_F32");
+}

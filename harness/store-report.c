@@ -161,11 +161,19 @@ int mp_store_rep_probe(mp_store *s, int64_t machine_id, mp_probe_row *out, int m
     if (sqlite3_step(st) == SQLITE_ROW)
         *run = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    if (!*run || !(st = prepare(s, "SELECT kind, threads, bytes, value, ifnull(unit,''), "
-                                   "ifnull(n,0), ifnull(m,0), ifnull(k,0) FROM probe WHERE "
-                                   "run_id=? ORDER BY id")))
+    /* issue 37: a roof is what nothing exceeds, so each figure is the best that
+     * any `mpbench probe` of the machine measured (a probe on a busy moment of a
+     * shared host comes out low); SQLite takes the other columns from the row
+     * holding the max.  Without a probe run, the newest run's own rows. */
+    if (!*run || !(st = prepare(s, "SELECT p.kind, p.threads, p.bytes, max(p.value), "
+                                   "ifnull(p.unit,''), ifnull(p.n,0), ifnull(p.m,0), "
+                                   "ifnull(p.k,0) FROM probe p JOIN runs u ON p.run_id=u.id "
+                                   "WHERE (u.kind='probe' AND u.machine_id=?2 AND "
+                                   "(SELECT kind FROM runs WHERE id=?1)='probe') OR p.run_id=?1 "
+                                   "GROUP BY p.kind, p.threads, ifnull(p.n,0) ORDER BY min(p.id)")))
         return 0;
     sqlite3_bind_int64(st, 1, *run);
+    sqlite3_bind_int64(st, 2, machine_id);
     while (n < max && sqlite3_step(st) == SQLITE_ROW) {
         mp_probe_row *p = &out[n++];
         copy_col(st, 0, p->kind, sizeof p->kind);

@@ -278,8 +278,6 @@ Test(report, sections_and_numbers)
      * fixture's times keep the 1.5 ratio) */
     HAS(t, "Against TQ2_0 at N = 1, 2 threads, cold cache (run 2");
     HAS(t, "| i2_s.avx2 (I2_S) | 1.50× | 1.50× |");
-    HAS(t, "Against I2_S at N = 128, 2 threads, cold cache (run 2");
-    HAS(t, "| tq2_0.avx2 (TQ2_0) | 0.67× | 0.67× |");
     /* tuned */
     HAS(t, "| i2_s.avx2 | 2560x2560 | 8 | 1 | exhaustive | pf=4096 | pf=8192 | 180.5 | 200.0 | "
            "9.7% |");

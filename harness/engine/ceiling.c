@@ -281,31 +281,51 @@ int mp_ceiling_rows(const mp_variant *const *sel, int nsel, const int *tv, int n
         mp_pool_rest(pools[np++], 1);
     }
     mp_ceiling *c = calloc((size_t)(nn > 0 ? nn : 1) * (size_t)(np > 0 ? np : 1), sizeof *c);
+    /* MP_CEILING_ROUNDS passes over every variant, the best of each kept: on a
+     * shared host a variant's window can fall in a slow stretch (i2_s.avx2 at
+     * 6912x2560, N = 1, one thread: 64 to 147 GOPS in three back-to-back probes
+     * of 0.6 s each), and rounds spread its windows over the whole probe */
+    int first = n;
     mp_progress pg;
-    mp_progress_begin(&pg, nsel, quiet);
-    for (int i = 0; i < nsel && c && n < max; i++) {
-        const mp_variant *v = sel[i];
-        mp_progress_show(&pg, "compute ceiling of %s", v->name);
-        mp_progress_step(&pg, 1);
-        char why[160];
-        if (v->family == MP_FAMILY_PEER || v->self_threaded || !mp_variant_available(v))
-            continue;
-        int got = mp_ceiling_measure(v, NULL, nv, nn, pools, np,
-                                     budget > 0 ? budget : MP_CEILING_BUDGET_S, c, why,
-                                     sizeof why);
-        for (int j = 0; j < got && n < max; j++) {
-            if (!(c[j].gops > 0))
+    mp_progress_begin(&pg, nsel * MP_CEILING_ROUNDS, quiet);
+    for (int round = 0; round < MP_CEILING_ROUNDS && c; round++)
+        for (int i = 0; i < nsel && n < max; i++) {
+            const mp_variant *v = sel[i];
+            mp_progress_show(&pg, "compute ceiling of %s (round %d of %d)", v->name, round + 1,
+                             MP_CEILING_ROUNDS);
+            mp_progress_step(&pg, 1);
+            char why[160];
+            if (v->family == MP_FAMILY_PEER || v->self_threaded || !mp_variant_available(v))
                 continue;
-            mp_probe_row *r = &rows[n++];
-            memset(r, 0, sizeof *r);
-            snprintf(r->kind, sizeof r->kind, "ceiling_%s", v->name);
-            r->threads = c[j].threads, r->n = c[j].n, r->m = c[j].m, r->k = c[j].k;
-            r->bytes = c[j].packed_bytes, r->value = c[j].gops;
-            snprintf(r->unit, sizeof r->unit, "GOPS");
+            int got = mp_ceiling_measure(v, NULL, nv, nn, pools, np,
+                                         budget > 0 ? budget : MP_CEILING_BUDGET_S, c, why,
+                                         sizeof why);
+            for (int j = 0; j < got && n < max; j++) {
+                if (!(c[j].gops > 0))
+                    continue;
+                char kind[sizeof rows[0].kind];
+                snprintf(kind, sizeof kind, "ceiling_%s", v->name);
+                mp_probe_row *r = NULL;
+                for (int q = first; q < n && !r; q++)
+                    if (!strcmp(rows[q].kind, kind) && rows[q].threads == c[j].threads &&
+                        rows[q].n == c[j].n)
+                        r = &rows[q];
+                if (r) { /* a later round: keep the best */
+                    if (c[j].gops > r->value)
+                        r->value = c[j].gops, r->m = c[j].m, r->k = c[j].k,
+                        r->bytes = c[j].packed_bytes;
+                    continue;
+                }
+                r = &rows[n++];
+                memset(r, 0, sizeof *r);
+                snprintf(r->kind, sizeof r->kind, "%s", kind);
+                r->threads = c[j].threads, r->n = c[j].n, r->m = c[j].m, r->k = c[j].k;
+                r->bytes = c[j].packed_bytes, r->value = c[j].gops;
+                snprintf(r->unit, sizeof r->unit, "GOPS");
+            }
+            if (mp_engine_interrupted())
+                break;
         }
-        if (mp_engine_interrupted())
-            break;
-    }
     mp_progress_end(&pg);
     free(c);
     for (int p = 0; p < np; p++)

@@ -254,6 +254,8 @@ double mp_ceiling_bytes_per_sec(const mp_variant *v, const int *param);
 /* Seconds of timed calls per (variant, N, threads), and the call time above
  * which one call is all that is timed (scalar paths at N = 128). */
 #define MP_CEILING_BUDGET_S 0.15
+/* passes over the variants; each ceiling is the best of its rounds (ceiling.c) */
+#define MP_CEILING_ROUNDS 3
 #define MP_CEILING_SLOW_S 0.25
 /* The fewest rows a compute roof is measured over (issue 37: M >= 1024). */
 enum { MP_CEILING_MIN_M = 1024 };
