@@ -492,6 +492,19 @@ void mp_llamacpp_prepare(const mp_op *op, const float *x, int n, void *act, int 
         ((peer_act *)act)->x = x;
 }
 
+/* Takes G.mu for a compute on op->threads threads, awake (unpause: not ggml's
+ * own resume, which pins the caller); aborts when the peer is not loaded. */
+static void lock_for_compute(const mp_op *op)
+{
+    pthread_mutex_lock(&G.mu);
+    if (!G.ok) {
+        fprintf(stderr, "llama.cpp peer: compute called while %s\n", G.why);
+        abort();
+    }
+    use_threads(op->threads);
+    unpause();
+}
+
 void mp_llamacpp_compute(int type, const mp_op *op, const void *act, int n, float *y,
                          int m0, int m1)
 {
@@ -505,13 +518,7 @@ void mp_llamacpp_compute(int type, const mp_op *op, const void *act, int n, floa
         if (!out)
             abort();
     }
-    pthread_mutex_lock(&G.mu);
-    if (!G.ok) {
-        fprintf(stderr, "llama.cpp peer: compute called while %s\n", G.why);
-        abort();
-    }
-    use_threads(op->threads);
-    unpause();
+    lock_for_compute(op);
     graph *g = graph_for(type, rows, op->k, n, 1);
     g->w[0]->data = (void *)(op->w + (size_t)m0 * rb);
     g->x->data = (void *)((const peer_act *)act)->x;
@@ -537,13 +544,7 @@ void mp_llamacpp_compute_graph(int type, const mp_op *op, const uint8_t *const *
                 MP_LLAMACPP_MAX_OPS);
         abort();
     }
-    pthread_mutex_lock(&G.mu);
-    if (!G.ok) {
-        fprintf(stderr, "llama.cpp peer: compute called while %s\n", G.why);
-        abort();
-    }
-    use_threads(op->threads);
-    unpause();
+    lock_for_compute(op);
     graph *g = graph_for(type, op->m, op->k, n, ops);
     g->x->data = (void *)((const peer_act *)act)->x;
     for (int i = 0; i < ops; i++) {
