@@ -6,7 +6,8 @@
  *
  *   kernel A B N T     speed of method A over method B (B's time / A's time),
  *                      the fastest variant of each per shape, every shape of
- *                      the newest run that measured both at N tokens, T threads;
+ *                      the run that measured both on the most shapes (the
+ *                      newest of those) at N tokens, T threads;
  *                      A may be a comma list (the fastest of those methods)
  *   gbps A B N T       the same points, A's GB/s over B's GB/s
  *   e2e A B TEST T     end-to-end tokens/s of A over B per whole bitnetcpp-*
@@ -109,14 +110,30 @@ static const mp_rep_row *fastest(const mp_rep *r, int64_t run, const char *metho
 static int kernel_points(const mp_rep *r, const char *a, const char *b, int n, int t, int gbps,
                          point *pts, int64_t *run_out)
 {
+    /* the run with the most shapes holding both (a run over the model's shapes
+     * before a one-shape run of a few variants), the newest of those */
     int64_t run = 0;
+    int best_shapes = 0;
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
         if (x->n != n || x->threads != t || !method_in(x->method, a) || !measured(x) ||
-            x->run_id <= run || strcmp(x->cache, r->cache))
+            strcmp(x->cache, r->cache) || x->run_id == run)
             continue;
-        if (fastest(r, x->run_id, b, x->m, x->k, n, t))
-            run = x->run_id;
+        int shapes = 0;
+        for (int j = 0; j < r->nrows; j++) {
+            const mp_rep_row *y = &r->rows[j];
+            int first = 1;
+            for (int q = 0; q < j && first; q++)
+                first = !(r->rows[q].run_id == y->run_id && r->rows[q].m == y->m &&
+                          r->rows[q].k == y->k && r->rows[q].n == n && r->rows[q].threads == t &&
+                          method_in(r->rows[q].method, a));
+            if (first && y->run_id == x->run_id && y->n == n && y->threads == t &&
+                method_in(y->method, a) && fastest(r, x->run_id, a, y->m, y->k, n, t) &&
+                fastest(r, x->run_id, b, y->m, y->k, n, t))
+                shapes++;
+        }
+        if (shapes > best_shapes || (shapes == best_shapes && shapes && x->run_id > run))
+            run = x->run_id, best_shapes = shapes;
     }
     *run_out = run;
     if (!run)

@@ -102,6 +102,12 @@ static void make_store(const char *path)
     e2e(db, 7, "bitnetcpp-700m", "tq2_0.avx512", "TQ2_0", "tg16", 2, 90, 100);
     e2e(db, 7, "bitnetcpp-700m", "tq2_0.avx512", "TQ2_0", "tg16 b4", 2, 100, 0);
     e2e(db, 7, "bitnetcpp-700m", "vlut_i2.avx512", "VLUT_I2", "tg16 b4", 2, 250, 0);
+    /* run 9 (newer): one shape of VLUT_I2 and the peer at N = 128, one thread, 10x
+     * apart: K1 keeps run 2, which holds both on three shapes */
+    sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) VALUES"
+            "(9,1,'run','2026-01-09','run',0,'ok','ddd')");
+    kernel(db, 9, "llamacpp.tq2_0", "LLAMACPP_TQ2_0", 640, 2560, 128, 1, 1000);
+    kernel(db, 9, "vlut_i2.avx512", "VLUT_I2", 640, 2560, 128, 1, 100);
     /* another machine, newer: its rows must never enter machine 1's ratios */
     sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
             "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(2,'otherfp','Other CPU',2,2,"
