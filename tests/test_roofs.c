@@ -199,10 +199,11 @@ static int above_roof(const char *db, lines *l, int *checked, int *has_ceilings)
  * for noise).  MPBENCH_ROOF_DB checks another database.
  *
  * OPEN (issue 37, stays open): on the data of 2026-11-29 (AMD EPYC, AVX2 only,
- * two probes, each figure the best of both) 34 of 531 rows are still above
- * their roofs by more than 3%: the 1-thread f32 GEMVs read faster than any
- * probe loop, and cold rows of some LUT kernels beat their warm compute
- * ceilings at 6912x2560.  Until the roofs are fixed the check runs only with
+ * five probes, each figure the best of them, ceilings at three real shapes)
+ * 4 of 531 rows are still above their roofs by more than 3%, all N = 128 on
+ * two threads at 2560x2560 (f16, tq1_0, tl1_0, vnni_int2: 1.03-1.18x their
+ * ceilings; hypothesis: the ceiling splits rows statically while the engine's
+ * calls steal chunks).  Until the roofs are fixed the check runs only with
  * MPBENCH_ROOF_CHECK=1 (and then fails, listing them); by default it is skipped
  * with the count, never passed. */
 Test(roofs, committed_rows_are_under_their_roofs, .timeout = 120)

@@ -123,15 +123,25 @@ double mp_ceiling_bytes_per_sec(const mp_variant *v, const int *param_in)
 static const int shapes[][2] = {{6912, 2560}, {2560, 2560}, {2560, 6912},
                                 {4096, 4096}, {3200, 3200}, {1536, 1536}};
 
+/* The which-th real shape v accepts, cyclically (which 0: the first). */
+static int shape_at(const mp_variant *v, const int *param, int which, int *m, int *k, char *why,
+                    size_t len)
+{
+    int ok[sizeof shapes / sizeof shapes[0]], n = 0;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        if (!mp_variant_check(v, shapes[i][0], shapes[i][1], param, why, len))
+            ok[n++] = (int)i;
+    if (!n)
+        return -1;
+    int i = ok[(which < 0 ? 0 : which) % n];
+    *m = shapes[i][0], *k = shapes[i][1];
+    return 0;
+}
+
 int mp_ceiling_shape(const mp_variant *v, const int *param, int *m, int *k, char *why,
                      size_t len)
 {
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        if (!mp_variant_check(v, shapes[i][0], shapes[i][1], param, why, len)) {
-            *m = shapes[i][0], *k = shapes[i][1];
-            return 0;
-        }
-    return -1;
+    return shape_at(v, param, 0, m, k, why, len);
 }
 
 enum { MAX_T = 64 };
@@ -209,6 +219,13 @@ int mp_ceiling_measure(const mp_variant *v, const int *param_in, const int *nv, 
                        mp_pool *const *pools, int np, double budget, mp_ceiling *out,
                        char *why, size_t len)
 {
+    return mp_ceiling_measure_at(v, param_in, 0, nv, nn, pools, np, budget, out, why, len);
+}
+
+int mp_ceiling_measure_at(const mp_variant *v, const int *param_in, int which, const int *nv,
+                          int nn, mp_pool *const *pools, int np, double budget, mp_ceiling *out,
+                          char *why, size_t len)
+{
     int param[MP_MAX_PARAMS], m, k;
     if (param_in)
         memcpy(param, param_in, sizeof param);
@@ -218,7 +235,7 @@ int mp_ceiling_measure(const mp_variant *v, const int *param_in, const int *nv, 
         snprintf(why, len, "threads itself (a peer): no row split to measure");
         return -1;
     }
-    if (mp_ceiling_shape(v, param, &m, &k, why, len))
+    if (shape_at(v, param, which, &m, &k, why, len))
         return -1;
     for (int p = 0; p < np; p++)
         if (mp_pool_size(pools[p]) > MAX_T) {
@@ -281,7 +298,8 @@ int mp_ceiling_rows(const mp_variant *const *sel, int nsel, const int *tv, int n
         mp_pool_rest(pools[np++], 1);
     }
     mp_ceiling *c = calloc((size_t)(nn > 0 ? nn : 1) * (size_t)(np > 0 ? np : 1), sizeof *c);
-    /* MP_CEILING_ROUNDS passes over every variant, the best of each kept: on a
+    /* MP_CEILING_ROUNDS passes over every variant, each at another shape, the
+     * best of each kept (its m, k stored with it): on a
      * shared host a variant's window can fall in a slow stretch (i2_s.avx2 at
      * 6912x2560, N = 1, one thread: 64 to 147 GOPS in three back-to-back probes
      * of 0.6 s each), and rounds spread its windows over the whole probe */
@@ -297,9 +315,13 @@ int mp_ceiling_rows(const mp_variant *const *sel, int nsel, const int *tv, int n
             char why[160];
             if (v->family == MP_FAMILY_PEER || v->self_threaded || !mp_variant_available(v))
                 continue;
-            int got = mp_ceiling_measure(v, NULL, nv, nn, pools, np,
-                                         budget > 0 ? budget : MP_CEILING_BUDGET_S, c, why,
-                                         sizeof why);
+            /* each round at another real shape: a ceiling bounds rows of every
+             * shape (at N = 128 on two threads 2560x2560 ran up to 1.3x faster
+             * per weight than 6912x2560 here, and f32's 6912x2560 is 68 MiB,
+             * not in any cache) */
+            int got = mp_ceiling_measure_at(v, NULL, round, nv, nn, pools, np,
+                                            budget > 0 ? budget : MP_CEILING_BUDGET_S, c, why,
+                                            sizeof why);
             for (int j = 0; j < got && n < max; j++) {
                 if (!(c[j].gops > 0))
                     continue;

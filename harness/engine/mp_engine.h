@@ -282,6 +282,11 @@ int mp_ceiling_shape(const mp_variant *v, const int *param, int *m, int *k, char
 int mp_ceiling_measure(const mp_variant *v, const int *param, const int *nv, int nn,
                        mp_pool *const *pools, int np, double budget, mp_ceiling *out,
                        char *why, size_t len);
+/* The same at the which-th real shape the variant accepts (cyclically; 0: the
+ * one mp_ceiling_shape names). */
+int mp_ceiling_measure_at(const mp_variant *v, const int *param, int which, const int *nv,
+                          int nn, mp_pool *const *pools, int np, double budget, mp_ceiling *out,
+                          char *why, size_t len);
 /* The probe's compute roofs: for each of the nsel variants (peers, self-threaded
  * and unavailable ones skipped) one "ceiling_<variant>" row per N of nv and
  * thread count of tv, in GOPS, with its n, m, k and packed bytes, appended to
