@@ -42,20 +42,7 @@ static inline __attribute__((always_inline)) uint64_t read_loop(const void *p, s
     return r;
 }
 
-static uint64_t read_v(const void *p, size_t n)
-{
-    return read_loop(p, n, 0);
-}
-
-static uint64_t read_pf_v(const void *p, size_t n)
-{
-    return read_loop(p, n, 1);
-}
-
-static uint64_t read_nt_v(const void *p, size_t n)
-{
-    return read_loop(p, n, 2);
-}
+MP_PROBE_READ_METHODS
 
 static void copy_v(void *dst, const void *src, size_t n)
 {

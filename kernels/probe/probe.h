@@ -12,4 +12,11 @@ extern const mp_probe_ops mp_probe_scalar;
 extern const mp_probe_ops mp_probe_avx2;
 extern const mp_probe_ops mp_probe_avx512vnni;
 
+/* The three read entry points of an ISA file over its one loop,
+ * read_loop(p, n, how): 0 plain, 1 software-prefetched, 2 non-temporal. */
+#define MP_PROBE_READ_METHODS                                                              \
+    static uint64_t read_v(const void *p, size_t n) { return read_loop(p, n, 0); }          \
+    static uint64_t read_pf_v(const void *p, size_t n) { return read_loop(p, n, 1); }       \
+    static uint64_t read_nt_v(const void *p, size_t n) { return read_loop(p, n, 2); }
+
 #endif
