@@ -118,6 +118,27 @@ Test(tuner, mann_whitney)
     cr_assert_eq(mp_median(a, 9), 8.0);
 }
 
+/* 10^5 repetitions a side (issue 40: na * nb overflowed int past ~46,341).
+ * a = 0, 2, 4, ...; b = 1, 3, 5, ...: no ties, rank sum of a = na^2, so
+ * U_a = na (na - 1) / 2 and, against the normal approximation with the
+ * continuity correction, z = (0.5 - na / 2) / sqrt(na^2 (2 na + 1) / 12),
+ * computed here in long double independently of the code under test. */
+Test(tuner, mann_whitney_at_a_hundred_thousand_reps)
+{
+    enum { NA = 100000 };
+    double *a = malloc(sizeof *a * NA), *b = malloc(sizeof *b * NA);
+    for (int i = 0; i < NA; i++)
+        a[i] = 2.0 * i, b[i] = 2.0 * i + 1;
+    long double na = NA;
+    long double z = (0.5L - na / 2) / sqrtl(na * na * (2 * na + 1) / 12);
+    double want = (double)(0.5L * erfcl(-z / sqrtl(2.0L)));
+    double got = mp_mann_whitney_p(a, NA, b, NA);
+    cr_assert_float_eq(got, want, 1e-9, "p = %.12f, want %.12f", got, want);
+    cr_assert(want > 0.49 && want < 0.5, "the reference: %.6f", want);
+    free(a);
+    free(b);
+}
+
 static char out[65536];
 
 Test(tuner, real_tune_exports_a_config_that_parses_back, .timeout = 300)

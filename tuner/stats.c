@@ -57,9 +57,12 @@ double mp_mann_whitney_p(const double *a, int na, const double *b, int nb)
         i = j;
     }
     free(o);
-    double ua = ra - na * (na + 1) / 2.0; /* small U_a: a's values are small */
-    double mu = na * nb / 2.0;
-    double var = na * nb / 12.0 * ((n + 1) - tie / ((double)n * (n - 1)));
+    /* in double throughout: na * nb passes INT_MAX at ~46,341 repetitions
+     * each (issue 40; tiny shapes reach ~65,000) */
+    const double da = na, db = nb, dn = n;
+    double ua = ra - da * (da + 1) / 2.0; /* small U_a: a's values are small */
+    double mu = da * db / 2.0;
+    double var = da * db / 12.0 * ((dn + 1) - tie / (dn * (dn - 1)));
     if (var <= 0)
         return 1.0;
     double z = (ua - mu + 0.5) / sqrt(var);
