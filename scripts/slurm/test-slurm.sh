@@ -2,6 +2,10 @@
 # test-slurm.sh - `make test-slurm`: the Slurm scripts against a real, local,
 # one-node Slurm cluster.
 #
+# First, without a cluster: array.sbatch and merge.sbatch with each environment
+# variable they read missing or malformed end with exit 2 and a message naming
+# the variable and its value (not bash's "unbound variable").
+#
 # Writes a configuration bound to 127.0.0.1 into a temporary directory (its own
 # munge key and socket, state, spool and logs there, ports picked free), starts
 # munged, slurmctld and slurmd from it (directly, in the foreground, as this
@@ -82,6 +86,45 @@ pick_port() {
     done
     fail "no free port pair found"
 }
+
+# --- the scripts' environment checks (no cluster needed) ----------------------
+# env_bad SCRIPT WANT VAR=VALUE...: SCRIPT run with only these variables (and
+# PATH) exits 2 saying WANT
+env_bad() {
+    local script=$1 want=$2 rc=0 err
+    shift 2
+    err=$(cd "$T" && env -i PATH="$PATH" "$@" bash "$root/scripts/slurm/$script" 2>&1 >/dev/null) || rc=$?
+    [ "$rc" = 2 ] || fail "$script with $*: exit $rc, expected 2: $err"
+    [[ "$err" == *"$want"* ]] || fail "$script with $*: the message does not say \"$want\": $err"
+    [[ "$err" != *unbound* ]] || fail "$script with $*: $err"
+    env_cases=$((env_cases + 1))
+}
+env_cases=0
+mkdir -p "$T/env"
+B="MPBENCH_BIN=$bin" D="MPBENCH_SLURM_DIR=$T/env" N=MPBENCH_SLURM_SHARDS A=SLURM_ARRAY_TASK_ID
+for v in abc '' 0 -1 '4 ' 10000 1e3 0x10 04; do
+    env_bad merge.sbatch "MPBENCH_SLURM_SHARDS='$v'" "$B" "$D" "$N=$v"
+    env_bad array.sbatch "MPBENCH_SLURM_SHARDS='$v'" "$B" "$D" "$N=$v" "$A=0"
+done
+env_bad merge.sbatch "MPBENCH_SLURM_SHARDS is not set" "$B" "$D"
+env_bad merge.sbatch "MPBENCH_BIN is not set" "$D" "$N=4"
+env_bad merge.sbatch "MPBENCH_BIN='$T/none'" "MPBENCH_BIN=$T/none" "$D" "$N=4"
+env_bad merge.sbatch "MPBENCH_SLURM_DIR is not set" "$B" "$N=4"
+env_bad merge.sbatch "MPBENCH_SLURM_DIR='$T/none'" "$B" "MPBENCH_SLURM_DIR=$T/none" "$N=4"
+env_bad merge.sbatch "MPBENCH_SLURM_TUNED='$bin'" "$B" "$D" "$N=4" "MPBENCH_SLURM_TUNED=$bin"
+env_bad array.sbatch "MPBENCH_BIN='$T/env'" "MPBENCH_BIN=$T/env" "$D" "$N=4" "$A=0"
+env_bad array.sbatch "MPBENCH_SLURM_DIR='$T/none'" "$B" "MPBENCH_SLURM_DIR=$T/none" "$N=4" "$A=0"
+env_bad array.sbatch "SLURM_ARRAY_TASK_ID is not set" "$B" "$D" "$N=4"
+for v in abc '' 4 -1; do
+    env_bad array.sbatch "SLURM_ARRAY_TASK_ID='$v'" "$B" "$D" "$N=4" "$A=$v"
+done
+env_bad array.sbatch "SLURM_RESTART_COUNT='x'" "$B" "$D" "$N=4" "$A=3" SLURM_RESTART_COUNT=x
+# and good values pass the checks: nothing to merge in an empty directory is exit 1
+rc=0
+(cd "$T" && env -i PATH="$PATH" "$B" "$D" "$N=4" bash "$root/scripts/slurm/merge.sbatch") >"$T/env/merge.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q 'nothing to merge' "$T/env/merge.out" ||
+    fail "merge.sbatch with a good environment and no parts: exit $rc: $(cat "$T/env/merge.out")"
+log "bad environments: array.sbatch and merge.sbatch exit 2 naming the variable and its value ($env_cases cases)"
 
 # --- the cluster ------------------------------------------------------------
 mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/log"
