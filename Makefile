@@ -316,13 +316,14 @@ peers:
 	GGML_PKG='$(GGML_PKG)' GGML_SHA1=$(GGML_SHA1) GGML_SHA512=$(GGML_SHA512) \
 	    GGML_DIR=$(GGML_DIR) scripts/peers.sh
 
-# The Slurm scripts (scripts/slurm/) on a real one-node Slurm cluster started
-# on 127.0.0.1 from a temporary directory and stopped again (scripts/slurm/test-slurm.sh,
-# about a minute; at most 10).  Installs slurm-wlm and munge first if missing.
+# The Slurm scripts (scripts/slurm/) on a real three-node Slurm cluster (three
+# slurmd on 127.0.0.1) started from a temporary directory and stopped again,
+# one node killed mid-array (scripts/slurm/test-slurm.sh, one to two minutes;
+# at most 5).  Installs slurm-wlm and munge first if missing.
 test-slurm: $(BIN)
 	@command -v slurmctld >/dev/null && command -v slurmd >/dev/null && \
 	    command -v munged >/dev/null || $(MAKE) slurm-deps
-	timeout 600 scripts/slurm/test-slurm.sh
+	timeout 300 scripts/slurm/test-slurm.sh
 
 slurm-deps:
 	@if [ "$$(id -u)" != 0 ]; then echo "make slurm-deps: run as root (it calls apt-get)"; exit 1; fi
