@@ -6,7 +6,7 @@
 #      numerics in kernels/common/, never a kernel family's header (the
 #      machine probe's loops too come through the registry).
 #   2. tuner/ depends on nothing in harness/ (it sees a cost-function interface).
-#   3. Only the store (harness/store*.c) speaks SQL: no sqlite3 API and no SQL
+#   3. Only the store (harness/store/) speaks SQL: no sqlite3 API and no SQL
 #      statement text anywhere else in harness/, tuner/, variants/, kernels/.
 #   4. No command file provides functions to another: mp_cli.h declares only
 #      the mp_cmd_* entry points.
@@ -33,14 +33,14 @@ grep -rnE '#include "[^"]*harness/' tuner && say "tuner/ includes harness/ (see 
 sqlre='sqlite3|"[[:space:]]*(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|ATTACH|DETACH|BEGIN|COMMIT|ROLLBACK|PRAGMA|VACUUM)[[:space:]]'
 for f in $(grep -rlE "$sqlre" harness tuner variants kernels --include='*.c' --include='*.h'); do
     case "$f" in
-    harness/store*.c | harness/mp_store*.h) ;;
+    harness/store/*) ;;
     *) say "$f speaks SQL outside the store: $(grep -nE "$sqlre" "$f" | head -2 | tr '\n' ' ')" ;;
     esac
 done
 
 # 4
-extra=$(grep -E '^[a-z].*\(' harness/mp_cli.h | grep -v 'mp_cmd_' || true)
-[ -n "$extra" ] && say "harness/mp_cli.h declares non-command functions: $extra"
+extra=$(grep -E '^[a-z].*\(' harness/cli/mp_cli.h | grep -v 'mp_cmd_' || true)
+[ -n "$extra" ] && say "harness/cli/mp_cli.h declares non-command functions: $extra"
 
 # 5
 grep -rnE 'clock_gettime|gettimeofday|rdtsc|mp_now\(' kernels && say "kernels/ read a clock (see above)"

@@ -20,8 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../harness/mp_harness.h"
-#include "../harness/mp_probe_store.h"
+#include "../harness/core/mp_core.h"
+#include "../harness/store/mp_probe_store.h"
 #include "../harness/engine/mp_engine.h"
 #include "../kernels/mp_kernel.h"
 

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../mp_counters.h"
+#include "mp_counters.h"
 
 static const char *const sw_names[] = {"task-clock", "page-faults", "context-switches",
                                        "cpu-migrations"};

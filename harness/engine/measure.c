@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../mp_counters.h"
-#include "../mp_harness.h"
+#include "mp_counters.h"
+#include "../core/mp_core.h"
 #include "mp_engine.h"
 #include "../../kernels/common/mp_numerics.h"
 #include "../../variants/mp_registry.h"

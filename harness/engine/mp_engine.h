@@ -17,9 +17,9 @@
 
 #include <stdarg.h>
 
-#include "../mp_bigmem.h"
-#include "../mp_e2e.h"
-#include "../mp_harness.h"
+#include "../core/mp_bigmem.h"
+#include "../e2e/mp_e2e.h"
+#include "../core/mp_core.h"
 
 struct mp_counters;
 
