@@ -221,7 +221,7 @@ regress-baseline: $(TESTBIN)
 # `make` builds the whole mpbench as on x86 (with the Arm rows in the catalog).
 KSRCS := $(sort $(filter-out $(ARCH_EXCLUDE),$(wildcard kernels/*/*.c variants/*.c)))
 KOBJS := $(KSRCS:%.c=$(BUILD)/%.o)
-ARM_TEST_OBJS := $(addprefix $(BUILD)/,tests/arm/mptest-arm.o tests/check.o harness/core/models.o harness/core/util.o \
+ARM_TEST_OBJS := $(addprefix $(BUILD)/,tests/arm/mptest-arm.o tests/check.o harness/core/models.o harness/core/util.o harness/gguf/model-file.o \
     tests/arm/no-gguf.o)
 ARM_TEST_BIN := $(BUILD)/mptest-arm
 ARM_BUILD ?= build-aarch64

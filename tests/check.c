@@ -8,6 +8,7 @@
 
 #include "mp_test.h"
 #include "../harness/core/mp_core.h"
+#include "../harness/gguf/mp_gguf.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
 

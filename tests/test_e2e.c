@@ -22,6 +22,7 @@
 
 #include "mp_test.h"
 #include "../harness/e2e/mp_e2e.h"
+#include "../harness/gguf/mp_gguf.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
 

@@ -26,6 +26,7 @@
 #include "mp_test.h"
 #include "../harness/engine/mp_engine.h"
 #include "../harness/e2e/mp_e2e.h"
+#include "../harness/gguf/mp_gguf.h"
 #include "../harness/e2e/mp_e2e_attn.h"
 #include "../harness/e2e/mp_e2e_cache.h"
 #include "../harness/e2e/mp_e2e_codes.h"

@@ -15,6 +15,7 @@
 
 #include "mp_test.h"
 #include "../harness/core/mp_core.h"
+#include "../harness/store/mp_store.h"
 #include "../harness/store/mp_store_schema.h"
 
 static char out[65536];

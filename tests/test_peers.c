@@ -26,6 +26,7 @@
 
 #include "mp_test.h"
 #include "../harness/core/mp_core.h"
+#include "../harness/engine/mp_engine.h"
 #include "../kernels/common/mp_isa.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../kernels/llamacpp/ggml-api.h"

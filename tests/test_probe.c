@@ -23,6 +23,7 @@
 #include "../harness/core/mp_core.h"
 #include "../harness/store/mp_probe_store.h"
 #include "../harness/engine/mp_engine.h"
+#include "../harness/report/mp_output.h"
 #include "../kernels/mp_kernel.h"
 
 enum { MAX_CALLS = 64 };

@@ -31,6 +31,7 @@
 
 #include "mp_cli.h"
 #include "../core/mp_core.h"
+#include "../report/mp_output.h"
 #include "../store/mp_store_compare.h"
 #include "../../kernels/common/mp_numerics.h"
 

@@ -31,6 +31,7 @@
 #include "../e2e/mp_e2e.h"
 #include "../gguf/mp_gguf.h"
 #include "../core/mp_core.h"
+#include "../report/mp_output.h"
 #include "../store/mp_store_e2e.h"
 #include "../engine/mp_engine.h"
 #include "../../kernels/common/mp_numerics.h"

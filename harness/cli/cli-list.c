@@ -7,6 +7,7 @@
 #include "../engine/mp_counters.h"
 #include "../gguf/mp_gguf.h"
 #include "../core/mp_core.h"
+#include "../report/mp_output.h"
 #include "../store/mp_probe_store.h"
 #include "../../kernels/common/mp_isa.h"
 #include "../../variants/mp_formats.h"

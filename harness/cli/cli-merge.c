@@ -13,6 +13,7 @@
 
 #include "../store/mp_store_internal.h"
 #include "mp_cli.h"
+#include "../store/mp_store.h"
 #include "../core/mp_core.h"
 #include "../store/mp_store_merge.h"
 

@@ -7,6 +7,7 @@
 
 #include "mp_cli.h"
 #include "../core/mp_core.h"
+#include "../report/mp_output.h"
 #include "../store/mp_probe_store.h"
 #include "../engine/mp_engine.h"
 

@@ -11,6 +11,7 @@
 #include "mp_cli.h"
 #include "../gguf/mp_gguf.h"
 #include "../core/mp_core.h"
+#include "../report/mp_output.h"
 #include "../engine/mp_engine.h"
 #include "../../variants/mp_registry.h"
 

@@ -19,6 +19,7 @@
 #include "../engine/mp_counters.h"
 #include "../gguf/mp_gguf.h"
 #include "../core/mp_core.h"
+#include "../report/mp_output.h"
 #include "../engine/mp_engine.h"
 #include "../../variants/mp_registry.h"
 

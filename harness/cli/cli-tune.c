@@ -22,6 +22,7 @@
 #include "mp_cli.h"
 #include "../gguf/mp_gguf.h"
 #include "../core/mp_core.h"
+#include "../report/mp_output.h"
 #include "../store/mp_store_tune.h"
 #include "../engine/mp_tune_sweep.h"
 #include "../engine/mp_engine.h"

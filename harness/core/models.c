@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "mp_core.h"
-#include "../gguf/mp_gguf.h"
 
 static int is_dir(const char *p)
 {
@@ -74,15 +73,11 @@ static const keydef keys[] = {
     KI(tied, 0), KI(sub_norm, 0),
 };
 
-int mp_model_load(const char *name, mp_model *m, mp_err *e)
+int mp_model_load_text(const char *name, mp_model *m, mp_err *e)
 {
     char path[PATH_MAX];
     if (!name || !*name)
         return mp_fail(e, MP_EUSAGE, "--model: missing model name");
-    /* issue 19: a GGUF file (by name or by magic) is read by harness/gguf-model.c */
-    size_t nlen = strlen(name);
-    if ((nlen > 5 && !strcmp(name + nlen - 5, ".gguf")) || mp_gguf_is_file(name))
-        return mp_gguf_model_load(name, m, e);
     if (strchr(name, '/'))
         snprintf(path, sizeof path, "%s", name);
     else

@@ -1,12 +1,14 @@
-/* mp_harness.h - the parts of the mpbench program that talk to each other:
- * models and shapes, the machine, the thread pool, the measurement engine, the
- * store and the output formats.  Functions at this boundary return status codes
+/* mp_core.h - the bottom of the mpbench program, what every subsystem folder
+ * shares: statuses and errors, models and shapes, the machine, the thread pool,
+ * the measured-point types (mp_result, mp_e2e_row) with their status names and
+ * keys, the counter names a result carries, and small parsers.  Nothing here
+ * calls into another folder of harness/ (scripts/check-layers.sh).  Functions at this boundary return status codes
  * (MP_OK, MP_EUSAGE for bad input, MP_ERUN for run-time failures, MP_EIO for a
  * database or file that cannot be read or written: unreadable, read-only,
  * corrupt, locked, disk full) and write a message naming the input into an
  * mp_err.  The codes are the process's exit codes (README "Exit codes"). */
-#ifndef MP_HARNESS_H
-#define MP_HARNESS_H
+#ifndef MP_CORE_H
+#define MP_CORE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -54,7 +56,7 @@ extern int mp_parse_only;
 extern const char *mp_parse_only_stopped;
 int mp_parse_only_stop(const char *where);
 
-/* ---- models (harness/models.c) ---------------------------------------------- */
+/* ---- models (core/models.c) ---------------------------------------------- */
 typedef struct mp_model {
     char name[64];
     char source[512];
@@ -72,8 +74,9 @@ typedef struct mp_linear {
 
 /* Directory of the model files: $MPBENCH_MODELS, ./models/shapes, or next to the binary. */
 const char *mp_models_dir(void);
-/* Loads models/shapes/NAME.txt (or a path containing '/'). */
-int mp_model_load(const char *name_or_path, mp_model *m, mp_err *e);
+/* Loads models/shapes/NAME.txt (or a path containing '/'); a GGUF file is
+ * gguf/'s (mp_model_load in gguf/mp_gguf.h takes both). */
+int mp_model_load_text(const char *name_or_path, mp_model *m, mp_err *e);
 /* All linear layers of one decoder layer plus the head: fills out[8]; returns count. */
 int mp_model_linears(const mp_model *m, mp_linear *out);
 /* Distinct ternary (M, K) shapes in order of first appearance; layers joined into
@@ -82,7 +85,7 @@ int mp_model_shapes(const mp_model *m, int shapes[][2], char names[][32]);
 /* Lists model names (sorted) into a malloc'd array; returns count. */
 int mp_model_list(char ***names);
 
-/* ---- machine (harness/machine.c) --------------------------------------------- */
+/* ---- machine (core/machine.c) --------------------------------------------- */
 typedef struct mp_machine {
     char cpu_model[128];
     char isa_flags[256];   /* the flags that matter here, space separated */
@@ -106,7 +109,7 @@ void mp_machine_warn(const mp_machine *m);
 /* Last-level cache bytes to defeat with rotation (sanity-checked). */
 size_t mp_machine_llc_bytes(const mp_machine *m);
 
-/* ---- thread pool (harness/pool.c) --------------------------------------------- */
+/* ---- thread pool (core/pool.c) --------------------------------------------- */
 typedef void (*mp_task_fn)(void *arg, int tid, int nthreads);
 typedef struct mp_pool mp_pool;
 
@@ -126,8 +129,23 @@ void mp_pool_destroy(mp_pool *p);
 /* The pool threads' kernel thread ids (for per-thread counters). */
 const int *mp_pool_tids(const mp_pool *p);
 
-/* ---- measurement engine (harness/bench.c) ------------------------------------- */
-struct mp_counters;
+/* ---- counter names (the events a result's values belong to) ------------------ */
+/* An open counter set (engine/counters.c) starts with its event names and why
+ * each is unavailable, so that results, the store and the output read them
+ * without the engine (core/result.c). */
+enum { MP_MAX_EVENTS = 16 };
+typedef struct mp_counters mp_counters;
+typedef struct mp_event_names {
+    int n;
+    char name[MP_MAX_EVENTS][96];
+    char reason[MP_MAX_EVENTS][200]; /* empty when available */
+} mp_event_names;
+int mp_counters_n(const mp_counters *c);
+const char *mp_counters_name(const mp_counters *c, int i);
+/* NULL when available, else the reason it is not. */
+const char *mp_counters_unavailable(const mp_counters *c, int i);
+
+/* ---- measured points: what the engine measures, the store keeps and reports print */
 typedef struct mp_case {
     const mp_variant *v;
     int param[MP_MAX_PARAMS];
@@ -181,84 +199,55 @@ typedef struct mp_result {
     int slow_reps;
 } mp_result;
 
-void mp_bench_defaults(mp_bench_opts *o);
-/* Measures every case on one problem (m, k, n) with the pool's threads; results
- * has ncase entries.  Repetitions of the cases are interleaved in random order. */
-/* Bytes one point needs before rotation copies (weights, activations,
- * outputs, oracles, one packed copy, prepared activations and scratch of
- * every case), as a double so no shape overflows it.  The engine refuses a
- * point beyond mp_mem_limit() (its cases are skipped with the reason). */
-double mp_bench_memory(const mp_case *cases, int ncase, int m, int k, int n, int threads);
-int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
-                   const mp_bench_opts *o, mp_result *results, mp_err *e);
+/* core/result.c */
 void mp_result_free(mp_result *r);
 const char *mp_status_name(mp_status s);
+/* The key of one measured point in a plan: "variant|params|m|k|n|threads". */
+void mp_point_key(char *buf, size_t len, const char *variant, const char *params, int m, int k,
+                  int n, int threads);
 
-/* The same engine in steps, for the tuner: open packs and checks every case
- * (res[i] gets bpw, errors, status); rounds does what mp_bench_point does after
- * that (interleaved timing into res, may be called again to re-measure);
- * time1 is one timed call of case i, in seconds, recorded nowhere. */
-typedef struct mp_session mp_session;
-int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
-                    const mp_bench_opts *o, mp_result *res, mp_session **out, mp_err *e);
-int mp_session_ready(const mp_session *s, int i); /* packed, correct, timeable */
-void mp_session_rounds(mp_session *s);
-double mp_session_time1(mp_session *s, int i);
-void mp_session_close(mp_session *s);
 
-/* ---- store (harness/store.c) --------------------------------------------------- */
-typedef struct mp_store mp_store;
+/* ---- rows of the e2e table (e2e/, engine/e2e-measure.c) ---------------------------------------------------- */
+typedef struct mp_e2e_row {
+    char model[64];
+    char variant[256];   /* one name, or "qkv=..,o=..,ffn_up=..,ffn_down=.." */
+    char method[64];
+    int layers, model_layers;
+    char test[32];       /* "pp64", "tg16", "tg16 b4", "lossless" */
+    int n_prompt, n_gen, batch, threads, reps;
+    double tps_median, tps_min, tps_max, tps_spread; /* spread: sample std dev */
+    size_t model_bytes, ternary_bytes;
+    double bpw;
+    int prompts, tokens, matched; /* lossless check */
+    double share;                 /* matched / prompts */
+    /* lossless check, beside the exact match (issue 37): the variant decoded on
+     * the reference's tokens (teacher-forced), its largest |logit - reference
+     * logit| over every prompt, step and vocabulary entry, each step's
+     * difference relative to that step's reference logit range (max - min);
+     * exactly 0 when every logit is bit for bit the reference's, NAN when not
+     * measured.  first_diff: the earliest generated token (1-based) at which
+     * any prompt's argmax left the reference's token, 0 when none did, -1 when
+     * not measured. */
+    double logit_diff;
+    int first_diff;
+    uint64_t seed;
+    char status[16];     /* ok, skipped, failed */
+    char reason[256];
+    char times[512];     /* seconds per rep, comma separated */
+    char lm_head[8];     /* f16, q8_0, q4_0 */
+    /* issue 17: the memory bound of a decode row (bytes read per token / the
+     * probe's read bandwidth at these threads) or, for prefill, the sum of its
+     * GEMMs measured alone; share = tps_median / bound_tps.  0 when not known. */
+    size_t token_bytes;
+    double bw_gbs, bound_tps, bound_share;
+    double setup_s;      /* the instance's build time (seconds) */
+    char profile[512];   /* --profile: "group=seconds per token,..." */
+} mp_e2e_row;
 
-/* Fills model_gbps / model_note of the VNNI GEMV results (harness/model.c). */
-void mp_model_annotate(mp_result *r, int n, mp_pool *pool, mp_store *store,
-                       const mp_machine *mach);
-
-/* Opens or creates the database; refuses (MP_EIO, untouched) directories,
- * non-regular files, non-SQLite files, SQLite files that are not mpbench's or
- * fail SQLite's quick_check (a corrupt page), and a read-only file or folder.
- * Runs this host left 'running' from a process that no longer exists are
- * marked 'interrupted'. */
-int mp_store_open(const char *path, mp_store **out, mp_err *e);
-/* Checks a database file without writing to it (opened read-only): a regular
- * file, SQLite, quick_check ok, an mpbench schema version (into *version).
- * MP_EIO naming `what` and path otherwise. */
-int mp_store_verify(const char *path, const char *what, int *version, mp_err *e);
-void mp_store_close(mp_store *s);
-int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_err *e);
-int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
-                       const mp_machine *m, const char *command, const char *binding,
-                       int64_t *run_id, mp_err *e);
-int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e);
-/* Writes results in one transaction.  sweep_key (NULL for plain runs) marks the
- * rows of a resumable sweep; a row already stored under the same sweep key is kept
- * and the new one dropped, so concurrent or repeated sweeps never duplicate. */
-int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const mp_result *r,
-                     int n, mp_err *e);
-/* Result rows mp_store_results added through this handle (a row another
- * process stored first is not counted). */
-long mp_store_inserted(const mp_store *s);
-/* Records, once per run, which events were refused and why. */
-int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters *c, mp_err *e);
-int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err *e);
-int mp_store_run_binding(mp_store *s, int64_t run_id, const char *binding, mp_err *e);
-/* Keys (engine/plan.c mp_point_key) of the results a plan already holds, in a
- * malloc'd array of malloc'd strings. */
-int mp_store_done_keys(mp_store *s, const char *plan_key, const char *cache_mode, char ***keys,
-                       int *n, mp_err *e);
-/* Every stored result of a plan, oldest first (times_us NULL; variants this
- * build does not know are left out); *rows is malloc'd. */
-int mp_store_plan_results(mp_store *s, const char *plan_key, const char *cache_mode,
-                          mp_result **rows, int *n, mp_err *e);
-
-/* ---- output (harness/output.c) ------------------------------------------------- */
+/* Output formats of tables (report/mp_output.h prints them). */
 typedef enum mp_format { MP_FMT_TABLE, MP_FMT_CSV, MP_FMT_JSON, MP_FMT_MD } mp_format;
-int mp_format_parse(const char *s, mp_format *f);
-void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n);
-/* The best variant per (problem, method) with GB/s or GOPS and its speed
- * against llama.cpp's TQ2_0 and ours on the same problem (output-summary.c). */
-void mp_results_summary(FILE *f, mp_format fmt, const mp_result *r, int n);
 
-/* ---- small parsers (harness/util.c) --------------------------------------------- */
+/* ---- small parsers (core/util.c) --------------------------------------------- */
 /* "MxK" or "MxKxN"; n may be NULL when N is not allowed. */
 int mp_parse_shape(const char *s, int *m, int *k, int *n, mp_err *e);
 /* Positive int with a name for the message. */

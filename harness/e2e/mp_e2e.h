@@ -207,45 +207,4 @@ int mp_e2e_greedy(mp_e2e *m, const int *prompt, int plen, int gen, int *out, flo
 enum { MP_E2E_PROMPT_MIN = 8, MP_E2E_PROMPT_MAX = 16 };
 int mp_e2e_prompt(uint64_t seed, int p, int vocab, int *tok);
 
-/* ---- rows of the e2e table ---------------------------------------------------- */
-typedef struct mp_e2e_row {
-    char model[64];
-    char variant[256];   /* one name, or "qkv=..,o=..,ffn_up=..,ffn_down=.." */
-    char method[64];
-    int layers, model_layers;
-    char test[32];       /* "pp64", "tg16", "tg16 b4", "lossless" */
-    int n_prompt, n_gen, batch, threads, reps;
-    double tps_median, tps_min, tps_max, tps_spread; /* spread: sample std dev */
-    size_t model_bytes, ternary_bytes;
-    double bpw;
-    int prompts, tokens, matched; /* lossless check */
-    double share;                 /* matched / prompts */
-    /* lossless check, beside the exact match (issue 37): the variant decoded on
-     * the reference's tokens (teacher-forced), its largest |logit - reference
-     * logit| over every prompt, step and vocabulary entry, each step's
-     * difference relative to that step's reference logit range (max - min);
-     * exactly 0 when every logit is bit for bit the reference's, NAN when not
-     * measured.  first_diff: the earliest generated token (1-based) at which
-     * any prompt's argmax left the reference's token, 0 when none did, -1 when
-     * not measured. */
-    double logit_diff;
-    int first_diff;
-    uint64_t seed;
-    char status[16];     /* ok, skipped, failed */
-    char reason[256];
-    char times[512];     /* seconds per rep, comma separated */
-    char lm_head[8];     /* f16, q8_0, q4_0 */
-    /* issue 17: the memory bound of a decode row (bytes read per token / the
-     * probe's read bandwidth at these threads) or, for prefill, the sum of its
-     * GEMMs measured alone; share = tps_median / bound_tps.  0 when not known. */
-    size_t token_bytes;
-    double bw_gbs, bound_tps, bound_share;
-    double setup_s;      /* the instance's build time (seconds) */
-    char profile[512];   /* --profile: "group=seconds per token,..." */
-} mp_e2e_row;
-
-/* The rows as a table, CSV, JSON or markdown (harness/output-e2e.c); storing
- * them is the store's (harness/mp_store_e2e.h). */
-void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int lossless);
-
 #endif

@@ -73,23 +73,6 @@ void mp_bench_defaults(mp_bench_opts *o)
     o->stream = 1;
 }
 
-const char *mp_status_name(mp_status s)
-{
-    switch (s) {
-    case MP_ST_OK: return "ok";
-    case MP_ST_SKIPPED: return "skipped";
-    case MP_ST_FAILED: return "failed";
-    case MP_ST_UNSTABLE: return "unstable";
-    }
-    return "?";
-}
-
-void mp_result_free(mp_result *r)
-{
-    free(r->times_us);
-    r->times_us = NULL;
-}
-
 /* Weight copies: one arena on 2 MiB pages (bigmem.c: advised before the first
  * touch and collapsed once filled, so khugepaged has nothing to do while we time;
  * advice given after the touch once let it stall timed calls for milliseconds).

@@ -16,11 +16,7 @@
 
 #include "../core/mp_core.h"
 
-enum { MP_MAX_EVENTS = 16 };
-
 #define MP_COUNTERS_DEFAULT "cycles,instructions,cache-misses"
-
-typedef struct mp_counters mp_counters;
 
 /* Prints, one line per default event, whether this machine allows it and why not. */
 void mp_counters_describe(FILE *f);
@@ -29,10 +25,7 @@ void mp_counters_describe(FILE *f);
  * tids[0..ntids).  Unknown event names are usage errors (MP_EUSAGE). */
 int mp_counters_open(const char *list, const char *backend, const int *tids, int ntids,
                      mp_counters **out, mp_err *e);
-int mp_counters_n(const mp_counters *c);
-const char *mp_counters_name(const mp_counters *c, int i);
-/* NULL when available, else the reason it is not. */
-const char *mp_counters_unavailable(const mp_counters *c, int i);
+/* mp_counters_n, _name, _unavailable: core/mp_core.h (core/result.c). */
 /* Zero and enable all events (call right before the timed region). */
 void mp_counters_start(mp_counters *c);
 /* Disable all events and add their values (summed over threads) into acc[n]. */

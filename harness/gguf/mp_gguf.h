@@ -152,11 +152,12 @@ int mp_gguf_ternary(const mp_gguf *g, const mp_gguf_tensor *t, int8_t *w, float 
  * `bitnet` when m has sub-norms, else `llama`. */
 int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, mp_err *e);
 
-/* ---- commands (harness/cli-gguf.c) ---------------------------------------------- */
-/* `mpbench pack --gguf-out FILE --model NAME [--variant T] [--seed S]`. */
-int mp_cmd_pack_gguf(int argc, char **argv);
-/* `mpbench list gguf FILE [--tensors]`: argv[0] is "gguf". */
-int mp_cmd_list_gguf(int argc, char **argv);
+/* ---- models by name or file (gguf/model-file.c) ---------------------------------- */
+/* A GGUF file (by name or magic) through mp_gguf_model_load, else a model text
+ * file (mp_model_load_text): what --model and --gguf take. */
+int mp_model_load(const char *name_or_path, mp_model *m, mp_err *e);
+
+/* ---- helpers of the commands that take a GGUF file -------------------------------- */
 /* Validates a --gguf FILE argument (a runnable GGUF model); 0 or the exit code
  * after printing the error. */
 int mp_gguf_arg(const char *path);

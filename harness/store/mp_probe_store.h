@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "../core/mp_core.h"
+#include "mp_store.h"
 
 typedef struct mp_probe_row {
     char kind[48]; /* "read_DRAM", "read_DRAM_pf", "copy_L2", "int8_dot_avx512vnni", ... */
@@ -21,7 +21,6 @@ typedef struct mp_probe_row {
 } mp_probe_row;
 
 int mp_probe_store(mp_store *s, int64_t run_id, const mp_probe_row *r, int n, mp_err *e);
-void mp_probe_print(FILE *f, mp_format fmt, const mp_probe_row *r, int n);
 /* The newest probe of this machine: rows into r (max), count returned (0: none). */
 int mp_probe_latest(mp_store *s, const char *fingerprint, mp_probe_row *r, int max);
 /* One figure from the newest probe (exact kind and threads); 0 if none. */

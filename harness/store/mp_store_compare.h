@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "../core/mp_core.h"
+#include "mp_store.h"
 
 /* One result (status ok or unstable) with its stored repetition times. */
 typedef struct mp_cmp_result {

@@ -5,7 +5,7 @@
 #ifndef MP_STORE_E2E_H
 #define MP_STORE_E2E_H
 
-#include "../e2e/mp_e2e.h"
+#include "mp_store.h"
 
 /* Writes one row in its own transaction; a row already stored under the same
  * plan key is kept (plan_key NULL: never deduplicated). */

@@ -4,7 +4,7 @@
 #ifndef MP_STORE_INTERNAL_H
 #define MP_STORE_INTERNAL_H
 
-#include "../core/mp_core.h"
+#include "mp_store.h"
 
 /* The sqlite3 * of an open store. */
 void *mp_store_db(mp_store *s);

@@ -3,7 +3,7 @@
 #ifndef MP_STORE_MERGE_H
 #define MP_STORE_MERGE_H
 
-#include "../core/mp_core.h"
+#include "mp_store.h"
 
 /* Checks, read-only, that `in` can be merged: a sound mpbench database
  * (mp_store_verify) of this schema version.  MP_EIO or MP_EUSAGE naming it. */

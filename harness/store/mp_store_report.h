@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../core/mp_core.h"
+#include "mp_store.h"
 #include "mp_probe_store.h"
 
 /* The machine a report describes (one row of the machines table). */

@@ -4,7 +4,7 @@
 #ifndef MP_STORE_TUNE_H
 #define MP_STORE_TUNE_H
 
-#include "../core/mp_core.h"
+#include "mp_store.h"
 
 typedef struct mp_tuned_row {
     char machine[64], cpu_model[128]; /* list only: the machine of the run */

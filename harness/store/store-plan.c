@@ -8,7 +8,6 @@
 
 #include "mp_store_internal.h"
 #include "../core/mp_core.h"
-#include "../engine/mp_engine.h"
 #include "../../variants/mp_registry.h"
 
 static int db_error(mp_store *s, mp_err *e)

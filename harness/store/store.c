@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "mp_store_internal.h"
-#include "../engine/mp_counters.h"
 #include "../core/mp_core.h"
 #include "mp_store_schema.h"
 #include "../../kernels/common/mp_isa.h"

@@ -26,6 +26,7 @@
 #include "mp_fuzz.h"
 #include "../../harness/cli/mp_cli.h"
 #include "../../harness/core/mp_core.h"
+#include "../../harness/store/mp_store.h"
 
 enum { MAX_ARGS = 64 };
 

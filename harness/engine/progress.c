@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/mp_engine.h"
+#include "mp_engine.h"
 
 void mp_progress_begin(mp_progress *p, long total, int quiet)
 {
