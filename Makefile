@@ -101,7 +101,8 @@ $(BUILD)/mptest: $(TESTOBJS) $(TESTVAROBJS) $(BUILD)/libmp.a
 # and their assertions are printed again at the end, so that a tail shows them.
 RUN_TESTS = MPBENCH_BIN=$(abspath $(TESTBIN)) MPBENCH_ROTATE_MB=256 $(BUILD)/mptest
 test: $(BIN) $(TESTBIN) $(BUILD)/mptest
-	scripts/check-layers.sh
+	scripts/check-layers.sh --build $(BUILD)
+	scripts/check-layers-selftest.sh
 	scripts/check-prefetch.sh $(BUILD)
 	@{ $(RUN_TESTS) --jobs 2 $(TESTARGS); echo $$? > $(BUILD)/test.rc; } 2>&1 | tee $(BUILD)/test.log
 	@rc=$$(cat $(BUILD)/test.rc); if [ "$$rc" != 0 ]; then \
