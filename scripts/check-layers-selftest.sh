@@ -30,6 +30,7 @@ plant() {
 plant folders harness/store/store.c '#include "../engine/mp_engine.h"'
 plant folders harness/stray.c '/* a file outside the folders */'
 plant kernels harness/engine/measure.c '#include "../../kernels/vnni/vnni.h"'
+plant kernels harness/cli/cli-run.c '#include "../kernels/vnni/vnni.h"'
 plant tuner tuner/search.c '#include "../harness/core/mp_core.h"'
 plant sql harness/engine/plan.c 'static const char *q = "SELECT 1";'
 plant commands harness/report/report-out.c 'int mp_cmd_stray(int argc, char **argv) { return argc; }'
