@@ -178,4 +178,26 @@ void mp_rep_sec_claims(FILE *f, const mp_claim *c, int nc, const char *claims_pa
 /* Where the gnuplot scripts are: $MPBENCH_SCRIPTS, ./scripts, or next to the binary. */
 const char *mp_rep_scripts_dir(void);
 
+/* REPORT.md into f, every section (report/report-md.c): the end-to-end rows
+ * and the claims read from r's store and claims (a TSV path); plots is where
+ * the report links the plots.  -1 (nothing written) when claims cannot be read
+ * and is not the default results/claims.tsv; else 0. */
+int mp_rep_write(FILE *f, mp_rep *r, const char *db, const char *claims, const char *plots,
+                 mp_rep_out *o);
+
+/* ---- plots (report/report-plot.c), for `mpbench plot` ---------------------------- */
+/* What a plot shows: threads and n 0 mean chosen from the data. */
+typedef struct mp_plot_opts {
+    const char *outdir, *variant;
+    int threads, n; /* 0: chosen from the data */
+} mp_plot_opts;
+
+/* The index of a plot kind (roofline, gbps, threads, prompt, tuner), -1 if none. */
+int mp_plot_kind(const char *name);
+int mp_plot_nkinds(void);
+/* Writes OUTDIR/KIND.dat and draws KIND.png and KIND.svg with gnuplot (titles
+ * say "warm" when r->cache is "warm"); 0, or 1 when there is no data or
+ * gnuplot fails (nothing left behind). */
+int mp_plot_draw(mp_rep *r, const mp_plot_opts *o, int kind);
+
 #endif
