@@ -20,4 +20,9 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
 
 void mp_probe_print(FILE *f, mp_format fmt, const mp_probe_row *r, int n);
 
+/* s as a JSON string (quoted, escaped) and as one CSV field (quoted when it
+ * holds a comma, quote or newline), for every table printer (output*.c). */
+void mp_json_str(FILE *f, const char *s);
+void mp_csv_str(FILE *f, const char *s);
+
 #endif

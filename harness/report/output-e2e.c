@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_output.h"
 #include "../e2e/mp_e2e.h"
 
 static double gib(size_t b)
@@ -20,35 +21,6 @@ static void human_bytes(char *buf, size_t len, size_t b)
         snprintf(buf, len, "%.2f GiB", gib(b));
     else
         snprintf(buf, len, "%.2f MiB", (double)b / (1024.0 * 1024.0));
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void csv_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 /* The text of a row's result cell: "123.45 ± 1.23", or the status and reason. */
@@ -149,17 +121,17 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
             const mp_e2e_row *r = &rows[i];
             fprintf(f, "%s,%d,%d,", r->model, r->layers, r->model_layers);
             if (lossless) {
-                csv_str(f, r->variant);
+                mp_csv_str(f, r->variant);
                 fprintf(f, ",%s,%d,%d,%d,%.4f,%s,", r->method, r->prompts, r->tokens,
                         r->matched, r->share, r->status);
             } else {
                 fprintf(f, "%zu,%.3f,", r->model_bytes, r->bpw);
-                csv_str(f, r->variant);
+                mp_csv_str(f, r->variant);
                 fprintf(f, ",%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%s,", r->threads, r->test,
                         r->n_prompt, r->n_gen, r->batch, r->reps, r->tps_median, r->tps_min,
                         r->tps_max, r->tps_spread, r->status);
             }
-            csv_str(f, r->reason);
+            mp_csv_str(f, r->reason);
             if (lossless) {
                 if (isnan(r->logit_diff) || r->first_diff < 0)
                     fputs(",,", f);
@@ -168,7 +140,7 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
             } else {
                 fprintf(f, ",%s,%.3f,%zu,%.3f,%.3f,%.4f,", r->lm_head, r->setup_s,
                         r->token_bytes, r->bw_gbs, r->bound_tps, r->bound_share);
-                csv_str(f, r->profile);
+                mp_csv_str(f, r->profile);
             }
             fputc('\n', f);
         }
@@ -179,12 +151,12 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
         for (int i = 0; i < n; i++) {
             const mp_e2e_row *r = &rows[i];
             fputs("  {\"model\": ", f);
-            json_str(f, r->model);
+            mp_json_str(f, r->model);
             fprintf(f, ", \"layers\": %d, \"model_layers\": %d, \"variant\": ", r->layers,
                     r->model_layers);
-            json_str(f, r->variant);
+            mp_json_str(f, r->variant);
             fputs(", \"method\": ", f);
-            json_str(f, r->method);
+            mp_json_str(f, r->method);
             if (lossless) {
                 fprintf(f, ", \"test\": \"lossless\", \"prompts\": %d, \"tokens\": %d, "
                            "\"matched\": %d, \"share\": %.6f",
@@ -209,10 +181,10 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                            "\"profile\": ",
                         r->lm_head, r->setup_s, r->token_bytes, r->bw_gbs, r->bound_tps,
                         r->bound_share);
-                json_str(f, r->profile);
+                mp_json_str(f, r->profile);
             }
             fprintf(f, ", \"status\": \"%s\", \"reason\": ", r->status);
-            json_str(f, r->reason);
+            mp_json_str(f, r->reason);
             fprintf(f, "}%s\n", i + 1 < n ? "," : "");
         }
         fputs("]\n", f);

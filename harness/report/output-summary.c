@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_output.h"
 #include "../core/mp_core.h"
 #include "../../variants/mp_registry.h"
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../engine/mp_counters.h"
+#include "mp_output.h"
 #include "../core/mp_core.h"
 #include "../../variants/mp_registry.h"
 
@@ -35,7 +35,7 @@ static void fmt_err(char *buf, size_t len, double v)
         snprintf(buf, len, "%.3g", v);
 }
 
-static void json_str(FILE *f, const char *s)
+void mp_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -45,6 +45,21 @@ static void json_str(FILE *f, const char *s)
             fprintf(f, "\\u%04x", *s);
         else
             fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void mp_csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
     }
     fputc('"', f);
 }
@@ -111,12 +126,12 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
         for (int i = 0; i < n; i++) {
             const mp_result *x = &r[i];
             fputs("  {\"variant\": ", f);
-            json_str(f, x->v->name);
+            mp_json_str(f, x->v->name);
             fputs(", \"method\": ", f);
-            json_str(f, x->v->method);
+            mp_json_str(f, x->v->method);
             fprintf(f, ", \"family\": \"%s\", \"isa\": \"%s\", \"params\": ",
                     mp_family_name(x->v->family), mp_variant_isa_token(x->v, isa, sizeof isa));
-            json_str(f, x->params);
+            mp_json_str(f, x->params);
             fprintf(f, ", \"m\": %d, \"k\": %d, \"n\": %d, \"threads\": %d, \"cache\": \"%s\"",
                     x->m, x->k, x->n, x->threads, x->warm ? "warm" : "cold");
             if (x->bpw > 0)
@@ -132,16 +147,16 @@ void mp_results_print(FILE *f, mp_format fmt, const mp_result *r, int n)
                 print_events(f, x);
             if (x->model_gbps > 0) {
                 fprintf(f, ", \"model_gbps\": %.3f, \"model\": ", x->model_gbps);
-                json_str(f, x->model_note);
+                mp_json_str(f, x->model_note);
             }
             if (x->read_gbps > 0)
                 fprintf(f, ", \"read_gbps\": %.3f", x->read_gbps);
             if (x->clock_ghz > 0)
                 fprintf(f, ", \"clock_ghz\": %.3f, \"slow_reps\": %d", x->clock_ghz, x->slow_reps);
             fputs(", \"status\": ", f);
-            json_str(f, mp_status_name(x->status));
+            mp_json_str(f, mp_status_name(x->status));
             fputs(", \"reason\": ", f);
-            json_str(f, x->reason);
+            mp_json_str(f, x->reason);
             fprintf(f, "}%s\n", i + 1 < n ? "," : "");
         }
         fputs("]\n", f);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mp_output.h"
 #include "../store/mp_probe_store.h"
 
 /* "6912x2560 N=128" for a ceiling measured at a shape, "" otherwise. */

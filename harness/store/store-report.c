@@ -4,6 +4,7 @@
  * measurements of the same key the newest row wins, so re-running a point
  * updates reports.  Only reads; text read as NULL comes back as "". */
 #include <math.h>
+#include <stddef.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,39 @@ static void copy_col(sqlite3_stmt *st, int i, char *dst, size_t len)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
     snprintf(dst, len, "%s", t ? (const char *)t : "");
+}
+
+/* One column of a SELECT read into a field of a row struct; a table of them,
+ * in the order of the SELECT's columns, reads a row (read_row) instead of one
+ * hand-written copy per column. */
+typedef struct col {
+    char kind;          /* 't' text (cut to the field), 'i' integer, 'd' double,
+                         * 'n' double with NULL read as NAN */
+    size_t off, size;   /* the field in the row struct */
+} col;
+#define COL(kind, type, field) {kind, offsetof(type, field), sizeof(((type *)0)->field)}
+
+static void read_row(sqlite3_stmt *st, const col *c, int ncol, void *row)
+{
+    for (int i = 0; i < ncol; i++) {
+        char *f = (char *)row + c[i].off;
+        if (c[i].kind == 't') {
+            copy_col(st, i, f, c[i].size);
+        } else if (c[i].kind == 'i') {
+            if (c[i].size == sizeof(int)) {
+                int v = sqlite3_column_int(st, i);
+                memcpy(f, &v, sizeof v);
+            } else {
+                int64_t v = sqlite3_column_int64(st, i);
+                memcpy(f, &v, sizeof v);
+            }
+        } else {
+            double v = c[i].kind == 'n' && sqlite3_column_type(st, i) == SQLITE_NULL
+                           ? NAN
+                           : sqlite3_column_double(st, i);
+            memcpy(f, &v, sizeof v);
+        }
+    }
 }
 
 static const char *text_col(sqlite3_stmt *st, int i)
@@ -70,18 +104,14 @@ int mp_store_rep_machine(mp_store *s, const char *db_path, const char *want, mp_
          * (a tagged machine: MPBENCH_MACHINE_TAG) */
         const unsigned char *fp = sqlite3_column_text(st, 1);
         exact = want && fp && !strcmp((const char *)fp, want);
-        m->id = sqlite3_column_int64(st, 0);
-        copy_col(st, 1, m->fingerprint, sizeof m->fingerprint);
-        copy_col(st, 2, m->cpu_model, sizeof m->cpu_model);
-        copy_col(st, 3, m->isa_flags, sizeof m->isa_flags);
-        copy_col(st, 4, m->caches_note, sizeof m->caches_note);
-        copy_col(st, 5, m->hypervisor, sizeof m->hypervisor);
-        m->cores = sqlite3_column_int(st, 6);
-        m->pus = sqlite3_column_int(st, 7);
-        m->mem_gib = sqlite3_column_int(st, 8);
-        m->l1d_kib = sqlite3_column_int(st, 9);
-        m->l2_kib = sqlite3_column_int(st, 10);
-        m->l3_kib = sqlite3_column_int(st, 11);
+        static const col cols[] = {
+            COL('i', mp_rep_machine, id),          COL('t', mp_rep_machine, fingerprint),
+            COL('t', mp_rep_machine, cpu_model),   COL('t', mp_rep_machine, isa_flags),
+            COL('t', mp_rep_machine, caches_note), COL('t', mp_rep_machine, hypervisor),
+            COL('i', mp_rep_machine, cores),       COL('i', mp_rep_machine, pus),
+            COL('i', mp_rep_machine, mem_gib),     COL('i', mp_rep_machine, l1d_kib),
+            COL('i', mp_rep_machine, l2_kib),      COL('i', mp_rep_machine, l3_kib)};
+        read_row(st, cols, sizeof cols / sizeof cols[0], m);
     }
     sqlite3_finalize(st);
     if (!n)
@@ -121,27 +151,18 @@ int mp_store_rep_results(mp_store *s, const char *db_path, int64_t machine_id, m
         }
         mp_rep_row *x = &(*rows)[(*nrows)++];
         memset(x, 0, sizeof *x);
-        x->id = sqlite3_column_int64(st, 0);
-        x->run_id = sqlite3_column_int64(st, 1);
-        copy_col(st, 2, x->variant, sizeof x->variant);
-        copy_col(st, 3, x->method, sizeof x->method);
-        copy_col(st, 4, x->family, sizeof x->family);
-        copy_col(st, 5, x->isa, sizeof x->isa);
-        copy_col(st, 6, x->params, sizeof x->params);
-        copy_col(st, 7, x->cache, sizeof x->cache);
-        copy_col(st, 8, x->status, sizeof x->status);
-        copy_col(st, 9, x->reason, sizeof x->reason);
-        x->m = sqlite3_column_int(st, 10);
-        x->k = sqlite3_column_int(st, 11);
-        x->n = sqlite3_column_int(st, 12);
-        x->threads = sqlite3_column_int(st, 13);
-        x->bpw = sqlite3_column_double(st, 14);
-        x->median_us = sqlite3_column_double(st, 15);
-        x->gbps = sqlite3_column_double(st, 16);
-        x->gops = sqlite3_column_double(st, 17);
-        x->max_rel_err = sqlite3_column_type(st, 18) == SQLITE_NULL ? NAN
-                                                                    : sqlite3_column_double(st, 18);
-        x->packed_bytes = sqlite3_column_int64(st, 19);
+        static const col cols[] = {
+            COL('i', mp_rep_row, id),        COL('i', mp_rep_row, run_id),
+            COL('t', mp_rep_row, variant),   COL('t', mp_rep_row, method),
+            COL('t', mp_rep_row, family),    COL('t', mp_rep_row, isa),
+            COL('t', mp_rep_row, params),    COL('t', mp_rep_row, cache),
+            COL('t', mp_rep_row, status),    COL('t', mp_rep_row, reason),
+            COL('i', mp_rep_row, m),         COL('i', mp_rep_row, k),
+            COL('i', mp_rep_row, n),         COL('i', mp_rep_row, threads),
+            COL('d', mp_rep_row, bpw),       COL('d', mp_rep_row, median_us),
+            COL('d', mp_rep_row, gbps),      COL('d', mp_rep_row, gops),
+            COL('n', mp_rep_row, max_rel_err), COL('i', mp_rep_row, packed_bytes)};
+        read_row(st, cols, sizeof cols / sizeof cols[0], x);
     }
     sqlite3_finalize(st);
     return MP_OK;
@@ -282,33 +303,22 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, int all, mp_rep_e2e **out,
         }
         mp_rep_e2e *x = &(*out)[n++];
         memset(x, 0, sizeof *x);
-        copy_col(st, 0, x->model, sizeof x->model);
-        copy_col(st, 1, x->variant, sizeof x->variant);
-        copy_col(st, 2, x->method, sizeof x->method);
-        copy_col(st, 3, x->test, sizeof x->test);
-        copy_col(st, 4, x->status, sizeof x->status);
-        copy_col(st, 5, x->reason, sizeof x->reason);
-        x->layers = sqlite3_column_int(st, 6);
-        x->model_layers = sqlite3_column_int(st, 7);
-        x->n_prompt = sqlite3_column_int(st, 8);
-        x->n_gen = sqlite3_column_int(st, 9);
-        x->batch = sqlite3_column_int(st, 10);
-        x->threads = sqlite3_column_int(st, 11);
-        x->prompts = sqlite3_column_int(st, 12);
-        x->tokens = sqlite3_column_int(st, 13);
-        x->matched = sqlite3_column_int(st, 14);
-        x->tps = sqlite3_column_double(st, 15);
-        x->bpw = sqlite3_column_double(st, 16);
-        x->share = sqlite3_column_double(st, 17);
-        x->tps_min = sqlite3_column_double(st, 18);
-        x->tps_max = sqlite3_column_double(st, 19);
-        x->reps = sqlite3_column_int(st, 20);
-        x->run = sqlite3_column_int64(st, 21);
-        copy_col(st, 22, x->lm_head, sizeof x->lm_head);
-        x->bound_tps = sqlite3_column_double(st, 23);
-        x->bound_share = sqlite3_column_double(st, 24);
-        copy_col(st, 25, x->profile, sizeof x->profile);
-        copy_col(st, 26, x->commit, sizeof x->commit);
+        static const col cols[] = {
+            COL('t', mp_rep_e2e, model),      COL('t', mp_rep_e2e, variant),
+            COL('t', mp_rep_e2e, method),     COL('t', mp_rep_e2e, test),
+            COL('t', mp_rep_e2e, status),     COL('t', mp_rep_e2e, reason),
+            COL('i', mp_rep_e2e, layers),     COL('i', mp_rep_e2e, model_layers),
+            COL('i', mp_rep_e2e, n_prompt),   COL('i', mp_rep_e2e, n_gen),
+            COL('i', mp_rep_e2e, batch),      COL('i', mp_rep_e2e, threads),
+            COL('i', mp_rep_e2e, prompts),    COL('i', mp_rep_e2e, tokens),
+            COL('i', mp_rep_e2e, matched),    COL('d', mp_rep_e2e, tps),
+            COL('d', mp_rep_e2e, bpw),        COL('d', mp_rep_e2e, share),
+            COL('d', mp_rep_e2e, tps_min),    COL('d', mp_rep_e2e, tps_max),
+            COL('i', mp_rep_e2e, reps),       COL('i', mp_rep_e2e, run),
+            COL('t', mp_rep_e2e, lm_head),    COL('d', mp_rep_e2e, bound_tps),
+            COL('d', mp_rep_e2e, bound_share), COL('t', mp_rep_e2e, profile),
+            COL('t', mp_rep_e2e, commit)};
+        read_row(st, cols, sizeof cols / sizeof cols[0], x);
         int known = sqlite3_column_type(st, 27) != SQLITE_NULL &&
                     sqlite3_column_type(st, 28) != SQLITE_NULL;
         x->logit_diff = known ? sqlite3_column_double(st, 27) : NAN;
@@ -374,14 +384,12 @@ int mp_store_rep_run_rows(mp_store *s, int64_t run, int n, const char *cache, mp
         memset(y, 0, sizeof *y);
         y->run_id = run;
         y->n = n;
-        copy_col(st, 0, y->variant, sizeof y->variant);
-        copy_col(st, 1, y->method, sizeof y->method);
-        copy_col(st, 2, y->status, sizeof y->status);
-        copy_col(st, 3, y->params, sizeof y->params);
-        y->m = sqlite3_column_int(st, 4);
-        y->k = sqlite3_column_int(st, 5);
-        y->threads = sqlite3_column_int(st, 6);
-        y->median_us = sqlite3_column_double(st, 7);
+        static const col cols[] = {
+            COL('t', mp_rep_row, variant), COL('t', mp_rep_row, method),
+            COL('t', mp_rep_row, status),  COL('t', mp_rep_row, params),
+            COL('i', mp_rep_row, m),       COL('i', mp_rep_row, k),
+            COL('i', mp_rep_row, threads), COL('d', mp_rep_row, median_us)};
+        read_row(st, cols, sizeof cols / sizeof cols[0], y);
     }
     sqlite3_finalize(st);
     return nx;
