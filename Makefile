@@ -40,7 +40,7 @@ ARCH_EXCLUDE := $(ARM_FILES)
 endif
 BUILD   ?= build
 SRCS    := $(sort $(filter-out $(ARCH_EXCLUDE),$(wildcard kernels/*/*.c variants/*.c tuner/*.c harness/*.c harness/*/*.c)))
-LIBSRCS := $(filter-out harness/main.c,$(SRCS))
+LIBSRCS := $(filter-out harness/cli/main.c,$(SRCS))
 TESTSRCS := $(sort $(wildcard tests/*.c tests/fuzz/*.c))
 # test-only variants (the regression canary, a variant wrong on purpose): linked
 # into the test binaries as objects, so their registering constructor runs
@@ -68,14 +68,14 @@ else
 all: $(BIN)
 endif
 
-$(BIN): $(BUILD)/harness/main.o $(BUILD)/libmp.a
+$(BIN): $(BUILD)/harness/cli/main.o $(BUILD)/libmp.a
 	$(CC) $(CFLAGS) $(BASEFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libmp.a: $(OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(TESTBIN): $(BUILD)/harness/main.o $(TESTVAROBJS) $(BUILD)/libmp.a
+$(TESTBIN): $(BUILD)/harness/cli/main.o $(TESTVAROBJS) $(BUILD)/libmp.a
 	$(CC) $(CFLAGS) $(BASEFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c $(wildcard kernels/*.h kernels/*/*.h variants/*.h harness/*.h harness/*/*.h tuner/*.h tests/*.h tests/*/*.h)
@@ -87,7 +87,7 @@ $(BUILD)/%.o: %.c $(wildcard kernels/*.h kernels/*/*.h variants/*.h harness/*.h 
 $(BUILD)/git-commit.stamp: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(GIT_COMMIT)' > $@.tmp; if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(BUILD)/harness/engine/machine.o $(BUILD)/harness/e2e-cache.o: $(BUILD)/git-commit.stamp
+$(BUILD)/harness/core/machine.o $(BUILD)/harness/e2e/e2e-cache.o: $(BUILD)/git-commit.stamp
 .PHONY: FORCE
 
 $(BUILD)/mptest: $(TESTOBJS) $(TESTVAROBJS) $(BUILD)/libmp.a
@@ -101,7 +101,8 @@ $(BUILD)/mptest: $(TESTOBJS) $(TESTVAROBJS) $(BUILD)/libmp.a
 # and their assertions are printed again at the end, so that a tail shows them.
 RUN_TESTS = MPBENCH_BIN=$(abspath $(TESTBIN)) MPBENCH_ROTATE_MB=256 $(BUILD)/mptest
 test: $(BIN) $(TESTBIN) $(BUILD)/mptest
-	scripts/check-layers.sh
+	scripts/check-layers.sh --build $(BUILD)
+	scripts/check-layers-selftest.sh
 	scripts/check-prefetch.sh $(BUILD)
 	@{ $(RUN_TESTS) --jobs 2 $(TESTARGS); echo $$? > $(BUILD)/test.rc; } 2>&1 | tee $(BUILD)/test.log
 	@rc=$$(cat $(BUILD)/test.rc); if [ "$$rc" != 0 ]; then \
@@ -221,7 +222,7 @@ regress-baseline: $(TESTBIN)
 # `make` builds the whole mpbench as on x86 (with the Arm rows in the catalog).
 KSRCS := $(sort $(filter-out $(ARCH_EXCLUDE),$(wildcard kernels/*/*.c variants/*.c)))
 KOBJS := $(KSRCS:%.c=$(BUILD)/%.o)
-ARM_TEST_OBJS := $(addprefix $(BUILD)/,tests/arm/mptest-arm.o tests/check.o harness/models.o harness/util.o \
+ARM_TEST_OBJS := $(addprefix $(BUILD)/,tests/arm/mptest-arm.o tests/check.o harness/core/models.o harness/core/util.o harness/gguf/model-file.o \
     tests/arm/no-gguf.o)
 ARM_TEST_BIN := $(BUILD)/mptest-arm
 ARM_BUILD ?= build-aarch64

@@ -7,7 +7,8 @@
 #include <sys/wait.h>
 
 #include "mp_test.h"
-#include "../harness/mp_harness.h"
+#include "../harness/core/mp_core.h"
+#include "../harness/gguf/mp_gguf.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
 

@@ -13,7 +13,8 @@
 
 #include "mp_test.h"
 #include "../harness/engine/mp_engine.h"
-#include "../harness/mp_harness.h"
+#include "../harness/core/mp_core.h"
+#include "../harness/gguf/mp_gguf.h"
 #include "../variants/mp_registry.h"
 
 enum { CALIBRATION = 16, MAXP = 1 << 22 }; /* measure.c's first readings */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "mp_test.h"
-#include "../harness/mp_store_compare.h"
+#include "../harness/store/mp_store_compare.h"
 
 static char out[65536];
 

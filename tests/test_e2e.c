@@ -21,7 +21,8 @@
 #include <unistd.h>
 
 #include "mp_test.h"
-#include "../harness/mp_e2e.h"
+#include "../harness/e2e/mp_e2e.h"
+#include "../harness/gguf/mp_gguf.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../variants/mp_registry.h"
 

@@ -14,8 +14,9 @@
 #include <unistd.h>
 
 #include "mp_test.h"
-#include "../harness/mp_harness.h"
-#include "../harness/mp_store_schema.h"
+#include "../harness/core/mp_core.h"
+#include "../harness/store/mp_store.h"
+#include "../harness/store/mp_store_schema.h"
 
 static char out[65536];
 
@@ -311,10 +312,10 @@ Test(engine, layer_rules_hold_and_their_check_can_fail, .timeout = 120)
     static const struct {
         const char *file, *line;
     } plant[] = {
-        {"harness/cli-run.c", "#include \"../kernels/vnni/vnni.h\""},
+        {"harness/cli/cli-run.c", "#include \"../kernels/vnni/vnni.h\""},
         {"tuner/search.c", "#include \"../harness/mp_harness.h\""},
-        {"harness/cli-list.c", "static const char *q = \"SELECT 1\";"},
-        {"harness/e2e.c", "#include <sqlite3.h>"},
+        {"harness/cli/cli-list.c", "static const char *q = \"SELECT 1\";"},
+        {"harness/e2e/e2e.c", "#include <sqlite3.h>"},
         {"kernels/i2s/i2s-scalar.c", "static double t(void) { return mp_now(); }"},
     };
     for (size_t i = 0; i < sizeof plant / sizeof plant[0]; i++) {

@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "mp_test.h"
-#include "../harness/mp_e2e.h"
-#include "../harness/mp_gguf.h"
+#include "../harness/e2e/mp_e2e.h"
+#include "../harness/gguf/mp_gguf.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../kernels/f16/f16.h"
 #include "../kernels/i2s/i2s.h"

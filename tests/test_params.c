@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "mp_test.h"
-#include "../harness/mp_harness.h"
-#include "../harness/mp_report.h"
-#include "../harness/mp_store_compare.h"
-#include "../harness/mp_store_schema.h"
+#include "../harness/core/mp_core.h"
+#include "../harness/report/mp_report.h"
+#include "../harness/store/mp_store_compare.h"
+#include "../harness/store/mp_store_schema.h"
 #include "../harness/engine/mp_engine.h"
 #include "../tuner/mp_tuned.h"
 #include "../variants/catalog.h"

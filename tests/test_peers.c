@@ -25,7 +25,8 @@
 #include <unistd.h>
 
 #include "mp_test.h"
-#include "../harness/mp_harness.h"
+#include "../harness/core/mp_core.h"
+#include "../harness/engine/mp_engine.h"
 #include "../kernels/common/mp_isa.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../kernels/llamacpp/ggml-api.h"

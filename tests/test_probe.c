@@ -20,9 +20,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../harness/mp_harness.h"
-#include "../harness/mp_probe_store.h"
+#include "../harness/core/mp_core.h"
+#include "../harness/store/mp_probe_store.h"
 #include "../harness/engine/mp_engine.h"
+#include "../harness/report/mp_output.h"
 #include "../kernels/mp_kernel.h"
 
 enum { MAX_CALLS = 64 };

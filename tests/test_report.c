@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "mp_test.h"
-#include "../harness/mp_harness.h"
-#include "../harness/mp_store_internal.h"
-#include "../harness/mp_store_report.h"
-#include "../harness/mp_report.h"
+#include "../harness/core/mp_core.h"
+#include "../harness/store/mp_store_internal.h"
+#include "../harness/store/mp_store_report.h"
+#include "../harness/report/mp_report.h"
 #include "../variants/mp_registry.h"
 
 static char out[262144];

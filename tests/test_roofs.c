@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/mp_harness.h"
-#include "../harness/mp_store_internal.h"
-#include "../harness/mp_store_report.h"
-#include "../harness/mp_report.h"
+#include "../harness/core/mp_core.h"
+#include "../harness/store/mp_store_internal.h"
+#include "../harness/store/mp_store_report.h"
+#include "../harness/report/mp_report.h"
 
 static void tmpdir(char *buf, size_t len)
 {

@@ -11,7 +11,7 @@
 #include "mp_test.h"
 #include "../tuner/mp_search.h"
 #include "../tuner/mp_stats.h"
-#include "../harness/mp_harness.h"
+#include "../harness/core/mp_core.h"
 #include "../tuner/mp_tuned.h"
 #include "../variants/mp_registry.h"
 

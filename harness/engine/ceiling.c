@@ -51,7 +51,7 @@
 #include <time.h>
 
 #include "mp_engine.h"
-#include "../mp_probe_store.h"
+#include "../store/mp_probe_store.h"
 #include "../../kernels/common/mp_numerics.h"
 #include "../../variants/mp_registry.h"
 

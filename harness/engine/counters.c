@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../mp_counters.h"
+#include "mp_counters.h"
 
 static const char *const sw_names[] = {"task-clock", "page-faults", "context-switches",
                                        "cpu-migrations"};
@@ -22,14 +22,13 @@ static const unsigned long long sw_config[] = {PERF_COUNT_SW_TASK_CLOCK,
                                                PERF_COUNT_SW_CPU_MIGRATIONS};
 
 typedef struct event {
-    char name[96];
-    char reason[200]; /* empty when available */
     int papi;         /* counted by PAPI on the calling thread */
     int fd[64];       /* per pool thread */
 } event;
 
 struct mp_counters {
-    int n, ntids;
+    mp_event_names names; /* first: core/result.c reads it; names.n events */
+    int ntids;
     event ev[MP_MAX_EVENTS];
     int papi_set;     /* PAPI event set, or PAPI_NULL */
     int papi_n;
@@ -156,7 +155,7 @@ int mp_counters_open(const char *list, const char *backend, const int *tids, int
     /* requested events first, then the software events not already named */
     char *save = NULL;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (c->n == MP_MAX_EVENTS - 4) {
+        if (c->names.n == MP_MAX_EVENTS - 4) {
             free(c);
             return mp_fail(e, MP_EUSAGE, "--counters: at most %d events", MP_MAX_EVENTS - 4);
         }
@@ -166,32 +165,33 @@ int mp_counters_open(const char *list, const char *backend, const int *tids, int
             free(c);
             return mp_fail(e, MP_EUSAGE, "--counters: unknown event '%s' (%s)", t, why);
         }
-        snprintf(c->ev[c->n++].name, sizeof c->ev[0].name, "%s", t);
+        snprintf(c->names.name[c->names.n++], sizeof c->names.name[0], "%s", t);
     }
     for (int i = 0; i < 4; i++) {
         int have = 0;
-        for (int j = 0; j < c->n; j++)
-            have |= !strcmp(c->ev[j].name, sw_names[i]);
+        for (int j = 0; j < c->names.n; j++)
+            have |= !strcmp(c->names.name[j], sw_names[i]);
         if (!have)
-            snprintf(c->ev[c->n++].name, sizeof c->ev[0].name, "%s", sw_names[i]);
+            snprintf(c->names.name[c->names.n++], sizeof c->names.name[0], "%s", sw_names[i]);
     }
     const char *papi_why = !strcmp(backend, "papi") ? papi_cpu_problem() : NULL;
     int use_papi = !strcmp(backend, "papi") && !papi_why;
     if (use_papi && PAPI_create_eventset(&c->papi_set) != PAPI_OK)
         c->papi_set = PAPI_NULL;
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; i < c->names.n; i++) {
         event *ev = &c->ev[i];
         for (int t = 0; t < 64; t++)
             ev->fd[t] = -1;
-        int sw = sw_index(ev->name) >= 0;
+        int sw = sw_index(c->names.name[i]) >= 0;
         if (!sw && !strcmp(backend, "papi")) {
             if (papi_why) {
-                snprintf(ev->reason, sizeof ev->reason, "%s", papi_why);
+                snprintf(c->names.reason[i], sizeof c->names.reason[i], "%s", papi_why);
             } else {
                 int rc = c->papi_set == PAPI_NULL ? PAPI_ENOEVST
-                                                  : PAPI_add_named_event(c->papi_set, ev->name);
+                                                  : PAPI_add_named_event(c->papi_set, c->names.name[i]);
                 if (rc != PAPI_OK)
-                    snprintf(ev->reason, sizeof ev->reason, "PAPI: %s", PAPI_strerror(rc));
+                    snprintf(c->names.reason[i], sizeof c->names.reason[i], "PAPI: %s",
+                             PAPI_strerror(rc));
                 else {
                     ev->papi = 1;
                     c->papi_n++;
@@ -201,12 +201,13 @@ int mp_counters_open(const char *list, const char *backend, const int *tids, int
         }
         struct perf_event_attr a;
         char why[160];
-        encode(ev->name, &a, why, sizeof why);
+        encode(c->names.name[i], &a, why, sizeof why);
         for (int t = 0; t < ntids; t++) {
             struct perf_event_attr at = a;
             ev->fd[t] = perf_open(&at, tids[t]);
             if (ev->fd[t] < 0) {
-                snprintf(ev->reason, sizeof ev->reason, "perf_event_open: %s", strerror(errno));
+                snprintf(c->names.reason[i], sizeof c->names.reason[i], "perf_event_open: %s",
+                         strerror(errno));
                 for (int u = 0; u < t; u++)
                     close(ev->fd[u]), ev->fd[u] = -1;
                 break;
@@ -217,26 +218,11 @@ int mp_counters_open(const char *list, const char *backend, const int *tids, int
     return MP_OK;
 }
 
-int mp_counters_n(const mp_counters *c)
-{
-    return c ? c->n : 0;
-}
-
-const char *mp_counters_name(const mp_counters *c, int i)
-{
-    return c->ev[i].name;
-}
-
-const char *mp_counters_unavailable(const mp_counters *c, int i)
-{
-    return c->ev[i].reason[0] ? c->ev[i].reason : NULL;
-}
-
 void mp_counters_start(mp_counters *c)
 {
     if (!c)
         return;
-    for (int i = 0; i < c->n; i++)
+    for (int i = 0; i < c->names.n; i++)
         for (int t = 0; t < c->ntids; t++)
             if (c->ev[i].fd[t] >= 0) {
                 ioctl(c->ev[i].fd[t], PERF_EVENT_IOC_RESET, 0);
@@ -253,7 +239,7 @@ void mp_counters_stop(mp_counters *c, double *acc)
     if (c->papi_n)
         PAPI_stop(c->papi_set, c->papi_vals);
     int pi = 0;
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; i < c->names.n; i++) {
         event *ev = &c->ev[i];
         if (ev->papi) {
             acc[i] += (double)c->papi_vals[pi++];
@@ -279,7 +265,7 @@ void mp_counters_close(mp_counters *c)
 {
     if (!c)
         return;
-    for (int i = 0; i < c->n; i++)
+    for (int i = 0; i < c->names.n; i++)
         for (int t = 0; t < c->ntids; t++)
             if (c->ev[i].fd[t] >= 0)
                 close(c->ev[i].fd[t]);

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "mp_engine.h"
-#include "../mp_probe_store.h"
-#include "../mp_store_e2e.h"
+#include "../store/mp_probe_store.h"
+#include "../store/mp_store_e2e.h"
 #include "../../kernels/common/mp_numerics.h"
 
 enum { MAX_BATCH = MP_E2E_MAX_BATCH, UBATCH = 512 };

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "mp_engine.h"
-#include "../mp_counters.h"
-#include "../mp_probe_store.h"
+#include "mp_counters.h"
+#include "../store/mp_probe_store.h"
 #include "../../variants/mp_registry.h"
 
 typedef struct key_set {

@@ -17,11 +17,38 @@
 
 #include <stdarg.h>
 
-#include "../mp_bigmem.h"
-#include "../mp_e2e.h"
-#include "../mp_harness.h"
+#include "../core/mp_bigmem.h"
+#include "../e2e/mp_e2e.h"
+#include "../core/mp_core.h"
+#include "../store/mp_store.h"
 
-struct mp_counters;
+/* ---- measuring one point (engine/measure.c) ---------------------------------- */
+void mp_bench_defaults(mp_bench_opts *o);
+/* Bytes one point needs before rotation copies (weights, activations,
+ * outputs, oracles, one packed copy, prepared activations and scratch of
+ * every case), as a double so no shape overflows it.  The engine refuses a
+ * point beyond mp_mem_limit() (its cases are skipped with the reason). */
+double mp_bench_memory(const mp_case *cases, int ncase, int m, int k, int n, int threads);
+/* Measures every case on one problem (m, k, n) with the pool's threads; results
+ * has ncase entries.  Repetitions of the cases are interleaved in random order. */
+int mp_bench_point(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
+                   const mp_bench_opts *o, mp_result *results, mp_err *e);
+
+/* The same engine in steps, for the tuner: open packs and checks every case
+ * (res[i] gets bpw, errors, status); rounds does what mp_bench_point does after
+ * that (interleaved timing into res, may be called again to re-measure);
+ * time1 is one timed call of case i, in seconds, recorded nowhere. */
+typedef struct mp_session mp_session;
+int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k, int n,
+                    const mp_bench_opts *o, mp_result *res, mp_session **out, mp_err *e);
+int mp_session_ready(const mp_session *s, int i); /* packed, correct, timeable */
+void mp_session_rounds(mp_session *s);
+double mp_session_time1(mp_session *s, int i);
+void mp_session_close(mp_session *s);
+
+/* Fills model_gbps / model_note of the VNNI GEMV results (engine/model.c). */
+void mp_model_annotate(mp_result *r, int n, mp_pool *pool, mp_store *store,
+                       const mp_machine *mach);
 
 /* ---- progress (engine/progress.c) ----------------------------------------------
  * On stderr when it is a terminal and not quiet: "[done/total] elapsed, ETA,
@@ -84,8 +111,6 @@ int mp_plan_kernels(mp_plan *p, const mp_case *cases, int ncase, const int (*sha
 void mp_plan_set_key(mp_plan *p, const char *config);
 void mp_plan_free(mp_plan *p);
 /* The key of one result inside a plan: variant|params|m|k|n|threads. */
-void mp_point_key(char *buf, size_t len, const char *variant, const char *params, int m, int k,
-                  int n, int threads);
 /* The one-line command that re-runs exactly this result's point. */
 void mp_point_rerun(char *buf, size_t len, const mp_result *r, uint64_t seed);
 

@@ -93,12 +93,6 @@ void mp_plan_free(mp_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-void mp_point_key(char *buf, size_t len, const char *variant, const char *params, int m, int k,
-                  int n, int threads)
-{
-    snprintf(buf, len, "%s|%s|%d|%d|%d|%d", variant, params, m, k, n, threads);
-}
-
 void mp_point_rerun(char *buf, size_t len, const mp_result *r, uint64_t seed)
 {
     int used = snprintf(buf, len, "mpbench run --variant %s --shape %dx%d --n %d --threads %d",

@@ -1,7 +1,7 @@
 /* no-gguf.c - the AArch64 test driver links harness/models.c for the model
  * files but not the GGUF reader (it runs kernels only): these two stand in for
  * harness/gguf-read.c and harness/gguf-model.c there and refuse GGUF input. */
-#include "../../harness/mp_gguf.h"
+#include "../../harness/gguf/mp_gguf.h"
 
 int mp_gguf_is_file(const char *path)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "mp_fuzz.h"
-#include "../../harness/mp_harness.h"
+#include "../../harness/core/mp_core.h"
 #include "../../variants/mp_registry.h"
 
 #define CHECK(c)                                                                            \

@@ -24,8 +24,9 @@
 #include <unistd.h>
 
 #include "mp_fuzz.h"
-#include "../../harness/mp_cli.h"
-#include "../../harness/mp_harness.h"
+#include "../../harness/cli/mp_cli.h"
+#include "../../harness/core/mp_core.h"
+#include "../../harness/store/mp_store.h"
 
 enum { MAX_ARGS = 64 };
 

@@ -34,10 +34,10 @@
 #include <unistd.h>
 
 #include "mp_fuzz.h"
-#include "../../harness/mp_harness.h"
-#include "../../harness/mp_store_compare.h"
-#include "../../harness/mp_store_internal.h"
-#include "../../harness/mp_store_merge.h"
+#include "../../harness/core/mp_core.h"
+#include "../../harness/store/mp_store_compare.h"
+#include "../../harness/store/mp_store_internal.h"
+#include "../../harness/store/mp_store_merge.h"
 
 /* ---- SQLite's memory (libFuzzer binary) ---------------------------------------------------- */
 

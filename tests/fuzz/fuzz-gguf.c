@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "mp_fuzz.h"
-#include "../../harness/mp_gguf.h"
+#include "../../harness/gguf/mp_gguf.h"
 
 int mp_fuzz_gguf(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 
 #include "mp_fuzz.h"
-#include "../../harness/mp_harness.h"
+#include "../../harness/core/mp_core.h"
+#include "../../harness/gguf/mp_gguf.h"
 
 int mp_fuzz_model(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 /* fuzz-tuned.c - tuned config files (tuner/tuned.c): loaded without a
  * fingerprint check, then looked up as the e2e runner does. */
 #include "mp_fuzz.h"
-#include "../../harness/mp_harness.h"
+#include "../../harness/core/mp_core.h"
 #include "../../tuner/mp_tuned.h"
 #include "../../variants/mp_registry.h"
 

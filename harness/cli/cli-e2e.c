@@ -1,0 +1,565 @@
+/* cli-e2e.c - `mpbench e2e`: the end-to-end decoder of harness/e2e.c measured
+ * like llama-bench (prefill "ppN", decode "tgN", parallel decoding "tgN bB" where
+ * B sequences decode together so the kernels see N = B), or the lossless check
+ * of seed 004 §3.2 / Table 7 (--lossless: greedy tokens of each variant against
+ * the reference arithmetic, share of prompts that match exactly, and beside it
+ * the largest logit difference on the reference's tokens and the first token
+ * that diverged: engine/e2e-measure.c says why exact match alone has no power
+ * on the synthetic weights of a tied-head model).
+ *
+ * Everything the user controls is validated before any work: options, model
+ * file, variants (available, and able to take every linear shape of the model),
+ * the tuned config, and the memory estimate against MemAvailable.  The rows are
+ * measured by the engine (engine/e2e-measure.c), each stored as soon as it is
+ * measured under this plan's key: the same command run again after a kill
+ * measures only the rows that are missing.
+ *
+ * Timing: each test starts from empty KV caches; one untimed warm-up call, then
+ * --reps timed repetitions; tokens/s = tokens processed / wall time of the test
+ * (pp: prompt tokens, prefill in chunks of 512 like llama.cpp's n_ubatch, logits
+ * of the last token only; tg: tokens generated one at a time with greedy
+ * feedback; tgN bB: B*N tokens).  Printed: median ± sample standard deviation
+ * over the repetitions (llama-bench prints mean ± stddev; the median resists the
+ * noise of a shared machine). */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_cli.h"
+#include "../e2e/mp_e2e.h"
+#include "../gguf/mp_gguf.h"
+#include "../core/mp_core.h"
+#include "../report/mp_output.h"
+#include "../store/mp_store_e2e.h"
+#include "../engine/mp_engine.h"
+#include "../../kernels/common/mp_numerics.h"
+#include "../../tuner/mp_tuned.h"
+#include "../../variants/mp_registry.h"
+
+enum { MAX_SEL = 256, MAX_BATCH = MP_E2E_MAX_BATCH, UBATCH = 512 };
+
+typedef mp_e2e_config config;
+
+static void e2e_usage(FILE *f)
+{
+    fputs("usage: mpbench e2e (--model NAME | --gguf FILE) (--variant GLOB[,GLOB] | --tuned FILE [--force])\n"
+          "                   [--variant-for qkv=V,o=V,ffn_up=V,ffn_down=V]\n"
+          "                   [--pp N] [--tg N] [--batch B[,B...]] [--threads T] [--reps R]\n"
+          "                   [--layers L] [--seed S] [--db PATH | --no-db]\n"
+          "                   [--format table|csv|json|md] [--quiet]\n"
+          "                   [--profile] [--lm-head f16|q8_0|q4_0] [--weight-cache DIR]\n"
+          "                   [--clock-gate PCT]\n"
+          "       mpbench e2e --lossless --model NAME --variant GLOB[,GLOB] [--prompts P]\n"
+          "                   [--tokens T] [--layers L] [--threads T] [--seed S] [...]\n"
+          "  A BitNet-style decoder with the model file's architecture and synthetic\n"
+          "  seeded weights (--gguf: a GGUF file's architecture and real weights, ternary\n"
+          "  tensors checked ternary); every ternary linear runs through the chosen variant.\n"
+          "  Tests: ppN (prefill, default 64), tgN (decode, default 16), and for each\n"
+          "  batch B > 1 'tgN bB' (B sequences decoding together).  One set of rows per\n"
+          "  variant.  --variant-for overrides the variant per layer group (ffn_up = gate\n"
+          "  and up).  --tuned takes each layer's variant and parameters from a tuned\n"
+          "  config (tuner/mp_tuned.h): per layer the entry for its shape closest to\n"
+          "  these threads, then to n=1 (n=pp when --tg 0); one --variant, if given, fills\n"
+          "  the layers the config lacks; --force accepts a config\n"
+          "  tuned on another machine.  --lossless decodes P seeded prompts (default 50)\n"
+          "  for T tokens (default 64, or what max_pos leaves after a 16-token prompt)\n"
+          "  with each variant and with the reference\n"
+          "  arithmetic (all layers unless --layers) and reports the share of prompts\n"
+          "  whose tokens match exactly; beside it, with the variant fed the reference's\n"
+          "  tokens, the largest |logit - reference logit| relative to the step's logit\n"
+          "  range (0 only when bit for bit) and the first token whose argmax differed.\n"
+          "  A lossless variant fails on any difference.  The reference's logits of all\n"
+          "  prompts are kept: P x T x vocab floats.\n"
+          "  The memory needed is estimated first; a run that does not fit is refused.\n"
+          "  Each decode row shows its bound (bytes read per token / the stored probe's\n"
+          "  read bandwidth at these threads, else the median of a read of the token's\n"
+          "  bytes made beside each step) and the share reached; each prefill row the\n"
+          "  rate of its GEMMs run alone (the linears and the head's row, a pass\n"
+          "  after each repetition) and the share.  --profile splits the token\n"
+          "  time over operation groups (stored with the row).  --lm-head stores the\n"
+          "  embedding/head in 16 bits (default, as the models ship), q8_0 or q4_0.\n"
+          "  --weight-cache DIR keeps packed weights on disk per (model, seed, variant,\n"
+          "  parameters); a stale or corrupt file is detected and rebuilt.\n"
+          "  --clock-gate PCT (50-100): time only what ran at full speed: a decode step,\n"
+          "  a prefill repetition, each measurement of the bound counts when the CPU's\n"
+          "  clock read before and after it is at least PCT% of the fastest seen (a VM's\n"
+          "  slow stretches otherwise land in one figure and not in the other); decode\n"
+          "  rates are the kept steps' rate, and the reason says how many were kept\n"
+          "  (a decode row with fewer than 8 kept is unstable).\n",
+          f);
+}
+
+/* "name=value,..." of the parameters that differ from the variant's defaults. */
+static void nondefault_params(const mp_e2e_choice *ch, char *buf, size_t len)
+{
+    int def[MP_MAX_PARAMS];
+    mp_variant_defaults(ch->v, def);
+    if (!memcmp(def, ch->param, sizeof(int) * (size_t)ch->v->n_params))
+        buf[0] = 0;
+    else
+        mp_params_str(ch->v, ch->param, buf, len);
+}
+
+/* Label of a configuration: one name when all seven linears share a variant
+ * and parameters, else the per-layer list; parameters only when not defaults. */
+static void label_config(config *c)
+{
+    int same = 1;
+    for (int l = 1; l < MP_E2E_NLIN; l++)
+        same &= c->lin[l].v == c->lin[0].v &&
+                !memcmp(c->lin[l].param, c->lin[0].param, sizeof c->lin[0].param);
+    char ps[128];
+    if (same) {
+        nondefault_params(&c->lin[0], ps, sizeof ps);
+        snprintf(c->label, sizeof c->label, "%s%s%s", c->lin[0].v->name, ps[0] ? ":" : "", ps);
+        snprintf(c->method, sizeof c->method, "%s", c->lin[0].v->method);
+        return;
+    }
+    static const char *const gname[] = {"q", "k", "v", "o", "gate", "up", "down"};
+    size_t used = 0;
+    for (int l = 0; l < MP_E2E_NLIN; l++) {
+        nondefault_params(&c->lin[l], ps, sizeof ps);
+        if (used < sizeof c->label)
+            used += (size_t)snprintf(c->label + used, sizeof c->label - used, "%s%s=%s%s%s",
+                                     l ? "," : "", gname[l], c->lin[l].v->name,
+                                     ps[0] ? ":" : "", ps);
+    }
+    snprintf(c->method, sizeof c->method, "mixed");
+}
+
+/* --tuned: for each linear, the entry for its (M, K) among the available
+ * variants, closest to this run's threads, then to n_ref (1 when decoding is
+ * measured); sel (at most one) is the fallback for shapes the file lacks. */
+static int tuned_configs(const char *path, const mp_machine *mach, const mp_model *md,
+                         const mp_variant *const *sel, int nsel, int threads, int n_ref,
+                         int force, config *c, mp_err *e)
+{
+    mp_tuned t;
+    int rc = mp_tuned_load(path, mach->fingerprint, force, &t, e->msg, sizeof e->msg);
+    if (rc)
+        return rc;
+    mp_linear ls[8];
+    mp_model_linears(md, ls);
+    for (int l = 0; l < MP_E2E_NLIN && !rc; l++) {
+        const mp_tuned_entry *best = NULL;
+        double bs = 0;
+        for (int i = 0; i < t.count; i++) {
+            const mp_tuned_entry *x = &t.e[i];
+            if (x->m != ls[l].m || x->k != ls[l].k || !mp_variant_available(x->v))
+                continue;
+            double sc = (x->threads != threads) * 1e6 + fabs(log2((double)x->n) - log2(n_ref));
+            if (!best || sc < bs)
+                best = x, bs = sc;
+        }
+        if (best) {
+            c->lin[l].v = best->v;
+            memcpy(c->lin[l].param, best->param, sizeof c->lin[l].param);
+        } else if (nsel == 1) {
+            c->lin[l].v = sel[0];
+            mp_variant_defaults(sel[0], c->lin[l].param);
+        } else {
+            rc = mp_fail(e, MP_EUSAGE,
+                         "--tuned %s: no usable entry for layer %s (%dx%d) of %s; give a "
+                         "--variant as the fallback",
+                         path, ls[l].layer, ls[l].m, ls[l].k, md->name);
+        }
+    }
+    mp_tuned_free(&t);
+    return rc;
+}
+
+typedef struct opts {
+    const char *model, *tuned, *vfor, *db;
+    const char *gguf;              /* --gguf FILE: the file's real weights (issue 19) */
+    const mp_e2e_source *src;      /* their source, NULL for synthetic weights */
+    char globs[1024];
+    int pp, tg, nbatch, batch[MAX_BATCH], threads, reps, layers, seed, no_db, lossless, force;
+    int prompts, tokens, pp_set, tg_set, batch_set, prompts_set, tokens_set, quiet;
+    int profile;
+    mp_e2e_head_fmt head;
+    const char *cache_dir;
+    double clock_gate; /* --clock-gate as a fraction, 0 = off */
+    mp_format fmt;
+} opts;
+
+int mp_cmd_e2e(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"model", required_argument, 0, 'M'},   {"variant", required_argument, 0, 'v'},
+        {"variant-for", required_argument, 0, 'F'}, {"tuned", required_argument, 0, 'u'},
+        {"pp", required_argument, 0, 'p'},      {"tg", required_argument, 0, 'g'},
+        {"batch", required_argument, 0, 'b'},   {"threads", required_argument, 0, 't'},
+        {"reps", required_argument, 0, 'r'},    {"layers", required_argument, 0, 'L'},
+        {"seed", required_argument, 0, 'S'},    {"db", required_argument, 0, 'd'},
+        {"no-db", no_argument, 0, 'D'},         {"format", required_argument, 0, 'f'},
+        {"lossless", no_argument, 0, 'l'},      {"prompts", required_argument, 0, 'P'},
+        {"tokens", required_argument, 0, 'T'},  {"force", no_argument, 0, 'X'},
+        {"quiet", no_argument, 0, 'Q'},         {"gguf", required_argument, 0, 'G'},
+        {"profile", no_argument, 0, 'R'},      {"lm-head", required_argument, 0, 'H'},
+        {"weight-cache", required_argument, 0, 'C'}, {"clock-gate", required_argument, 0, 'K'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    opts o = {.db = "results/mpbench.db", .pp = 64, .tg = 16, .nbatch = 1, .batch = {1},
+              .threads = 1, .reps = 3, .seed = 1, .prompts = 50, .tokens = 64,
+              .fmt = MP_FMT_TABLE};
+    char cmdline[2048];
+    mp_err e;
+    int c, rc;
+    mp_join_argv(argc - 1, argv + 1, cmdline, sizeof cmdline);
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+        switch (c) {
+        case 'M': o.model = optarg; break;
+        case 'Q': o.quiet = 1; break;
+        case 'R': o.profile = 1; break;
+        case 'H':
+            if (mp_e2e_head_parse(optarg, &o.head))
+                return mp_die(2, "--lm-head: '%s' is not one of f16, q8_0, q4_0", optarg);
+            break;
+        case 'C':
+            if (!*optarg)
+                return mp_die(2, "--weight-cache: empty directory name");
+            o.cache_dir = optarg;
+            break;
+        case 'G': o.model = o.gguf = optarg; break;
+        case 'K':
+            if ((rc = mp_parse_clock_gate(optarg, &o.clock_gate, &e)))
+                return mp_die(rc, "%s", e.msg);
+            break;
+        case 'v': /* issue 20: an over-long list is refused, never cut */
+            if ((rc = mp_append(o.globs, sizeof o.globs, optarg, "--variant", &e)))
+                return mp_die(rc, "%s", e.msg);
+            break;
+        case 'F': o.vfor = optarg; break;
+        case 'u': o.tuned = optarg; break;
+        case 'p':
+            if ((rc = mp_parse_int(optarg, "--pp", 0, 65536, &o.pp, &e)))
+                return mp_die(rc, "%s", e.msg);
+            o.pp_set = 1;
+            break;
+        case 'g':
+            if ((rc = mp_parse_int(optarg, "--tg", 0, 65536, &o.tg, &e)))
+                return mp_die(rc, "%s", e.msg);
+            o.tg_set = 1;
+            break;
+        case 'b':
+            if ((rc = mp_parse_int_list(optarg, "--batch", 1, 1024, o.batch, MAX_BATCH, &o.nbatch,
+                                        &e)))
+                return mp_die(rc, "%s", e.msg);
+            o.batch_set = 1;
+            for (int i = 0; i < o.nbatch; i++) /* one row per distinct batch size */
+                for (int j = i + 1; j < o.nbatch; j++)
+                    if (o.batch[j] == o.batch[i])
+                        o.batch[j--] = o.batch[--o.nbatch];
+            for (int i = 1; i < o.nbatch; i++) /* ascending, like a sweep */
+                for (int j = i; j > 0 && o.batch[j - 1] > o.batch[j]; j--) {
+                    int t = o.batch[j];
+                    o.batch[j] = o.batch[j - 1];
+                    o.batch[j - 1] = t;
+                }
+            break;
+        case 't':
+            if ((rc = mp_parse_int(optarg, "--threads", 1, 1024, &o.threads, &e)))
+                return mp_die(rc, "%s", e.msg);
+            break;
+        case 'r':
+            if ((rc = mp_parse_int(optarg, "--reps", 1, 1000, &o.reps, &e)))
+                return mp_die(rc, "%s", e.msg);
+            break;
+        case 'L':
+            if ((rc = mp_parse_int(optarg, "--layers", 1, 100000, &o.layers, &e)))
+                return mp_die(rc, "%s", e.msg);
+            break;
+        case 'S':
+            if ((rc = mp_parse_int(optarg, "--seed", 0, 2147483647, &o.seed, &e)))
+                return mp_die(rc, "%s", e.msg);
+            break;
+        case 'd': o.db = optarg; break;
+        case 'D': o.no_db = 1; break;
+        case 'f':
+            if (mp_format_parse(optarg, &o.fmt))
+                return mp_die(2, "--format: '%s' is not one of table, csv, json, md", optarg);
+            break;
+        case 'l': o.lossless = 1; break;
+        case 'X': o.force = 1; break;
+        case 'P':
+            if ((rc = mp_parse_int(optarg, "--prompts", 1, 100000, &o.prompts, &e)))
+                return mp_die(rc, "%s", e.msg);
+            o.prompts_set = 1;
+            break;
+        case 'T':
+            if ((rc = mp_parse_int(optarg, "--tokens", 1, 4096, &o.tokens, &e)))
+                return mp_die(rc, "%s", e.msg);
+            o.tokens_set = 1;
+            break;
+        case 'h': e2e_usage(stdout); return 0;
+        default:
+            e2e_usage(stderr);
+            return mp_die(2, "e2e: unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return mp_die(2, "e2e: unexpected argument '%s'", argv[optind]);
+    if (!o.model)
+        return mp_die(2, "e2e: --model is required (or --gguf FILE; see 'mpbench list models')");
+    if (!o.globs[0] && !o.tuned && !o.vfor)
+        return mp_die(2, "e2e: give --variant GLOB, --tuned FILE or --variant-for (see "
+                         "'mpbench list variants')");
+    if (o.lossless) {
+        if (o.pp_set || o.tg_set || o.batch_set)
+            return mp_die(2, "e2e --lossless: --pp/--tg/--batch do not apply; use --prompts "
+                             "and --tokens");
+        if (o.profile)
+            return mp_die(2, "e2e --lossless: --profile applies to the pp/tg rows");
+        if (o.clock_gate > 0)
+            return mp_die(2, "e2e --lossless: --clock-gate applies to the pp/tg rows");
+        if (o.tuned)
+            return mp_die(2, "e2e --lossless: --tuned does not apply (variants are compared one by one); "
+                             "use --variant");
+    } else {
+        if (o.prompts_set || o.tokens_set)
+            return mp_die(2, "e2e: --prompts/--tokens belong to --lossless");
+        if (!o.pp && !o.tg)
+            return mp_die(2, "e2e: --pp 0 and --tg 0: nothing to measure");
+        int big = 0;
+        for (int i = 0; i < o.nbatch; i++)
+            big |= o.batch[i] > 1;
+        if (big && !o.tg)
+            return mp_die(2, "e2e: --batch %d needs --tg > 0 (parallel decoding generates "
+                             "tokens)", o.batch[o.nbatch - 1]);
+    }
+
+    mp_model md;
+    if ((rc = o.gguf ? mp_gguf_model_load(o.gguf, &md, &e) : mp_model_load(o.model, &md, &e)))
+        return mp_die(rc, "%s", e.msg);
+    if (!o.layers)
+        o.layers = md.layers;
+    if (o.layers > md.layers)
+        return mp_die(2, "--layers %d: model %s has %d layers", o.layers, md.name, md.layers);
+    /* issue 19: the file's weights, checked ternary before any work (kept open
+     * until exit: not in parse-only mode, which runs many command lines in one
+     * process) */
+    if (o.gguf && !mp_parse_only && (rc = mp_gguf_e2e_source(o.gguf, &md, o.layers, &o.src)))
+        return rc;
+    /* the default --tokens fits the model's positions (a small test model has 64) */
+    if (o.lossless && !o.tokens_set && MP_E2E_PROMPT_MAX + o.tokens > md.max_pos &&
+        md.max_pos > MP_E2E_PROMPT_MAX)
+        o.tokens = md.max_pos - MP_E2E_PROMPT_MAX;
+    int ctx = o.lossless ? MP_E2E_PROMPT_MAX + o.tokens : (o.pp > o.tg ? o.pp : o.tg);
+    if (ctx > md.max_pos)
+        return mp_die(2, "e2e: %s needs %d positions but model %s has max_pos %d",
+                      o.lossless ? "--tokens" : (o.pp > o.tg ? "--pp" : "--tg"), ctx, md.name,
+                      md.max_pos);
+
+    /* configurations */
+    mp_machine mach;
+    mp_machine_probe_info(&mach);
+    const mp_variant *sel[MAX_SEL];
+    int nsel = 0;
+    if (o.globs[0] && (rc = mp_select_variants(o.globs, sel, MAX_SEL, &nsel, &e)))
+        return mp_die(rc, "%s", e.msg);
+    mp_e2e_choice over[MP_E2E_NLIN];
+    int set[MP_E2E_NLIN] = {0};
+    memset(over, 0, sizeof over);
+    if (o.vfor && (rc = mp_e2e_parse_variant_for(o.vfor, over, set, &e)))
+        return mp_die(rc, "%s", e.msg);
+    int ncfg = o.tuned ? 1 : (nsel ? nsel : 1);
+    config *cfg = calloc((size_t)ncfg, sizeof *cfg);
+    if (o.tuned && nsel > 1) {
+        free(cfg);
+        return mp_die(2, "--variant '%s' with --tuned: give one variant (the fallback for "
+                         "layers the tuned config lacks)", o.globs);
+    }
+    if (o.tuned) {
+        int n_ref = o.tg ? 1 : o.pp;
+        if ((rc = tuned_configs(o.tuned, &mach, &md, sel, nsel, o.threads, n_ref, o.force,
+                                &cfg[0], &e))) {
+            free(cfg);
+            return mp_die(rc, "%s", e.msg);
+        }
+    } else if (!nsel) {
+        for (int l = 0; l < MP_E2E_NLIN; l++)
+            if (!set[l]) {
+                free(cfg);
+                return mp_die(2, "--variant-for '%s' leaves layer %s without a variant; give "
+                                 "all of qkv, o, ffn_up, ffn_down or a --variant for the rest",
+                              o.vfor, l <= MP_E2E_V ? "group qkv" : l == MP_E2E_O ? "group o"
+                                      : l == MP_E2E_DOWN ? "group ffn_down" : "group ffn_up");
+            }
+    } else {
+        for (int i = 0; i < nsel; i++)
+            for (int l = 0; l < MP_E2E_NLIN; l++) {
+                cfg[i].lin[l].v = sel[i];
+                mp_variant_defaults(sel[i], cfg[i].lin[l].param);
+            }
+    }
+    for (int i = 0; i < ncfg; i++) {
+        for (int l = 0; l < MP_E2E_NLIN; l++)
+            if (set[l])
+                cfg[i].lin[l] = over[l];
+        label_config(&cfg[i]);
+    }
+    /* every configuration must take every shape: one explicit choice that cannot
+     * is bad input; within a multi-variant glob it is a skipped row */
+    mp_e2e_spec spec = {.model = md, .layers = o.layers, .seed = (uint64_t)o.seed,
+                        .src = o.src, .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1,
+                        .threads = o.threads, .head = o.head, .shared = o.lossless || ncfg > 1,
+                        .bound_read = !o.lossless && o.tg > 0};
+    if (o.lossless) {
+        /* the reference's logits of every prompt, per weight domain (ternary, or
+         * binary for int1 variants), and one prompt's of the variant */
+        int dom[2] = {0, 0};
+        for (int i = 0; i < ncfg; i++)
+            for (int l = 0; l < MP_E2E_NLIN; l++)
+                dom[cfg[i].lin[l].v->domain == MP_DOMAIN_BINARY] = 1;
+        spec.max_tokens = MP_E2E_PROMPT_MAX;
+        spec.ref_logits = sizeof(float) * (size_t)o.tokens * (size_t)md.vocab *
+                          ((size_t)o.prompts * (size_t)(dom[0] + dom[1]) + 1);
+    } else {
+        int maxb = 1;
+        for (int i = 0; i < o.nbatch; i++)
+            maxb = o.batch[i] > maxb ? o.batch[i] : maxb;
+        int ub = o.pp < UBATCH ? o.pp : UBATCH;
+        spec.max_seqs = maxb;
+        spec.max_tokens = ub > maxb ? ub : maxb;
+    }
+    int runnable = 0;
+    for (int i = 0; i < ncfg; i++) {
+        mp_e2e_spec s = spec;
+        memcpy(s.lin, cfg[i].lin, sizeof s.lin);
+        if ((rc = mp_e2e_check(&s, &e))) {
+            if (ncfg == 1) {
+                free(cfg);
+                return mp_die(rc, "%s", e.msg);
+            }
+            snprintf(cfg[i].skip, sizeof cfg[i].skip, "%.500s", e.msg);
+            continue;
+        }
+        if (o.lossless) {
+            /* the reference instance lives next to the variant's while decoding */
+            mp_e2e_spec r = s;
+            for (int l = 0; l < MP_E2E_NLIN; l++)
+                r.lin[l].v = NULL;
+            mp_e2e_mem a, b;
+            mp_e2e_estimate(&s, &a);
+            mp_e2e_estimate(&r, &b);
+            if (b.total > a.total)
+                s = r;
+        }
+        if ((rc = mp_e2e_mem_check(&s, &e))) {
+            free(cfg);
+            return mp_die(rc, "%s", e.msg);
+        }
+        runnable++;
+    }
+    if (!runnable) {
+        mp_die(2, "e2e: none of the selected variants can run model %s; first reason: %s",
+               md.name, cfg[0].skip);
+        free(cfg);
+        return 2;
+    }
+    if (mp_parse_only_stop("e2e")) {
+        free(cfg);
+        return 0;
+    }
+
+    /* the plan key: everything that decides which rows are measured and how */
+    char cfgtext[8192];
+    int used = snprintf(cfgtext, sizeof cfgtext, "e2e1|%s|L=%d|s=%d|t=%d|r=%d|pp=%d|tg=%d|ll=%d|P=%d|T=%d|b=",
+                        md.name, o.layers, o.seed, o.threads, o.reps, o.pp, o.tg, o.lossless,
+                        o.prompts, o.tokens);
+    for (int i = 0; i < o.nbatch && used > 0 && (size_t)used < sizeof cfgtext; i++)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "%d,", o.batch[i]);
+    /* issue 17: only when not the defaults, so earlier plans keep their keys */
+    if (o.head != MP_E2E_HEAD_F16 && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|lm=%s",
+                         mp_e2e_head_name(o.head));
+    /* the prefill bound's second definition (the head's row counted, a pass
+     * after each repetition): rows of the first are not resumed as its */
+    if (o.pp > 0 && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|ppb=2");
+    /* and the decode bound's second (a read beside each step, not at the start) */
+    if (o.tg > 0 && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|tgb=2");
+    if (o.profile && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|prof");
+    /* a gated decode row on fewer than 8 kept steps is unstable: rows judged
+     * before that rule are not resumed as judged by it */
+    if (o.clock_gate > 0 && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|gate=%.2f%s",
+                         o.clock_gate, o.tg > 0 ? "|kept=8" : "");
+    for (int i = 0; i < ncfg && used > 0 && (size_t)used < sizeof cfgtext; i++)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|%s", cfg[i].label);
+    /* the lossless check's second definition (issue 37: the logits beside the
+     * exact match): rows of the first, which have none, are not resumed as its */
+    if (o.lossless && used > 0 && (size_t)used < sizeof cfgtext)
+        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|llv=2");
+    /* the machine too: machines of different kinds keep their rows apart when merged */
+    if (used > 0 && (size_t)used < sizeof cfgtext)
+        snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|fp=%s", mach.fingerprint);
+    mp_plan keyed = {0};
+    mp_plan_set_key(&keyed, cfgtext);
+
+    mp_store *store = NULL;
+    int64_t machine_id = 0, run_id = 0;
+    char binding[512] = "";
+    if (!o.no_db) {
+        if ((rc = mp_store_open(o.db, &store, &e)) ||
+            (rc = mp_store_machine(store, &mach, &machine_id, &e)) ||
+            (rc = mp_store_run_begin(store, machine_id, "e2e", &mach, cmdline, "", &run_id, &e)) ||
+            (rc = mp_store_set_config_key(store, run_id, keyed.key, &e))) {
+            mp_store_close(store);
+            free(cfg);
+            return mp_die(rc, "%s", e.msg);
+        }
+    }
+    if (!o.lossless)
+        mp_machine_warn(&mach);
+    if (o.threads > mach.pus)
+        fprintf(stderr, "mpbench: warning: %d threads on %d hardware threads: timings are "
+                        "oversubscribed\n", o.threads, mach.pus);
+    mp_pool *pool = mp_pool_create(o.threads, binding, sizeof binding);
+    mp_e2e_job job = {.layers = o.layers, .threads = o.threads, .reps = o.reps, .seed = o.seed,
+                      .pp = o.pp, .tg = o.tg, .nbatch = o.nbatch, .prompts = o.prompts,
+                      .tokens = o.tokens, .store = store, .run_id = run_id, .key = keyed.key,
+                      .quiet = o.quiet, .src = o.src, .profile = o.profile, .head = o.head,
+                      .cache_dir = o.cache_dir, .fingerprint = mach.fingerprint,
+                      .clock_gate = o.clock_gate};
+    memcpy(job.batch, o.batch, sizeof job.batch);
+    int maxrows = ncfg * (2 + MAX_BATCH);
+    mp_e2e_row *rows = calloc((size_t)maxrows, sizeof *rows);
+    int nrows = 0, failed = 0;
+    mp_engine_catch_signals();
+    if (o.lossless)
+        rc = mp_e2e_run_lossless(&job, &md, pool, cfg, ncfg, rows, &nrows, &failed, &e);
+    else
+        rc = mp_e2e_run_perf(&job, &md, pool, cfg, ncfg, rows, &nrows, &e);
+    int interrupted = mp_engine_interrupted();
+    if (!rc) {
+        if (o.layers < md.layers && o.fmt != MP_FMT_CSV && o.fmt != MP_FMT_JSON)
+            printf("note: %d of %d layers of %s (--layers); tokens/s are not the full model's\n",
+                   o.layers, md.layers, md.name);
+        mp_e2e_print(stdout, o.fmt, rows, nrows, o.lossless);
+    } else {
+        mp_die(rc, "%s", e.msg);
+    }
+    if (store) {
+        mp_err e2;
+        mp_store_run_binding(store, run_id, binding, &e2);
+        mp_store_run_end(store, run_id,
+                         rc ? "error" : interrupted ? "interrupted" : failed ? "failed" : "ok", &e2);
+    }
+    free(rows);
+    free(cfg);
+    mp_pool_destroy(pool);
+    mp_store_close(store);
+    if (rc)
+        return rc;
+    if (interrupted)
+        return mp_die(130, "interrupted: re-run the same command to measure the rest (rows so "
+                           "far are stored)");
+    return failed ? mp_die(1, "a lossless variant did not reproduce the reference tokens") : 0;
+}

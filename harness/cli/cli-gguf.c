@@ -1,0 +1,266 @@
+/* cli-gguf.c - the command-line side of GGUF files (issue 19), kept out of the
+ * other command files so their edits stay one-liners:
+ *   mpbench pack --gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] [--seed S]
+ *   mpbench list gguf FILE [--tensors] [--llama P[,G]]   our reader's view, ggml's
+ *       verdict, and with --llama greedy tokens of P seeded prompts (G tokens each)
+ *       through llama.cpp and through our runner on the file's weights
+ *   --gguf FILE in list shapes / run / sweep / tune / e2e (mp_cli_gguf_arg). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mp_cli.h"
+#include "../e2e/mp_e2e.h"
+#include "../gguf/mp_gguf.h"
+#include "../core/mp_core.h"
+#include "../../kernels/common/mp_numerics.h"
+#include "../../variants/mp_registry.h"
+
+static int type_of(const char *v)
+{
+    size_t n = strcspn(v, ".");
+    if (n == 5 && !strncmp(v, "tq2_0", 5))
+        return MP_GGML_TQ2_0;
+    if (n == 5 && !strncmp(v, "tq1_0", 5))
+        return MP_GGML_TQ1_0;
+    if (n == 4 && !strncmp(v, "i2_s", 4))
+        return MP_GGML_I2_S;
+    return -1;
+}
+
+int mp_cmd_pack_gguf(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"gguf-out", required_argument, 0, 'o'}, {"model", required_argument, 0, 'M'},
+        {"variant", required_argument, 0, 'v'},  {"seed", required_argument, 0, 'S'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    const char *out = NULL, *model = NULL, *variant = "i2_s";
+    int seed = 1, c, rc;
+    mp_err e;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'M': model = optarg; break;
+        case 'v': variant = optarg; break;
+        case 'S':
+            if ((rc = mp_parse_int(optarg, "--seed", 0, 2147483647, &seed, &e)))
+                return mp_die(rc, "%s", e.msg);
+            break;
+        case 'h':
+            puts("usage: mpbench pack --gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] "
+                 "[--seed S]\n  Writes a GGUF file with the model's architecture (llama.cpp's "
+                 "bitnet when it has sub-norms, else llama) and the e2e runner's seeded weights "
+                 "(seed S, default 1), the ternary linears in the given type (default i2_s).");
+            return 0;
+        default:
+            return mp_die(2, "pack --gguf-out: unknown or incomplete option '%s'",
+                          argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return mp_die(2, "pack --gguf-out: unexpected argument '%s'", argv[optind]);
+    if (!out || !model)
+        return mp_die(2, "pack --gguf-out FILE: --model NAME is required");
+    int type = type_of(variant);
+    if (type < 0)
+        return mp_die(2, "--variant '%s': a GGUF file holds tq2_0, tq1_0 or i2_s", variant);
+    mp_model m;
+    if ((rc = mp_model_load(model, &m, &e)))
+        return mp_die(rc, "%s", e.msg);
+    if (mp_parse_only_stop("pack --gguf-out"))
+        return 0;
+    if ((rc = mp_gguf_write_model(out, &m, (uint64_t)seed, type, &e)))
+        return mp_die(rc, "%s", e.msg);
+    struct stat st;
+    stat(out, &st);
+    fprintf(stderr, "%s: %s (%d layers, %s) with seed %d -> %s, %.1f MiB\n", out, m.name, m.layers,
+            mp_gguf_type_name(type), seed, m.sub_norm ? "bitnet" : "llama",
+            (double)st.st_size / (1024.0 * 1024.0));
+    return 0;
+}
+
+/* Greedy tokens of P seeded prompts x G tokens through llama.cpp and through
+ * our runner with variant vname (lossless: the reference's tokens). */
+static int llama_compare(const char *path, const mp_model *m, int P, int G, const char *vname)
+{
+    mp_err e;
+    const mp_variant *v = mp_registry_find(vname);
+    if (!v || !mp_variant_available(v))
+        return mp_die(2, "--llama-variant %s: unknown or not runnable here", vname);
+    enum { MAXP = 1000 };
+    static int prompts[MAXP][MP_E2E_PROMPT_MAX];
+    int plen[MAXP];
+    const int *pp[MAXP];
+    for (int p = 0; p < P; p++) {
+        plen[p] = mp_e2e_prompt(1, p, m->vocab, prompts[p]);
+        pp[p] = prompts[p];
+    }
+    int *lt = calloc((size_t)P * G, sizeof *lt), *ot = calloc((size_t)G, sizeof *ot);
+    float *llg = malloc(sizeof(float) * (size_t)P * m->vocab);
+    int rc = mp_llama_greedy(path, pp, plen, P, G, lt, llg, &e);
+    if (rc) {
+        printf("llama.cpp: %s\n", e.msg);
+        free(llg);
+        free(lt);
+        free(ot);
+        return 0; /* llama.cpp refusing the file is a finding, not an error */
+    }
+    mp_gguf *g;
+    mp_e2e_source src;
+    g = NULL;
+    if ((rc = mp_gguf_open(path, &g, &e)) || (rc = mp_gguf_source(g, m, &src, &e))) {
+        mp_gguf_close(g);
+        free(llg);
+        free(lt);
+        free(ot);
+        return mp_die(rc, "%s", e.msg);
+    }
+    mp_e2e_spec s = {.model = *m, .layers = m->layers, .seed = 1, .src = &src, .max_seqs = 1,
+                     .max_ctx = MP_E2E_PROMPT_MAX + G, .max_tokens = MP_E2E_PROMPT_MAX,
+                     .threads = 1};
+    for (int l = 0; l < MP_E2E_NLIN; l++) {
+        s.lin[l].v = v;
+        mp_variant_defaults(v, s.lin[l].param);
+    }
+    char binding[256];
+    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
+    mp_e2e *r;
+    if ((rc = mp_e2e_create(&s, pool, &r, &e))) {
+        mp_pool_destroy(pool);
+        mp_gguf_source_free(&src);
+        mp_gguf_close(g);
+        free(llg);
+        free(lt);
+        free(ot);
+        return mp_die(rc, "%s", e.msg);
+    }
+    float *lg = mp_alloc(sizeof(float) * (size_t)m->vocab);
+    int match = 0, first = 0, tok_same = 0;
+    double maxd = 0, maxref = 0;
+    for (int p = 0; p < P; p++) {
+        unsigned char want[MP_E2E_PROMPT_MAX] = {0};
+        int seq[MP_E2E_PROMPT_MAX] = {0};
+        want[plen[p] - 1] = 1;
+        mp_e2e_reset(r);
+        mp_e2e_forward(r, prompts[p], seq, plen[p], want, lg);
+        for (int v = 0; v < m->vocab; v++) {
+            double d = fabs((double)lg[v] - llg[(size_t)p * m->vocab + v]);
+            maxd = d > maxd ? d : maxd;
+            maxref = fabs(lg[v]) > maxref ? fabs(lg[v]) : maxref;
+        }
+        mp_e2e_greedy(r, prompts[p], plen[p], G, ot, lg);
+        const int *l = lt + (size_t)p * G;
+        match += !memcmp(ot, l, sizeof(int) * G);
+        first += ot[0] == l[0];
+        int k = 0;
+        while (k < G && ot[k] == l[k])
+            k++;
+        tok_same += k;
+    }
+    printf("llama.cpp vs mpbench e2e (%s) on %s: %d of %d prompts give the same %d greedy tokens "
+           "(%.1f%%); first token %d of %d; tokens before the first difference %.1f%%\n", v->name,
+           path, match, P, G, 100.0 * match / P, first, P, 100.0 * tok_same / ((double)P * G));
+    printf("  logits after each prompt: max |mpbench - llama.cpp| = %.3g (%.2g of max |logit| "
+           "%.3g)\n", maxd, maxref > 0 ? maxd / maxref : 0.0, maxref);
+    mp_free(lg);
+    mp_e2e_free(r);
+    mp_e2e_spares_free();
+    mp_pool_destroy(pool);
+    mp_gguf_source_free(&src);
+    mp_gguf_close(g);
+    free(llg);
+    free(lt);
+    free(ot);
+    return 0;
+}
+
+int mp_cmd_list_gguf(int argc, char **argv)
+{
+    const char *path = NULL, *lvar = "i2_s.scalar";
+    int tensors = 0, lp = 0, lg = 16;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--tensors"))
+            tensors = 1;
+        else if (!strcmp(argv[i], "--llama") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%d,%d", &lp, &lg) < 1 || lp < 1 || lp > 1000 || lg < 1 ||
+                lg > 200)
+                return mp_die(2, "--llama '%s': want PROMPTS[,TOKENS] (1-1000, 1-200)", argv[i]);
+        } else if (!strcmp(argv[i], "--llama-variant") && i + 1 < argc)
+            lvar = argv[++i];
+        else if (!path && argv[i][0] != '-')
+            path = argv[i];
+        else
+            return mp_die(2, "list gguf: unexpected argument '%s' (usage: mpbench list gguf FILE "
+                             "[--tensors] [--llama P[,G]] [--llama-variant V])", argv[i]);
+    }
+    if (!path)
+        return mp_die(2, "list gguf: FILE is required");
+    mp_gguf *g;
+    mp_err e;
+    int rc = mp_gguf_open(path, &g, &e);
+    if (rc)
+        return mp_die(rc, "%s", e.msg);
+    printf("# %s: GGUF version %d, %lld keys, %lld tensors, alignment %llu, data at byte %llu\n",
+           path, g->version, (long long)g->n_kv, (long long)g->n_tensors,
+           (unsigned long long)g->alignment, (unsigned long long)g->data_offset);
+    for (int64_t i = 0; i < g->n_kv; i++) {
+        const mp_gguf_kv *kv = &g->kv[i];
+        printf("  %-44s ", kv->key);
+        switch (kv->type) {
+        case MP_GGUF_STRING: printf("%.100s\n", kv->str); break;
+        case MP_GGUF_ARRAY: printf("[%llu elements of type %d]\n", (unsigned long long)kv->n,
+                                   kv->arr_type); break;
+        case MP_GGUF_F32: case MP_GGUF_F64: printf("%g\n", kv->v.f); break;
+        case MP_GGUF_I8: case MP_GGUF_I16: case MP_GGUF_I32: case MP_GGUF_I64:
+            printf("%lld\n", (long long)kv->v.i);
+            break;
+        default: printf("%llu\n", (unsigned long long)kv->v.u); break;
+        }
+    }
+    size_t by_type[64] = {0};
+    int64_t cnt[64] = {0};
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const mp_gguf_tensor *t = &g->t[i];
+        by_type[t->type & 63] += t->bytes;
+        cnt[t->type & 63]++;
+        if (tensors)
+            printf("  tensor %-32s %-6s [%lld, %lld, %lld, %lld] offset %llu, %zu bytes\n",
+                   t->name, mp_gguf_type_name(t->type), (long long)t->ne[0], (long long)t->ne[1],
+                   (long long)t->ne[2], (long long)t->ne[3], (unsigned long long)t->offset,
+                   t->bytes);
+    }
+    for (int t = 0; t < 64; t++)
+        if (cnt[t])
+            printf("  %lld tensors of %s: %.1f MiB\n", (long long)cnt[t], mp_gguf_type_name(t),
+                   (double)by_type[t] / (1024.0 * 1024.0));
+    mp_model m;
+    int mrc = rc = mp_gguf_model(g, &m, &e);
+    if (rc)
+        printf("model: not runnable: %s\n", e.msg);
+    else
+        printf("model: %s: hidden %d, intermediate %d, layers %d, heads %d, kv_heads %d, head_dim "
+               "%d, vocab %d, context %d, rope_theta %g, norm_eps %g, ffn %s, tied %d, "
+               "sub-norms %d\n", m.name, m.hidden, m.intermediate, m.layers, m.heads, m.kv_heads,
+               m.head_dim, m.vocab, m.max_pos, m.rope_theta, m.norm_eps, m.ffn_act, m.tied,
+               m.sub_norm);
+    mp_gguf_close(g);
+    if (mp_parse_only_stop("list gguf")) /* ggml's check loads llama.cpp */
+        return 0;
+    char rep[1400];
+    mp_err ge;
+    int grc = mp_ggml_crosscheck(path, rep, sizeof rep, &ge);
+    if (grc < 0)
+        printf("ggml: not checked: %s\n", ge.msg);
+    else if (grc == MP_EUSAGE)
+        printf("ggml: %s\n", ge.msg);
+    else
+        printf("ggml: %s%s%s\n", rep, grc ? ": " : "", grc ? ge.msg : "");
+    if (lp && !mrc && (rc = llama_compare(path, &m, lp, lg, lvar)))
+        return rc;
+    return rc ? rc : grc == MP_ERUN ? 1 : 0;
+}

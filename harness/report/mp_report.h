@@ -1,0 +1,203 @@
+/* mp_report.h - what `mpbench report` and `mpbench plot` both read from the
+ * store: the machine a report is about, its newest result per measurement key,
+ * its newest probe, and small helpers to pick and format those rows.  The rows
+ * come from the store's typed readers (mp_store_report.h).  Nothing
+ * here writes to the database: a report is a view of the store (DESIGN.md
+ * "Everything a report or plot shows comes from this store"). */
+#ifndef MP_REPORT_H
+#define MP_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/mp_core.h"
+#include "../store/mp_probe_store.h"
+#include "../store/mp_store_report.h"
+
+/* Probe rows a report reads: bandwidth per method, level and thread count, and
+ * a compute ceiling per variant, N and thread count. */
+enum { MP_REP_MAX_PROBE = 8192 };
+
+typedef struct mp_rep {
+    mp_store *store;
+    const char *db_path;
+    char copy[64]; /* the private copy the report reads (mp_rep_open), "" when none */
+    const char *cache; /* the cache mode the tables and plots show: "cold" (default) or "warm" */
+    mp_rep_machine mach;
+    mp_rep_row *rows; /* newest row per (variant, params, m, k, n, threads, cache mode) */
+    int nrows;
+    mp_probe_row *probe; /* the newest `mpbench probe` run (else newest probe rows) */
+    int nprobe;          /* at most MP_REP_MAX_PROBE */
+    int64_t probe_run;
+} mp_rep;
+
+/* Opens db_path for reading (it must exist and be an mpbench database: MP_EUSAGE
+ * otherwise, file untouched), picks the machine (fingerprint prefix `machine`,
+ * or NULL: the machine of the newest run) and loads its results and probe. */
+int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e);
+void mp_rep_close(mp_rep *r);
+
+/* Of the rows of r->cache mode for (variant, m, k, n, threads), the one a table
+ * shows: default parameters first, then ok/unstable over failed/skipped, then the
+ * newest.  NULL if none. */
+const mp_rep_row *mp_rep_pick(const mp_rep *r, const char *variant, int m, int k, int n,
+                              int threads);
+
+/* 1 when params is the variant's default setting (unknown or parameterless
+ * variants: 1). */
+int mp_rep_params_default(const char *variant, const char *params);
+
+/* Distinct values, sorted ascending, of an int column over the r->cache rows that
+ * pass the filter (filter may be NULL).  Returns the count (<= max). */
+typedef int (*mp_rep_filter)(const mp_rep_row *x, const void *ctx);
+int mp_rep_distinct_int(const mp_rep *r, int col, mp_rep_filter f, const void *ctx, int *out,
+                        int max);
+enum { MP_REP_N, MP_REP_THREADS };
+/* Distinct shapes (m, k) in order of first appearance over the r->cache rows passing f. */
+int mp_rep_distinct_shapes(const mp_rep *r, mp_rep_filter f, const void *ctx, int (*out)[2],
+                           int max);
+/* Distinct variant names, sorted by method then name, over the r->cache rows passing f. */
+int mp_rep_distinct_variants(const mp_rep *r, mp_rep_filter f, const void *ctx,
+                             const char **out, int max);
+
+/* The probe figure kind at `threads` (nearest thread count below, else above); 0 if none.
+ * A kind ending in '_' matches the start of the kind ("int8_dot_" matches any
+ * ISA); any other only itself ("read_DRAM", not "read_DRAM_pf"). */
+double mp_rep_probe(const mp_rep *r, const char *kind, int threads, int *got_threads);
+
+/* A variant's numerics from its catalog row: "lossless", "lossy", "float", or
+ * "unknown" (a name this build does not have). */
+const char *mp_rep_numerics(const char *variant);
+
+/* Whether the body's kernel tables show a method: not the F32 baselines (no
+ * paper claim uses them; they stay in the CSV files), issue 37's 500 lines. */
+int mp_rep_body_method(const char *method);
+
+/* The newest probe's compute ceiling of a variant (GOPS, kind
+ * "ceiling_<variant>" with its N, engine/ceiling.c) for N tokens at `threads`:
+ * the one measured at that N and thread count, else the nearest (thread count
+ * first: exact, largest below, smallest above; then N: exact, smallest above,
+ * largest below), with the N and threads it was measured at in *got_n and
+ * *got_threads (may be NULL); 0 when the probe has none for the variant. */
+double mp_rep_ceiling(const mp_rep *r, const char *variant, int n, int threads, int *got_n,
+                      int *got_threads);
+/* A probe from before schema 10: its ceiling of the variant (GOPS on one core,
+ * a 32 x 2048 L1 tile, N = 1, thread CPU time; no N stored); 0 if none. */
+double mp_rep_ceiling_legacy(const mp_rep *r, const char *variant);
+/* 1 when the newest probe stores compute ceilings per N and threads (schema 10). */
+int mp_rep_has_ceilings(const mp_rep *r);
+
+/* ---- the files a report writes (report-out.c) ---------------------------------- */
+
+enum { MP_REP_OUT_MAX = 16 };
+typedef struct mp_rep_out_file {
+    char tmp[4200], final[4100];
+    FILE *f;
+} mp_rep_out_file;
+typedef struct mp_rep_out {
+    int check; /* --check: compare with the files in place instead of replacing them */
+    char csv_dir[4096];  /* where the CSV tables go */
+    char csv_link[4096]; /* the same folder as the report links it */
+    int n;
+    mp_rep_out_file f[MP_REP_OUT_MAX];
+} mp_rep_out;
+
+/* Opens a temporary file next to path for writing (NULL with err set). */
+FILE *mp_rep_out_open(mp_rep_out *o, const char *path, char *err, size_t len);
+/* Opens CSV table `name` in o->csv_dir; *link gets the report's link to it. */
+FILE *mp_rep_out_csv(mp_rep_out *o, const char *name, char *link, size_t linklen, char *err,
+                     size_t len);
+/* Closes every file; ok: renames them into place, or with o->check compares each
+ * with the file in place (REPORT.md's generation-time line excepted); !ok: removes
+ * them.  0 when all went well, else 1 with the first problem in err. */
+int mp_rep_out_finish(mp_rep_out *o, int ok, char *err, size_t len);
+
+/* A markdown header row: first column left-aligned, the n others right-aligned. */
+void mp_rep_table_head(FILE *f, const char *first, const char *const *cols, int n);
+
+/* ---- sections in their own files ------------------------------------------------ */
+
+/* Section 7 (report-roofline.c): N = 1 GB/s against seed 003's roofline, a
+ * bandwidth roof (probe read_DRAM) and a compute roof per variant (its measured
+ * in-cache ceiling), the best variant per method in the body, every row in
+ * CSV_DIR/gemv-roofline.csv.  Returns the number of rows above their roof. */
+int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o);
+
+/* Roof of one kernel row at its N and thread count: min of the bandwidth roof
+ * (cold rows: the higher of the run's own read_DRAM and the probe's, the best
+ * of its read methods; warm rows: none) and the compute roof (the variant's
+ * ceiling at the row's N and threads, as GB/s of its packed weights; else a
+ * stand-in, see report-roofline.c).  Returns the roof in GB/s (0: no probe);
+ * *bound "bandwidth" or "compute"; *compute_src is mp_rep_src_ceiling when the
+ * compute roof is the row's own ceiling, else names what stood in. */
+double mp_rep_roof(const mp_rep *r, const mp_rep_row *x, double *bw_roof, double *compute_roof,
+                   const char **bound, const char **compute_src);
+extern const char *const mp_rep_src_ceiling;
+
+/* Issue 37, a roof holds: the measured kernel rows of r (every N, thread count
+ * and cache mode) above their roof - the bandwidth roof, and the compute roof
+ * when it is the row's own ceiling (or, N = 1, an older probe's one-core
+ * ceiling times the threads, the roof it claimed) - and the decode e2e rows above their
+ * bound, by more than tol (0.03: 3%).  The count is returned, *checked gets
+ * the rows that had a roof (may be NULL), and fn (may be NULL) gets one line
+ * per row above. */
+int mp_rep_roof_check(const mp_rep *r, const mp_rep_e2e *e, int ne, double tol,
+                      void (*fn)(const char *line, void *ctx), void *ctx, int *checked);
+
+/* Section 2a (report-e2e-limit.c, issue 17): every e2e row that stores a bound
+ * as its share of that bound, one table per (test, threads), and the --profile
+ * rows in milliseconds per token per group. */
+void mp_rep_sec_e2e_limit(FILE *f, const mp_rep_e2e *e, int ne, mp_rep_out *o);
+
+/* The papers' claims (report-claims.c): every row of a claims file (TSV, see
+ * results/claims.tsv) computed from the store and judged. */
+typedef struct mp_claim {
+    char id[16], seed[64], claim[512], paper[512], metric[256];
+    char verdict[8];     /* "yes", "partly", "no", or "–" (not judged) */
+    int judged;          /* 0: none / baseline missing / not measured */
+    int np, stat_point;  /* points (shapes, models, rows); the one giving the statistic */
+    double stat, mn, mx; /* the claim's statistic of ours and our range */
+    char baseline[256];  /* whose baseline ("llama.cpp's own ..., same run", "ours (...)") */
+    char here[512];      /* the conditions it was computed under (N, threads, runs, models) */
+    char ours[512];      /* the figure as printed */
+    char backing[1024];  /* the statistic's rows, each against its own roof or bound */
+    char why[1024];      /* the file's why: a cited measurement or "hypothesis: ..." */
+} mp_claim;
+
+/* Evaluates every claim of claims_path against r's kernel rows and e (every
+ * e2e row of the machine, all runs: a ratio is taken within one run).  Returns
+ * the number of claims (<= max), -1 with err set when the file is unreadable. */
+int mp_rep_claims_eval(const mp_rep *r, const mp_rep_e2e *e, int ne, const char *claims_path,
+                       mp_claim *out, int max, char *err, size_t errlen);
+/* counts[0..3]: yes, partly, no, not judged, over the papers' claims (ids
+ * starting with C; H rows are the project's targets); returns their number. */
+int mp_rep_claims_counts(const mp_claim *c, int nc, int counts[4]);
+/* The claims table (nc < 0: the file was missing). */
+void mp_rep_sec_claims(FILE *f, const mp_claim *c, int nc, const char *claims_path);
+
+/* Where the gnuplot scripts are: $MPBENCH_SCRIPTS, ./scripts, or next to the binary. */
+const char *mp_rep_scripts_dir(void);
+
+/* REPORT.md into f, every section (report/report-md.c): the end-to-end rows
+ * and the claims read from r's store and claims (a TSV path); plots is where
+ * the report links the plots.  -1 (nothing written) when claims cannot be read
+ * and is not the default results/claims.tsv; else 0. */
+int mp_rep_write(FILE *f, mp_rep *r, const char *db, const char *claims, const char *plots,
+                 mp_rep_out *o);
+
+/* ---- plots (report/report-plot.c), for `mpbench plot` ---------------------------- */
+/* What a plot shows: threads and n 0 mean chosen from the data. */
+typedef struct mp_plot_opts {
+    const char *outdir, *variant;
+    int threads, n; /* 0: chosen from the data */
+} mp_plot_opts;
+
+/* The index of a plot kind (roofline, gbps, threads, prompt, tuner), -1 if none. */
+int mp_plot_kind(const char *name);
+int mp_plot_nkinds(void);
+/* Writes OUTDIR/KIND.dat and draws KIND.png and KIND.svg with gnuplot (titles
+ * say "warm" when r->cache is "warm"); 0, or 1 when there is no data or
+ * gnuplot fails (nothing left behind). */
+int mp_plot_draw(mp_rep *r, const mp_plot_opts *o, int kind);
+
+#endif

@@ -1,0 +1,257 @@
+/* report-e2e-limit.c - section 2a of the report (issue 17): every end-to-end
+ * row of the machine that stores a bound, as its share of that bound, and the
+ * --profile rows as milliseconds per token per operation group.
+ *
+ *   decode (tgN)   bound = bytes a token reads / the read bandwidth at the
+ *                  row's thread count (reads beside its steps, or the stored
+ *                  probe's read; the row's reason says which)
+ *   prefill (ppN)  bound = the prompt's GEMMs measured alone, one pass right
+ *                  after each repetition (harness/engine/e2e-measure.c)
+ *
+ * One table per (test, threads): a row per variant, a column per model, the
+ * cell "share (tokens/s / bound tokens/s)" ("[q8_0 head]" after it when the
+ * row ran with another head than the model's), † when the row is unstable, the
+ * status alone when it stores no bound (a gated row left unstable).  The
+ * profile table prints its groups' sum beside 1000 / tokens/s: the profile
+ * covers every timed repetition, slow ones included, the rate only the kept
+ * ones, so the two agree only on a quiet machine (the test
+ * e2e_limit/profile_parts_add_up checks the sum against the wall time). */
+#include <string.h>
+
+#include "../e2e/mp_e2e.h"
+#include "mp_report.h"
+
+enum { MAXG = 32, MAXM = 32, MAXV = 64, MAXR = 64 }; /* table7 stores 13 model sizes */
+
+/* A row of the tables: one that stores a bound, or a gated one left unstable
+ * (the store keeps no rate or bound for those, only the reason). */
+static int bounded_any(const mp_rep_e2e *x)
+{
+    return strcmp(x->test, "lossless") &&
+           (x->bound_tps > 0 || (strcmp(x->status, "ok") && strstr(x->reason, "clock gate")));
+}
+
+/* The body's rows: the real models' (the bitnetcpp-* size ladder's rows go to
+ * e2e-bounds.csv and into the claims' backings, issue 37: body <= 500 lines). */
+static int bounded(const mp_rep_e2e *x)
+{
+    return bounded_any(x) && strncmp(x->model, "bitnetcpp-", 10);
+}
+
+/* Every row with a bound, into CSV_DIR/e2e-bounds.csv; 0 when written. */
+static int bounds_csv(FILE *f, const mp_rep_e2e *e, int ne, mp_rep_out *o)
+{
+    char path[4200], err[512];
+    FILE *c = mp_rep_out_csv(o, "e2e-bounds.csv", path, sizeof path, err, sizeof err);
+    if (!c) {
+        fprintf(f, "(e2e-bounds.csv could not be written: %s.)\n\n", err);
+        return 1;
+    }
+    fputs("model,variant,test,threads,status,tokens_per_s,bound_tokens_per_s,share,lm_head,run\n", c);
+    int n = 0;
+    for (int i = 0; i < ne; i++) {
+        const mp_rep_e2e *x = &e[i];
+        if (!bounded_any(x))
+            continue;
+        n++;
+        fprintf(c, "%s,%s,%s,%d,%s,%.4f,%.4f,%.4f,%s,%lld\n", x->model, x->variant, x->test,
+                x->threads, x->status, x->tps, x->bound_tps, x->bound_share,
+                x->lm_head[0] ? x->lm_head : "f16", (long long)x->run);
+    }
+    fprintf(f, "Every end-to-end row with its bound (%d rows, the bitnetcpp-* models of section 2 "
+               "too): [%s](%s).\n\n", n, path, path);
+    return 0;
+}
+
+/* A head other than the model's own (--lm-head q8_0|q4_0): its bound is smaller. */
+static int head_other(const mp_rep_e2e *x)
+{
+    return x->lm_head[0] && strcmp(x->lm_head, "f16");
+}
+
+/* Index of s in v[0..*n), appended when new and there is room; -1 when full. */
+static int find_add(const char **v, int *n, int cap, const char *s)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(v[i], s))
+            return i;
+    if (*n == cap)
+        return -1;
+    v[*n] = s;
+    return (*n)++;
+}
+
+/* "From runs 9, 10 (commit 877e6c5)." over the rows that pass keep(). */
+static void runs_and_commits(FILE *f, const mp_rep_e2e *e, int ne, int (*keep)(const mp_rep_e2e *))
+{
+    int64_t runs[MAXR];
+    const char *commits[MAXR];
+    int nr = 0, nc = 0;
+    for (int i = 0; i < ne; i++) {
+        if (!keep(&e[i]))
+            continue;
+        int j = 0;
+        while (j < nr && runs[j] != e[i].run)
+            j++;
+        if (j == nr && nr < MAXR)
+            runs[nr++] = e[i].run;
+        if (e[i].commit[0])
+            find_add(commits, &nc, MAXR, e[i].commit);
+    }
+    fputs("From run", f);
+    fputs(nr > 1 ? "s " : " ", f);
+    for (int j = 0; j < nr; j++)
+        fprintf(f, "%s%lld", j ? ", " : "", (long long)runs[j]);
+    for (int j = 0; j < nc; j++)
+        fprintf(f, "%s%s", j ? ", " : nc > 1 ? " (commits " : " (commit ", commits[j]);
+    fputs(nc ? ").\n\n" : ".\n\n", f);
+}
+
+static int profiled(const mp_rep_e2e *x)
+{
+    double sec[MP_E2E_NPROF];
+    return mp_e2e_profile_parse(x->profile, sec) > 0;
+}
+
+/* Of names[0..n) (models, or variants when variant is set), those with a row of
+ * the group (test, threads) into out, in their order; returns how many. */
+static int in_group(const mp_rep_e2e *e, int ne, const char *test, int threads,
+                    const char *const *names, int n, int variant, const char **out)
+{
+    int k = 0;
+    for (int a = 0; a < n; a++)
+        for (int i = 0; i < ne; i++)
+            if (bounded(&e[i]) && e[i].threads == threads && !strcmp(e[i].test, test) &&
+                !strcmp(variant ? e[i].variant : e[i].model, names[a])) {
+                out[k++] = names[a];
+                break;
+            }
+    return k;
+}
+
+static void share_tables(FILE *f, const mp_rep_e2e *e, int ne)
+{
+    /* the (test, threads) groups, in order: decode before prefill, then threads */
+    struct {
+        const char *test;
+        int threads, pp;
+    } grp[MAXG], t;
+    int ng = 0;
+    for (int i = 0; i < ne; i++) {
+        const mp_rep_e2e *x = &e[i];
+        int j = 0;
+        while (j < ng && (grp[j].threads != x->threads || strcmp(grp[j].test, x->test)))
+            j++;
+        if (!bounded(x) || j < ng || ng == MAXG)
+            continue;
+        grp[ng].test = x->test, grp[ng].threads = x->threads;
+        grp[ng++].pp = !strncmp(x->test, "pp", 2);
+    }
+    for (int i = 1; i < ng; i++) /* insertion sort: stable, a handful of groups */
+        for (int j = i; j > 0 && (grp[j - 1].pp > grp[j].pp ||
+                                  (grp[j - 1].pp == grp[j].pp && grp[j - 1].threads > grp[j].threads));
+             j--)
+            t = grp[j], grp[j] = grp[j - 1], grp[j - 1] = t;
+    /* models and variants in the order they first appear in any table, so every
+     * table has its columns and rows in the same order */
+    const char *all_m[MAXM], *all_v[MAXV];
+    int nam = 0, nav = 0;
+    for (int i = 0; i < ne; i++)
+        if (bounded(&e[i]))
+            find_add(all_m, &nam, MAXM, e[i].model), find_add(all_v, &nav, MAXV, e[i].variant);
+    for (int g = 0; g < ng; g++) {
+        const char *models[MAXM], *vars[MAXV];
+        int nm = in_group(e, ne, grp[g].test, grp[g].threads, all_m, nam, 0, models);
+        int nv = in_group(e, ne, grp[g].test, grp[g].threads, all_v, nav, 1, vars);
+        fprintf(f, "%s, %d thread%s: share of the bound (tokens/s / bound tokens/s)\n\n",
+                grp[g].test, grp[g].threads, grp[g].threads > 1 ? "s" : "");
+        mp_rep_table_head(f, "variant", models, nm);
+        for (int v = 0; v < nv; v++) {
+            fprintf(f, "| %s |", vars[v]);
+            for (int m = 0; m < nm; m++) {
+                const mp_rep_e2e *x = NULL;
+                for (int i = 0; i < ne; i++)
+                    if (bounded(&e[i]) && e[i].threads == grp[g].threads &&
+                        !strcmp(e[i].test, grp[g].test) && !strcmp(e[i].model, models[m]) &&
+                        !strcmp(e[i].variant, vars[v]))
+                        x = &e[i]; /* rows come oldest first: the newest wins */
+                if (!x)
+                    fputs(" – |", f);
+                else if (!(x->bound_tps > 0) ||
+                         (strcmp(x->status, "ok") && strcmp(x->status, "unstable")))
+                    fprintf(f, " %s |", x->status[0] ? x->status : "?");
+                else
+                    fprintf(f, " %.2f%s (%.2f / %.2f)%s%s%s |", x->bound_share,
+                            strcmp(x->status, "ok") ? "†" : "", x->tps, x->bound_tps,
+                            head_other(x) ? " [" : "", head_other(x) ? x->lm_head : "",
+                            head_other(x) ? " head]" : "");
+            }
+            fputc('\n', f);
+        }
+        fputc('\n', f);
+    }
+    runs_and_commits(f, e, ne, bounded);
+}
+
+static void profile_table(FILE *f, const mp_rep_e2e *e, int ne)
+{
+    fputs("Profile (`--profile`): milliseconds per token by operation group, over every timed "
+          "repetition (slow ones included), their sum, and 1000 / tokens/s of the row (the kept "
+          "repetitions or steps only):\n\n| model | variant | test | threads |",
+          f);
+    for (int g = 0; g < MP_E2E_NPROF; g++)
+        fprintf(f, " %s |", mp_e2e_prof_name[g]);
+    fputs(" sum | 1000 / t/s |\n|---|---|---|--:|", f);
+    for (int g = 0; g < MP_E2E_NPROF + 2; g++)
+        fputs("--:|", f);
+    fputc('\n', f);
+    for (int i = 0; i < ne; i++) {
+        const mp_rep_e2e *x = &e[i];
+        double sec[MP_E2E_NPROF], sum = 0;
+        if (mp_e2e_profile_parse(x->profile, sec) <= 0)
+            continue;
+        fprintf(f, "| %s | %s | %s | %d |", x->model, x->variant, x->test, x->threads);
+        for (int g = 0; g < MP_E2E_NPROF; g++) {
+            fprintf(f, " %.3f |", 1e3 * sec[g]);
+            sum += sec[g];
+        }
+        fprintf(f, " %.3f |", 1e3 * sum);
+        if (x->tps > 0)
+            fprintf(f, " %.3f |\n", 1e3 / x->tps);
+        else
+            fputs(" – |\n", f);
+    }
+    fputc('\n', f);
+    runs_and_commits(f, e, ne, profiled);
+}
+
+void mp_rep_sec_e2e_limit(FILE *f, const mp_rep_e2e *e, int ne, mp_rep_out *o)
+{
+    fputs("### 2a. Against the memory limit (issue 17)\n\n", f);
+    int nb = 0, np = 0;
+    for (int i = 0; i < ne; i++)
+        nb += bounded_any(&e[i]), np += profiled(&e[i]);
+    if (!nb) {
+        fputs("No end-to-end row of this machine stores a bound: `mpbench e2e --model "
+              "bitnet-b1.58-2b-4t --variant vnni_int2.avx512vnni --pp 128 --tg 16 --profile "
+              "--clock-gate 90` (or `make e2e-limit`) stores them.\n\n",
+              f);
+        return;
+    }
+    fputs("Each end-to-end row against its bound: a decode row (tgN) against the bytes a token "
+          "reads over the read bandwidth at its thread count (the reads made beside its steps, or "
+          "the stored probe's read: the row's reason says which), a prefill row (ppN) against the "
+          "sum of its GEMMs measured alone, one pass right after each repetition.  A share above "
+          "1 is a defect of the bound (nothing may exceed it), printed as measured.  † unstable; "
+          "`unstable` alone: the clock gate kept too few steps or repetitions at full speed, so "
+          "the row stores no rate.  The tables show the real models' rows:\n\n",
+          f);
+    share_tables(f, e, ne);
+    bounds_csv(f, e, ne, o);
+    if (np)
+        profile_table(f, e, ne);
+    else
+        fputs("No row of this machine stores a profile: `mpbench e2e ... --profile` (or `make "
+              "e2e-limit`) adds one.\n\n",
+              f);
+}

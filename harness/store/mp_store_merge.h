@@ -1,0 +1,20 @@
+/* mp_store_merge.h - folding another mpbench database into an open store
+ * (`mpbench merge`, store-merge.c). */
+#ifndef MP_STORE_MERGE_H
+#define MP_STORE_MERGE_H
+
+#include "mp_store.h"
+
+/* Checks, read-only, that `in` can be merged: a sound mpbench database
+ * (mp_store_verify) of this schema version.  MP_EIO or MP_EUSAGE naming it. */
+int mp_store_merge_check(const char *in, mp_err *e);
+/* Merges the database at path `in` into s in one transaction: its machines (by
+ * fingerprint), its runs not already in s (same uid; runs from before schema 6:
+ * same machine, start, command, kind) and everything hanging off them, then
+ * verifies that every result row of `in` is in s.  Counts the runs added and
+ * skipped.  MP_EIO / MP_EUSAGE as mp_store_merge_check, MP_EIO on a database
+ * error or a failed verification.  On failure s is as it was before the call. */
+int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_skipped,
+                   mp_err *e);
+
+#endif
