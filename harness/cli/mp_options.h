@@ -54,7 +54,7 @@ typedef struct mp_cmd_spec {
     int max_pos;          /* positional arguments allowed (kept in mp_opts_out) */
 } mp_cmd_spec;
 
-enum { MP_OPTS_MAX = 64, MP_OPTS_MAX_POS = 64 };
+enum { MP_OPTS_MAX = 64, MP_OPTS_MAX_POS = 4096 };
 
 typedef struct mp_opts_out {
     int seen[MP_OPTS_MAX];          /* per table row: how many times it was given */
