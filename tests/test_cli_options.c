@@ -1,0 +1,105 @@
+/* test_cli_options.c - the one option parser of the commands (issue 38):
+ * every command and list kind answers --help from its table with exit 0; a bad
+ * option or value is named, exit 2; list options take `A,B` and repeats alike
+ * (run --shape, tune --variant). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp_test.h"
+
+static char out[65536];
+
+#define EXPECT(code, needle, ...)                                                       \
+    do {                                                                                \
+        char args_[2048];                                                               \
+        snprintf(args_, sizeof args_, __VA_ARGS__);                                     \
+        int rc_ = mp_test_cli(out, sizeof out, args_);                                  \
+        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
+                     code, out);                                                        \
+        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,      \
+                  needle, out);                                                         \
+    } while (0)
+
+Test(cli_options, every_command_and_kind_answers_help)
+{
+    static const char *const cmds[] = {
+        "run", "list", "list models", "list shapes", "list variants", "list formats",
+        "list machine", "list gguf", "sweep", "tune", "probe", "compare", "merge", "pack",
+        "pack --gguf-out x.gguf", "e2e", "report", "plot"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        EXPECT(0, "usage: mpbench", "%s --help", cmds[i]);
+        cr_assert_null(strstr(out, "unknown"), "mpbench %s --help:\n%s", cmds[i], out);
+    }
+    /* the options listed are the ones parsed: each row of run's table is shown */
+    EXPECT(0, "--clock-gate PCT", "run --help");
+    EXPECT(0, "--shape MxK[xN]", "run -h");
+    EXPECT(0, "[1..65536]", "run --help");
+}
+
+Test(cli_options, bad_options_and_values_are_named)
+{
+    EXPECT(2, "run: unknown or incomplete option '--nosuch'", "run --nosuch");
+    EXPECT(2, "'--reps': it needs a value", "run --variant i2_s.scalar --shape 64x128 --reps");
+    EXPECT(2, "--reps: 'x' is not an integer", "run --variant i2_s.scalar --shape 64x128 --reps x");
+    EXPECT(2, "--min-time: 'nan'", "run --variant i2_s.scalar --shape 64x128 --min-time=nan");
+    EXPECT(2, "takes no value", "run --warm=1 --variant i2_s.scalar --shape 64x128");
+    EXPECT(2, "--params: 'some' is not default or all", "sweep --shape 64x128 --params some");
+    EXPECT(2, "--counters-backend: 'x' is not pfm or papi", "sweep --quick --counters-backend x");
+    EXPECT(2, "list variants: unexpected argument 'x'", "list variants x");
+    EXPECT(2, "list machine: unknown or incomplete option '--nosuch'", "list machine --nosuch");
+    EXPECT(2, "--cache: 'hot' is not cold or warm", "plot all --cache hot");
+    EXPECT(2, "--stat: 'q5'", "compare --base a.db --new b.db --stat q5");
+    EXPECT(2, "--n: more than 32 values",
+           "run --variant i2_s.scalar --shape 64x128 --n 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 "
+           "--n 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --n 1");
+}
+
+/* Counts the result lines of run's table for shape MxK. */
+static int rows_of(const char *m, const char *k)
+{
+    int n = 0;
+    for (const char *p = out; (p = strstr(p, "i2_s.scalar")); p++) {
+        char line[256];
+        sscanf(p, "%255[^\n]", line);
+        char v[64], sm[16], sk[16];
+        if (sscanf(line, "%63s %15s %15s", v, sm, sk) == 3 && !strcmp(sm, m) && !strcmp(sk, k))
+            n++;
+    }
+    return n;
+}
+
+Test(cli_options, run_takes_shape_lists_and_repeats)
+{
+    static const char *const forms[] = {"--shape 64x128,128x256", "--shape 64x128 --shape 128x256"};
+    for (int i = 0; i < 2; i++) {
+        EXPECT(0, "i2_s.scalar", "run --variant i2_s.scalar %s --reps 2 --min-time 0 --no-db",
+               forms[i]);
+        cr_assert_eq(rows_of("64", "128"), 1, "%s:\n%s", forms[i], out);
+        cr_assert_eq(rows_of("128", "256"), 1, "%s:\n%s", forms[i], out);
+    }
+    /* an N inside a shape still has to agree with --n */
+    EXPECT(2, "gives N=4", "run --variant i2_s.scalar --shape 64x128x4,128x256 --n 2 --no-db");
+    EXPECT(2, "--shape '64x': expected", "run --variant i2_s.scalar --shape 128x256,64x --no-db");
+}
+
+Test(cli_options, tune_takes_every_variant_given, .timeout = 300)
+{
+    char dir[] = "/tmp/mpopts-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    EXPECT(0, "i2_s.scalar",
+           "tune --variant i2_s.scalar --variant vlut_i2.scalar --shape 64x256 --strategy random "
+           "--budget 2 --reps 9 --warm --db %s/t.db --out %s/t.conf",
+           dir, dir);
+    cr_assert(strstr(out, "vlut_i2.scalar"), "both variants tuned, not only the last:\n%s", out);
+    char path[128], conf[8192] = "";
+    snprintf(path, sizeof path, "%s/t.conf", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    size_t got = fread(conf, 1, sizeof conf - 1, f);
+    conf[got] = 0;
+    fclose(f);
+    cr_assert(strstr(conf, "i2_s.scalar") && strstr(conf, "vlut_i2.scalar"), "%s", conf);
+}
