@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mp_test.h"
+#include "../harness/mp_e2e.h"
 
 static char out[65536];
 
@@ -102,4 +103,55 @@ Test(cli_options, tune_takes_every_variant_given, .timeout = 300)
     conf[got] = 0;
     fclose(f);
     cr_assert(strstr(conf, "i2_s.scalar") && strstr(conf, "vlut_i2.scalar"), "%s", conf);
+}
+
+/* issue 38: an unstable row's reason is a footnote below the e2e table, not a
+ * 150-character cell: the table keeps its columns. */
+Test(cli_options, e2e_table_keeps_its_columns_with_an_unstable_row)
+{
+    mp_e2e_row r[3];
+    memset(r, 0, sizeof r);
+    for (int i = 0; i < 3; i++) {
+        snprintf(r[i].model, sizeof r[i].model, "bitnet-b1.58-2b-4t");
+        snprintf(r[i].variant, sizeof r[i].variant, "i2_s.avx2");
+        snprintf(r[i].method, sizeof r[i].method, "I2_S");
+        r[i].layers = r[i].model_layers = 30;
+        r[i].threads = 1, r[i].model_bytes = 1u << 30, r[i].bpw = 2.0;
+        r[i].tps_median = 12.34, r[i].tps_spread = 0.5;
+        snprintf(r[i].status, sizeof r[i].status, "ok");
+    }
+    snprintf(r[0].test, sizeof r[0].test, "pp64");
+    snprintf(r[1].test, sizeof r[1].test, "tg16");
+    snprintf(r[2].test, sizeof r[2].test, "tg16 b4");
+    snprintf(r[1].status, sizeof r[1].status, "unstable");
+    snprintf(r[1].reason, sizeof r[1].reason,
+             "clock gate 90%%: 5 of 16 decode steps kept (fewer than 8); the CPU ran below "
+             "the gate for most of the run, so the rate of the kept steps is not a stable "
+             "figure and the row is not judged against its bound");
+    snprintf(r[2].status, sizeof r[2].status, "skipped");
+    snprintf(r[2].reason, sizeof r[2].reason, "layer down (128x200): K=200 not a multiple of 128");
+    r[2].tps_median = 0;
+    for (int fmt = MP_FMT_TABLE; fmt <= MP_FMT_MD; fmt += MP_FMT_MD - MP_FMT_TABLE) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        mp_e2e_print(f, (mp_format)fmt, r, 3, 0);
+        fclose(f);
+        int widest = 0, lines = 0;
+        for (char *p = buf; *p;) {
+            size_t l = strcspn(p, "\n"), cols = 0;
+            for (size_t i = 0; i < l; i++)
+                cols += ((unsigned char)p[i] & 0xC0) != 0x80; /* characters, not bytes */
+            widest = (int)cols > widest ? (int)cols : widest;
+            lines++;
+            p += l + (p[l] == '\n');
+        }
+        cr_assert_leq(widest, 120, "a line of %d characters:\n%s", widest, buf);
+        cr_assert(strstr(buf, "12.34 ± 0.50 [1]"), "%s", buf);
+        cr_assert(strstr(buf, "skipped [2]"), "%s", buf);
+        cr_assert(strstr(buf, "[1] unstable: clock gate 90%: 5 of 16"), "%s", buf);
+        cr_assert(strstr(buf, "[2] skipped: layer down (128x200)"), "%s", buf);
+        cr_assert(strstr(buf, "judged against its bound"), "the whole reason:\n%s", buf);
+        free(buf);
+    }
 }
