@@ -3,6 +3,7 @@
  * option or value is named, exit 2; list options take `A,B` and repeats alike
  * (run --shape, tune --variant). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 
 #include "mp_test.h"
 #include "../harness/mp_e2e.h"
+#include "../harness/mp_harness.h"
+#include "../variants/mp_registry.h"
 
 static char out[65536];
 
@@ -156,4 +159,62 @@ Test(cli_options, e2e_table_keeps_its_columns_with_an_unstable_row)
         cr_assert(strstr(buf, "judged against its bound"), "the whole reason:\n%s", buf);
         free(buf);
     }
+}
+
+/* issue 38: the summary a sweep ends with (sweep --quick: 4 shapes x 2 N x 2
+ * thread counts x every method, ~300 rows) is one line per method: its best
+ * variant over the shapes, the rate per (N, threads) and the ratios over
+ * llama.cpp's TQ2_0 and ours, from the same run. */
+Test(cli_options, sweep_summary_is_one_line_per_method)
+{
+    static const char *const names[] = {"llamacpp.tq2_0", "tq2_0.scalar", "i2_s.scalar",
+                                        "i2_s.avx2"};
+    static const double us[] = {100, 50, 40, 20};
+    static const int shapes[4][2] = {{2560, 2560}, {640, 2560}, {6912, 2560}, {2560, 6912}};
+    enum { NR = 4 * 2 * 2 * 4 };
+    static mp_result r[NR];
+    int nr = 0;
+    for (int s = 0; s < 4; s++)
+        for (int n = 1; n <= 32; n += 31)
+            for (int t = 1; t <= 2; t++)
+                for (int v = 0; v < 4; v++) {
+                    mp_result *x = &r[nr++];
+                    memset(x, 0, sizeof *x);
+                    x->v = mp_registry_find(names[v]);
+                    cr_assert(x->v, "%s", names[v]);
+                    x->m = shapes[s][0], x->k = shapes[s][1], x->n = n, x->threads = t;
+                    x->status = MP_ST_OK;
+                    x->median_us = us[v] * (s + 1); /* the ratios are the same on every shape */
+                    x->gbps = 1000.0 / x->median_us, x->gops = 2000.0 / x->median_us;
+                }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    mp_results_summary(f, MP_FMT_TABLE, r, nr);
+    fclose(f);
+    int lines = 0, widest = 0;
+    for (char *p = buf; *p;) {
+        size_t l = strcspn(p, "\n");
+        widest = (int)l > widest ? (int)l : widest;
+        lines++;
+        p += l + (p[l] == '\n');
+    }
+    cr_assert_leq(lines, 8, "3 methods, 2 header and 2 legend lines:\n%s", buf);
+    cr_assert_leq(widest, 120, "%s", buf);
+    char *i2s = strstr(buf, "\nI2_S ");
+    cr_assert(i2s, "%s", buf);
+    char v[32];
+    double c[12];
+    cr_assert_eq(sscanf(i2s, " I2_S %31s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", v,
+                        &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7], &c[8], &c[9],
+                        &c[10], &c[11]), 13, "%s", buf);
+    cr_assert_str_eq(v, "i2_s.avx2", "the best variant of the method:\n%s", buf);
+    for (int k = 0; k < 4; k++) {
+        cr_assert_float_eq(c[3 * k + 1], 5.0, 1e-9, "x llama.cpp TQ2_0:\n%s", buf);
+        cr_assert_float_eq(c[3 * k + 2], 2.5, 1e-9, "x our TQ2_0:\n%s", buf);
+    }
+    /* geometric mean of 1000/20, 1000/40, 1000/60, 1000/80 GB/s at N = 1 */
+    cr_assert_float_eq(c[0], 1000.0 / 20 / pow(24.0, 0.25), 0.05, "%s", buf);
+    cr_assert(strstr(buf, "N=32 t=2 GOPS"), "%s", buf);
+    free(buf);
 }
