@@ -100,6 +100,8 @@ static int run_shapes(run_opts *o, int n_given, int (*shapes)[2], int *ns)
     char buf[sizeof o->shapes], *save = NULL;
     const char *first_n = NULL;
     snprintf(buf, sizeof buf, "%s", o->shapes);
+    if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
+        return mp_die(2, "--shape: empty item in the list '%.80s'", buf);
     *ns = 0;
     for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int m, k, sn;

@@ -222,6 +222,8 @@ static int tune_select(tune_opts *o, tune_ctx *c)
     } else {
         char buf[sizeof o->shapes], *save = NULL;
         snprintf(buf, sizeof buf, "%s", o->shapes);
+        if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
+            return mp_die(2, "--shape: empty item in the list '%.80s'", buf);
         for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             int sn;
             if (c->ns == 64)
