@@ -26,6 +26,7 @@
 #   sql       only harness/store/ speaks SQL (sqlite3 API, SQL statement text)
 #   commands  only harness/cli/ defines mp_cmd_*; mp_cli.h declares nothing
 #             else; a command file includes no other cli/ header than mp_cli.h
+#             and the option table every command parses with (mp_options.h)
 #   kernels   harness/ reaches kernels only through kernels/mp_kernel.h,
 #             kernels/common/ and the registry (variants/)
 #   tuner     tuner/ includes nothing of harness/
@@ -95,10 +96,11 @@ while read -r file tgt raw; do
     esac
 done <<<"$incs"
 
-# commands: a command file includes only mp_cli.h of cli/
+# commands: a command file includes only mp_cli.h and the shared option table
+# (mp_options.h) of cli/
 while read -r file tgt _; do
     case "$file:$tgt" in
-    harness/cli/*:harness/cli/mp_cli.h) ;;
+    harness/cli/*:harness/cli/mp_cli.h | harness/cli/*:harness/cli/mp_options.h) ;;
     harness/cli/*:harness/cli/*) say "commands: $file includes $tgt, another command's header" ;;
     esac
 done <<<"$incs"

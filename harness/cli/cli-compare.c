@@ -23,7 +23,6 @@
  * always printed.  Results marked unstable in either run are listed apart and
  * never fail the gate.  Runs of different machines are refused unless forced;
  * two runs with nothing in common fail loudly. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +33,7 @@
 #include "../report/mp_output.h"
 #include "../store/mp_store_compare.h"
 #include "../../kernels/common/mp_numerics.h"
+#include "mp_options.h"
 
 typedef struct row {
     char key[256];
@@ -172,119 +172,111 @@ static void boot_ratio(const row *a, const row *b, mp_rng *rng, double *lo, doub
     free(r);
 }
 
-static void compare_usage(FILE *f)
+enum { NORM_NONE, NORM_BW, NORM_COMMON };
+
+typedef struct compare_opts {
+    const char *base, *newp, *normalize;
+    double thr, q;
+    int no_normalize, force;
+    mp_format fmt;
+} compare_opts;
+
+static int threshold_arg(const char *arg, void *target, mp_err *e)
 {
-    fputs("usage: mpbench compare --base DB[:RUN] --new DB[:RUN] [--threshold PCT]\n"
-          "                       [--normalize common|bw|none] [--stat median|pNN] [--force]\n"
-          "                       [--format table|md|csv]\n"
-          "  Ratio of medians new/base per key with a 95% bootstrap interval, divided by\n"
-          "  the run's drift (common: the median ratio of the variants timed on the same\n"
-          "  problem; bw: DRAM bandwidth probes, memory-bound keys only; none); exit 1\n"
-          "  if any key is slower beyond the threshold (default 15%) with confidence.\n"
-          "  --stat p20 judges the 20th percentile of the repetitions instead of the\n"
-          "  median: on a machine whose CPU is taken away now and then (a busy host),\n"
-          "  the low quantile is the time of the calls nobody interrupted.\n"
-          "  Without :RUN, --new is its database's newest run and --base its database's\n"
-          "  newest run on the same machine (a baseline database may hold one per\n"
-          "  machine kind); runs of different machines are refused unless --force.\n",
-          f);
+    if (mp_parse_double(arg, "--threshold", 0, 1000, target, e))
+        return mp_fail(e, MP_EUSAGE, "--threshold: '%s' is not a percentage in [0, 1000]", arg);
+    return MP_OK;
 }
 
-int mp_cmd_compare(int argc, char **argv)
+static int stat_arg(const char *arg, void *target, mp_err *e)
 {
-    static const struct option opts[] = {
-        {"base", required_argument, 0, 'b'},   {"new", required_argument, 0, 'n'},
-        {"threshold", required_argument, 0, 't'}, {"no-normalize", no_argument, 0, 'N'},
-        {"normalize", required_argument, 0, 'M'}, {"stat", required_argument, 0, 'S'},
-        {"force", no_argument, 0, 'F'},        {"format", required_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    const char *base = NULL, *newp = NULL;
-    double thr = 15.0;
-    enum { NORM_NONE, NORM_BW, NORM_COMMON } normalize = NORM_COMMON;
-    int force = 0, c, rc;
-    mp_format fmt = MP_FMT_TABLE;
-    mp_err pe;
-    g_q = 0.5;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case 'b': base = optarg; break;
-        case 'n': newp = optarg; break;
-        case 't':
-            if (mp_parse_double(optarg, "--threshold", 0, 1000, &thr, &pe))
-                return mp_die(2, "--threshold: '%s' is not a percentage in [0, 1000]", optarg);
-            break;
-        case 'N': normalize = NORM_NONE; break;
-        case 'S':
-            if (!strcmp(optarg, "median"))
-                g_q = 0.5;
-            else if (optarg[0] == 'p' && (g_q = strtod(optarg + 1, &end) / 100.0, !*end) &&
-                     optarg[1] && g_q > 0 && g_q < 1)
-                ;
-            else
-                return mp_die(2, "--stat: '%s' is not median or pNN (a percentile, 1..99)", optarg);
-            break;
-        case 'M':
-            if (!strcmp(optarg, "common"))
-                normalize = NORM_COMMON;
-            else if (!strcmp(optarg, "bw"))
-                normalize = NORM_BW;
-            else if (!strcmp(optarg, "none"))
-                normalize = NORM_NONE;
-            else
-                return mp_die(2, "--normalize: '%s' is not one of common, bw, none", optarg);
-            break;
-        case 'F': force = 1; break;
-        case 'f':
-            if (mp_format_parse(optarg, &fmt) || fmt == MP_FMT_JSON)
-                return mp_die(2, "--format: '%s' is not one of table, md, csv", optarg);
-            break;
-        case 'h': compare_usage(stdout); return 0;
-        default:
-            compare_usage(stderr);
-            return mp_die(2, "compare: unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return mp_die(2, "compare: unexpected argument '%s'", argv[optind]);
-    if (!base || !newp)
-        return mp_die(2, "compare: --base and --new are required");
-    runset A, B;
+    char *end;
+    double q = 0;
+    if (!strcmp(arg, "median"))
+        q = 0.5;
+    else if (arg[0] == 'p' && arg[1])
+        q = strtod(arg + 1, &end) / 100.0, q = *end ? 0 : q;
+    if (!(q > 0 && q < 1))
+        return mp_fail(e, MP_EUSAGE, "--stat: '%s' is not median or pNN (a percentile, 1..99)",
+                       arg);
+    *(double *)target = q;
+    return MP_OK;
+}
+
+static int format_arg(const char *arg, void *target, mp_err *e)
+{
+    if (mp_format_parse(arg, target) || *(mp_format *)target == MP_FMT_JSON)
+        return mp_fail(e, MP_EUSAGE, "--format: '%s' is not one of table, md, csv", arg);
+    return MP_OK;
+}
+
+static const mp_opt compare_table[] = {
+    MP_OPT_S("base", compare_opts, base, "DB[:RUN]", "the base run (default: its newest on the new run's machine)"),
+    MP_OPT_S("new", compare_opts, newp, "DB[:RUN]", "the new run (default: its newest)"),
+    MP_OPT_FN_("threshold", compare_opts, thr, threshold_arg, "PCT", "a regression is slower by more (default 15)"),
+    MP_OPT_C("normalize", compare_opts, normalize, "common|bw|none", "the drift each key is divided by (below)"),
+    MP_OPT_F("no-normalize", 0, compare_opts, no_normalize, "--normalize none"),
+    MP_OPT_FN_("stat", compare_opts, q, stat_arg, "median|pNN", "the statistic judged (default median)"),
+    MP_OPT_F("force", 0, compare_opts, force, "compare runs of different machines"),
+    MP_OPT_FN_("format", compare_opts, fmt, format_arg, "table|md|csv", "output format (default table)"),
+    MP_OPT_END};
+
+static const mp_cmd_spec compare_spec = {
+    .name = "compare",
+    .synopsis = "--base DB[:RUN] --new DB[:RUN] [--threshold PCT] [--normalize common|bw|none]\n"
+                "                       [--stat median|pNN] [--force] [--format table|md|csv]",
+    .about = "Ratio of medians new/base per key with a 95% bootstrap interval, divided by\n"
+             "the run's drift (common: the median ratio of the variants timed on the same\n"
+             "problem; bw: DRAM bandwidth probes, memory-bound keys only; none); exit 1\n"
+             "if any key is slower beyond the threshold (default 15%) with confidence.\n"
+             "--stat p20 judges the 20th percentile of the repetitions instead of the\n"
+             "median: on a machine whose CPU is taken away now and then (a busy host),\n"
+             "the low quantile is the time of the calls nobody interrupted.\n"
+             "Without :RUN, --new is its database's newest run and --base its database's\n"
+             "newest run on the same machine (a baseline database may hold one per\n"
+             "machine kind); runs of different machines are refused unless --force.\n",
+    .opts = compare_table};
+
+/* Both runs: the new first, so that a base database holding runs of several
+ * machines (results/baseline/regress.db, one baseline per machine kind) gives
+ * its newest run on the new run's machine. */
+static int compare_load(const compare_opts *o, runset *A, runset *B)
+{
     mp_err e;
-    /* the new run first: a base database that holds runs of several machines
-     * (results/baseline/regress.db, one baseline per machine kind) gives the
-     * newest run on the new run's machine */
-    if ((rc = load(newp, "--new", NULL, &B, &e)))
+    int rc;
+    if (!o->base || !o->newp)
+        return mp_die(2, "compare: --base and --new are required");
+    if ((rc = load(o->newp, "--new", NULL, B, &e)))
         return mp_die(rc, "%s", e.msg);
-    if ((rc = load(base, "--base", B.fingerprint, &A, &e))) {
-        free_runset(&B);
+    if ((rc = load(o->base, "--base", B->fingerprint, A, &e))) {
+        free_runset(B);
         return mp_die(rc, "%s", e.msg);
     }
-    if (strcmp(A.fingerprint, B.fingerprint) && !force) {
-        free_runset(&A);
-        free_runset(&B);
+    if (strcmp(A->fingerprint, B->fingerprint) && !o->force) {
+        free_runset(A);
+        free_runset(B);
         return mp_die(2, "compare: base ran on machine %s, new on %s: different machines are "
                          "not comparable (without :RUN, --base takes its newest run on the "
                          "new run's machine when it holds one: record one with `make "
                          "regress-baseline` there; or --force to compare anyway)",
-                      A.fingerprint, B.fingerprint);
+                      A->fingerprint, B->fingerprint);
     }
-    mp_rng rng = {12345};
-    int common = 0, regress = 0, improve = 0, same = 0, unstable = 0, only_base = 0, only_new = 0;
-    const double up = 1.0 + thr / 100.0, down = 1.0 / up;
-    /* pair the keys; stable pairs first, the unstable ones apart */
-    pair *P = malloc(sizeof *P * (size_t)(B.n ? B.n : 1));
+    return 0;
+}
+
+/* The keys of both runs paired, stable pairs first, the unstable ones apart;
+ * *only_new counts the new run's keys the base lacks.  Returns the pairs. */
+static int compare_pairs(runset *A, runset *B, pair *P, int *only_new)
+{
     int np = 0;
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < B.n; i++) {
-            row *b = &B.rows[i], *a = NULL;
-            for (int j = 0; j < A.n && !a; j++)
-                if (!strcmp(A.rows[j].key, b->key))
-                    a = &A.rows[j];
+        for (int i = 0; i < B->n; i++) {
+            row *b = &B->rows[i], *a = NULL;
+            for (int j = 0; j < A->n && !a; j++)
+                if (!strcmp(A->rows[j].key, b->key))
+                    a = &A->rows[j];
             if (!a) {
-                only_new += pass == 0;
+                *only_new += pass == 0;
                 continue;
             }
             int unst = !strcmp(a->status, "unstable") || !strcmp(b->status, "unstable") ||
@@ -297,14 +289,20 @@ int mp_cmd_compare(int argc, char **argv)
             }
             P[np++] = (pair){a, b, unst, b->median / a->median, 1.0};
         }
-    common = np;
-    /* the drift each key is divided by */
+    return np;
+}
+
+/* The drift each key is divided by; returns the median ratio over every
+ * stable key (0: fewer than 3), *nall their count. */
+static double compare_drift(const runset *A, const runset *B, pair *P, int np, int normalize,
+                            int *nall)
+{
     double *buf = malloc(sizeof *buf * (size_t)(np ? np : 1));
-    int nall = 0;
+    *nall = 0;
     for (int i = 0; i < np; i++)
         if (!P[i].unst)
-            buf[nall++] = P[i].raw;
-    double global = nall >= 3 ? median(buf, nall) : 0;
+            buf[(*nall)++] = P[i].raw;
+    double global = *nall >= 3 ? median(buf, *nall) : 0;
     for (int i = 0; i < np; i++) {
         row *b = P[i].b;
         if (normalize == NORM_COMMON) {
@@ -319,9 +317,19 @@ int mp_cmd_compare(int argc, char **argv)
         }
         /* bandwidth drift explains the time of memory-bound calls only: cold N = 1 */
         if (normalize != NORM_NONE && P[i].drift == 1.0 && b->cold && b->n == 1 &&
-            b->threads <= 64 && A.bw[b->threads] > 0 && B.bw[b->threads] > 0)
-            P[i].drift = A.bw[b->threads] / B.bw[b->threads];
+            b->threads <= 64 && A->bw[b->threads] > 0 && B->bw[b->threads] > 0)
+            P[i].drift = A->bw[b->threads] / B->bw[b->threads];
     }
+    free(buf);
+    return global;
+}
+
+/* One line per pair with its decision; counts[4]: regressions, improvements,
+ * same, unstable. */
+static void compare_print(mp_format fmt, const pair *P, int np, double thr, int *counts)
+{
+    mp_rng rng = {12345};
+    const double up = 1.0 + thr / 100.0, down = 1.0 / up;
     if (fmt == MP_FMT_CSV)
         puts("key,base_us,new_us,drift,ratio,ci_lo,ci_hi,decision");
     else if (fmt == MP_FMT_MD)
@@ -330,21 +338,21 @@ int mp_cmd_compare(int argc, char **argv)
         printf("%-52s %10s %10s %6s %7s %17s  %s\n", "key", "base_us", "new_us", "drift",
                "ratio", "95% interval", "decision");
     for (int i = 0; i < np; i++) {
-        row *a = P[i].a, *b = P[i].b;
+        const row *a = P[i].a, *b = P[i].b;
         double drift = P[i].drift, ratio = P[i].raw / drift, lo = ratio, hi = ratio;
         const char *dec;
         if (P[i].unst) {
             dec = "unstable: not judged";
-            unstable++;
+            counts[3]++;
         } else {
             boot_ratio(a, b, &rng, &lo, &hi);
             lo /= drift, hi /= drift;
             if (lo > up)
-                dec = "REGRESSION", regress++;
+                dec = "REGRESSION", counts[0]++;
             else if (hi < down)
-                dec = "improvement", improve++;
+                dec = "improvement", counts[1]++;
             else
-                dec = "same", same++;
+                dec = "same", counts[2]++;
         }
         if (fmt == MP_FMT_CSV)
             printf("\"%s\",%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%s\n", b->key, a->median, b->median,
@@ -356,32 +364,57 @@ int mp_cmd_compare(int argc, char **argv)
             printf("%-52s %10.1f %10.1f %6.3f %7.3f  [%6.3f, %6.3f]  %s\n", b->key, a->median,
                    b->median, drift, ratio, lo, hi, dec);
     }
-    /* the common shifts, never hidden: a change that slows every kernel alike looks like drift */
-    if (normalize == NORM_COMMON && global > 0) {
-        double lo = 1e300, hi = 0;
-        for (int i = 0; i < np; i++)
-            if (!P[i].unst) {
-                lo = P[i].drift < lo ? P[i].drift : lo;
-                hi = P[i].drift > hi ? P[i].drift : hi;
-            }
-        char bw[160] = "";
-        for (int t = 1; t <= 64; t++)
-            if (A.bw[t] > 0 && B.bw[t] > 0) {
-                size_t u = strlen(bw);
-                snprintf(bw + u, sizeof bw - u, "%s%d thread%s %.1f -> %.1f GB/s", u ? ", " : "",
-                         t, t > 1 ? "s" : "", A.bw[t], B.bw[t]);
-            }
-        fprintf(stderr, "mpbench: common shift new/base: median %.3f over %d keys, per problem "
-                        "%.3f .. %.3f%s%s%s\n", global, nall, lo, hi, bw[0] ? " (read bandwidth " : "",
-                bw, bw[0] ? ")" : "");
-        if (hi > up || lo < down)
-            fprintf(stderr, "mpbench: note: whole problems moved by more than %.0f%% together; "
-                            "judged relative to that shift, as a busier or different machine "
-                            "would.  A change that slows every kernel alike is not caught this "
-                            "way: compare with --normalize none on a quiet machine to see it.\n",
-                    thr);
-    }
-    free(buf);
+}
+
+/* The common shifts, never hidden: a change that slows every kernel alike looks like drift. */
+static void compare_shift(const runset *A, const runset *B, const pair *P, int np, double global,
+                          int nall, double thr)
+{
+    const double up = 1.0 + thr / 100.0, down = 1.0 / up;
+    double lo = 1e300, hi = 0;
+    for (int i = 0; i < np; i++)
+        if (!P[i].unst) {
+            lo = P[i].drift < lo ? P[i].drift : lo;
+            hi = P[i].drift > hi ? P[i].drift : hi;
+        }
+    char bw[160] = "";
+    for (int t = 1; t <= 64; t++)
+        if (A->bw[t] > 0 && B->bw[t] > 0) {
+            size_t u = strlen(bw);
+            snprintf(bw + u, sizeof bw - u, "%s%d thread%s %.1f -> %.1f GB/s", u ? ", " : "",
+                     t, t > 1 ? "s" : "", A->bw[t], B->bw[t]);
+        }
+    fprintf(stderr, "mpbench: common shift new/base: median %.3f over %d keys, per problem "
+                    "%.3f .. %.3f%s%s%s\n", global, nall, lo, hi, bw[0] ? " (read bandwidth " : "",
+            bw, bw[0] ? ")" : "");
+    if (hi > up || lo < down)
+        fprintf(stderr, "mpbench: note: whole problems moved by more than %.0f%% together; "
+                        "judged relative to that shift, as a busier or different machine "
+                        "would.  A change that slows every kernel alike is not caught this "
+                        "way: compare with --normalize none on a quiet machine to see it.\n",
+                thr);
+}
+
+int mp_cmd_compare(int argc, char **argv)
+{
+    compare_opts o = {.thr = 15.0, .q = 0.5, .normalize = "common", .fmt = MP_FMT_TABLE};
+    mp_opts_out po;
+    runset A, B;
+    int rc, only_base = 0, only_new = 0, nall, c[4] = {0};
+    if ((rc = mp_opts_parse(&compare_spec, argc, argv, &o, &po)) || po.help)
+        return rc;
+    int normalize = o.no_normalize || !strcmp(o.normalize, "none") ? NORM_NONE
+                    : !strcmp(o.normalize, "bw")                   ? NORM_BW
+                                                                   : NORM_COMMON;
+    g_q = o.q;
+    if ((rc = compare_load(&o, &A, &B)))
+        return rc;
+    pair *P = malloc(sizeof *P * (size_t)(B.n ? B.n : 1));
+    int np = compare_pairs(&A, &B, P, &only_new);
+    double global = compare_drift(&A, &B, P, np, normalize, &nall);
+    compare_print(o.fmt, P, np, o.thr, c);
+    if (normalize == NORM_COMMON && global > 0)
+        compare_shift(&A, &B, P, np, global, nall, o.thr);
     free(P);
     for (int j = 0; j < A.n; j++) {
         int found = 0;
@@ -396,12 +429,12 @@ int mp_cmd_compare(int argc, char **argv)
             "mpbench: compare %s (run %lld) -> %s (run %lld), %s%s, threshold %.0f%%: %d regressions, "
             "%d improvements, %d unchanged, %d unstable (not judged); %d keys only in base, %d "
             "only in new\n",
-            A.path, A.run_id, B.path, B.run_id, g_q == 0.5 ? "median" : "p", qs, thr, regress, improve, same, unstable, only_base,
-            only_new);
+            A.path, A.run_id, B.path, B.run_id, g_q == 0.5 ? "median" : "p", qs, o.thr, c[0],
+            c[1], c[2], c[3], only_base, only_new);
     free_runset(&A);
     free_runset(&B);
-    if (!common)
+    if (!np)
         return mp_die(2, "compare: the two runs have no result in common: nothing was compared");
-    return regress ? mp_die(1, "%d regression%s beyond %.0f%%", regress, regress > 1 ? "s" : "", thr)
-                   : 0;
+    return c[0] ? mp_die(1, "%d regression%s beyond %.0f%%", c[0], c[0] > 1 ? "s" : "", o.thr)
+                : 0;
 }

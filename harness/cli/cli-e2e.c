@@ -21,7 +21,6 @@
  * feedback; tgN bB: B*N tokens).  Printed: median ± sample standard deviation
  * over the repetitions (llama-bench prints mean ± stddev; the median resists the
  * noise of a shared machine). */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,59 +36,11 @@
 #include "../../kernels/common/mp_numerics.h"
 #include "../../tuner/mp_tuned.h"
 #include "../../variants/mp_registry.h"
+#include "mp_options.h"
 
 enum { MAX_SEL = 256, MAX_BATCH = MP_E2E_MAX_BATCH, UBATCH = 512 };
 
 typedef mp_e2e_config config;
-
-static void e2e_usage(FILE *f)
-{
-    fputs("usage: mpbench e2e (--model NAME | --gguf FILE) (--variant GLOB[,GLOB] | --tuned FILE [--force])\n"
-          "                   [--variant-for qkv=V,o=V,ffn_up=V,ffn_down=V]\n"
-          "                   [--pp N] [--tg N] [--batch B[,B...]] [--threads T] [--reps R]\n"
-          "                   [--layers L] [--seed S] [--db PATH | --no-db]\n"
-          "                   [--format table|csv|json|md] [--quiet]\n"
-          "                   [--profile] [--lm-head f16|q8_0|q4_0] [--weight-cache DIR]\n"
-          "                   [--clock-gate PCT]\n"
-          "       mpbench e2e --lossless --model NAME --variant GLOB[,GLOB] [--prompts P]\n"
-          "                   [--tokens T] [--layers L] [--threads T] [--seed S] [...]\n"
-          "  A BitNet-style decoder with the model file's architecture and synthetic\n"
-          "  seeded weights (--gguf: a GGUF file's architecture and real weights, ternary\n"
-          "  tensors checked ternary); every ternary linear runs through the chosen variant.\n"
-          "  Tests: ppN (prefill, default 64), tgN (decode, default 16), and for each\n"
-          "  batch B > 1 'tgN bB' (B sequences decoding together).  One set of rows per\n"
-          "  variant.  --variant-for overrides the variant per layer group (ffn_up = gate\n"
-          "  and up).  --tuned takes each layer's variant and parameters from a tuned\n"
-          "  config (tuner/mp_tuned.h): per layer the entry for its shape closest to\n"
-          "  these threads, then to n=1 (n=pp when --tg 0); one --variant, if given, fills\n"
-          "  the layers the config lacks; --force accepts a config\n"
-          "  tuned on another machine.  --lossless decodes P seeded prompts (default 50)\n"
-          "  for T tokens (default 64, or what max_pos leaves after a 16-token prompt)\n"
-          "  with each variant and with the reference\n"
-          "  arithmetic (all layers unless --layers) and reports the share of prompts\n"
-          "  whose tokens match exactly; beside it, with the variant fed the reference's\n"
-          "  tokens, the largest |logit - reference logit| relative to the step's logit\n"
-          "  range (0 only when bit for bit) and the first token whose argmax differed.\n"
-          "  A lossless variant fails on any difference.  The reference's logits of all\n"
-          "  prompts are kept: P x T x vocab floats.\n"
-          "  The memory needed is estimated first; a run that does not fit is refused.\n"
-          "  Each decode row shows its bound (bytes read per token / the stored probe's\n"
-          "  read bandwidth at these threads, else the median of a read of the token's\n"
-          "  bytes made beside each step) and the share reached; each prefill row the\n"
-          "  rate of its GEMMs run alone (the linears and the head's row, a pass\n"
-          "  after each repetition) and the share.  --profile splits the token\n"
-          "  time over operation groups (stored with the row).  --lm-head stores the\n"
-          "  embedding/head in 16 bits (default, as the models ship), q8_0 or q4_0.\n"
-          "  --weight-cache DIR keeps packed weights on disk per (model, seed, variant,\n"
-          "  parameters); a stale or corrupt file is detected and rebuilt.\n"
-          "  --clock-gate PCT (50-100): time only what ran at full speed: a decode step,\n"
-          "  a prefill repetition, each measurement of the bound counts when the CPU's\n"
-          "  clock read before and after it is at least PCT% of the fastest seen (a VM's\n"
-          "  slow stretches otherwise land in one figure and not in the other); decode\n"
-          "  rates are the kept steps' rate, and the reason says how many were kept\n"
-          "  (a decode row with fewer than 8 kept is unstable).\n",
-          f);
-}
 
 /* "name=value,..." of the parameters that differ from the variant's defaults. */
 static void nondefault_params(const mp_e2e_choice *ch, char *buf, size_t len)
@@ -184,231 +135,226 @@ typedef struct opts {
     mp_format fmt;
 } opts;
 
-int mp_cmd_e2e(int argc, char **argv)
+static int head_arg(const char *arg, void *target, mp_err *e)
 {
-    static const struct option lopts[] = {
-        {"model", required_argument, 0, 'M'},   {"variant", required_argument, 0, 'v'},
-        {"variant-for", required_argument, 0, 'F'}, {"tuned", required_argument, 0, 'u'},
-        {"pp", required_argument, 0, 'p'},      {"tg", required_argument, 0, 'g'},
-        {"batch", required_argument, 0, 'b'},   {"threads", required_argument, 0, 't'},
-        {"reps", required_argument, 0, 'r'},    {"layers", required_argument, 0, 'L'},
-        {"seed", required_argument, 0, 'S'},    {"db", required_argument, 0, 'd'},
-        {"no-db", no_argument, 0, 'D'},         {"format", required_argument, 0, 'f'},
-        {"lossless", no_argument, 0, 'l'},      {"prompts", required_argument, 0, 'P'},
-        {"tokens", required_argument, 0, 'T'},  {"force", no_argument, 0, 'X'},
-        {"quiet", no_argument, 0, 'Q'},         {"gguf", required_argument, 0, 'G'},
-        {"profile", no_argument, 0, 'R'},      {"lm-head", required_argument, 0, 'H'},
-        {"weight-cache", required_argument, 0, 'C'}, {"clock-gate", required_argument, 0, 'K'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    opts o = {.db = "results/mpbench.db", .pp = 64, .tg = 16, .nbatch = 1, .batch = {1},
-              .threads = 1, .reps = 3, .seed = 1, .prompts = 50, .tokens = 64,
-              .fmt = MP_FMT_TABLE};
-    char cmdline[2048];
-    mp_err e;
-    int c, rc;
-    mp_join_argv(argc - 1, argv + 1, cmdline, sizeof cmdline);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
-        switch (c) {
-        case 'M': o.model = optarg; break;
-        case 'Q': o.quiet = 1; break;
-        case 'R': o.profile = 1; break;
-        case 'H':
-            if (mp_e2e_head_parse(optarg, &o.head))
-                return mp_die(2, "--lm-head: '%s' is not one of f16, q8_0, q4_0", optarg);
-            break;
-        case 'C':
-            if (!*optarg)
-                return mp_die(2, "--weight-cache: empty directory name");
-            o.cache_dir = optarg;
-            break;
-        case 'G': o.model = o.gguf = optarg; break;
-        case 'K':
-            if ((rc = mp_parse_clock_gate(optarg, &o.clock_gate, &e)))
-                return mp_die(rc, "%s", e.msg);
-            break;
-        case 'v': /* issue 20: an over-long list is refused, never cut */
-            if ((rc = mp_append(o.globs, sizeof o.globs, optarg, "--variant", &e)))
-                return mp_die(rc, "%s", e.msg);
-            break;
-        case 'F': o.vfor = optarg; break;
-        case 'u': o.tuned = optarg; break;
-        case 'p':
-            if ((rc = mp_parse_int(optarg, "--pp", 0, 65536, &o.pp, &e)))
-                return mp_die(rc, "%s", e.msg);
-            o.pp_set = 1;
-            break;
-        case 'g':
-            if ((rc = mp_parse_int(optarg, "--tg", 0, 65536, &o.tg, &e)))
-                return mp_die(rc, "%s", e.msg);
-            o.tg_set = 1;
-            break;
-        case 'b':
-            if ((rc = mp_parse_int_list(optarg, "--batch", 1, 1024, o.batch, MAX_BATCH, &o.nbatch,
-                                        &e)))
-                return mp_die(rc, "%s", e.msg);
-            o.batch_set = 1;
-            for (int i = 0; i < o.nbatch; i++) /* one row per distinct batch size */
-                for (int j = i + 1; j < o.nbatch; j++)
-                    if (o.batch[j] == o.batch[i])
-                        o.batch[j--] = o.batch[--o.nbatch];
-            for (int i = 1; i < o.nbatch; i++) /* ascending, like a sweep */
-                for (int j = i; j > 0 && o.batch[j - 1] > o.batch[j]; j--) {
-                    int t = o.batch[j];
-                    o.batch[j] = o.batch[j - 1];
-                    o.batch[j - 1] = t;
-                }
-            break;
-        case 't':
-            if ((rc = mp_parse_int(optarg, "--threads", 1, 1024, &o.threads, &e)))
-                return mp_die(rc, "%s", e.msg);
-            break;
-        case 'r':
-            if ((rc = mp_parse_int(optarg, "--reps", 1, 1000, &o.reps, &e)))
-                return mp_die(rc, "%s", e.msg);
-            break;
-        case 'L':
-            if ((rc = mp_parse_int(optarg, "--layers", 1, 100000, &o.layers, &e)))
-                return mp_die(rc, "%s", e.msg);
-            break;
-        case 'S':
-            if ((rc = mp_parse_int(optarg, "--seed", 0, 2147483647, &o.seed, &e)))
-                return mp_die(rc, "%s", e.msg);
-            break;
-        case 'd': o.db = optarg; break;
-        case 'D': o.no_db = 1; break;
-        case 'f':
-            if (mp_format_parse(optarg, &o.fmt))
-                return mp_die(2, "--format: '%s' is not one of table, csv, json, md", optarg);
-            break;
-        case 'l': o.lossless = 1; break;
-        case 'X': o.force = 1; break;
-        case 'P':
-            if ((rc = mp_parse_int(optarg, "--prompts", 1, 100000, &o.prompts, &e)))
-                return mp_die(rc, "%s", e.msg);
-            o.prompts_set = 1;
-            break;
-        case 'T':
-            if ((rc = mp_parse_int(optarg, "--tokens", 1, 4096, &o.tokens, &e)))
-                return mp_die(rc, "%s", e.msg);
-            o.tokens_set = 1;
-            break;
-        case 'h': e2e_usage(stdout); return 0;
-        default:
-            e2e_usage(stderr);
-            return mp_die(2, "e2e: unknown or incomplete option '%s'", argv[optind - 1]);
+    if (mp_e2e_head_parse(arg, target))
+        return mp_fail(e, MP_EUSAGE, "--lm-head: '%s' is not one of f16, q8_0, q4_0", arg);
+    return MP_OK;
+}
+
+static int dir_arg(const char *arg, void *target, mp_err *e)
+{
+    if (!*arg)
+        return mp_fail(e, MP_EUSAGE, "--weight-cache: empty directory name");
+    *(const char **)target = arg;
+    return MP_OK;
+}
+
+static const mp_opt e2e_table[] = {
+    MP_OPT_S("model", opts, model, "NAME", "the architecture (see mpbench list models)"),
+    MP_OPT_S("gguf", opts, gguf, "FILE", "a GGUF file's architecture and real weights"),
+    MP_OPT_SL("variant", opts, globs, "GLOB", "variants: one set of rows each"),
+    MP_OPT_S("variant-for", opts, vfor, "qkv=V,o=V,ffn_up=V,ffn_down=V", "the variant per layer group"),
+    MP_OPT_S("tuned", opts, tuned, "FILE", "each layer's variant and parameters from a tuned config"),
+    MP_OPT_F("force", 0, opts, force, "accept a config tuned on another machine"),
+    MP_OPT_I("pp", opts, pp, 0, 65536, "N", "prefill tokens (default 64)"),
+    MP_OPT_I("tg", opts, tg, 0, 65536, "N", "decoded tokens (default 16)"),
+    MP_OPT_IL("batch", opts, batch, nbatch, 1, 1024, "B", "sequences decoding together (default 1)"),
+    MP_OPT_I("threads", opts, threads, 1, 1024, "T", "threads (default 1)"),
+    MP_OPT_I("reps", opts, reps, 1, 1000, "R", "timed repetitions (default 3)"),
+    MP_OPT_I("layers", opts, layers, 1, 100000, "L", "the first L layers (default all)"),
+    MP_OPT_I("seed", opts, seed, 0, 2147483647, "S", "weights' and prompts' seed"),
+    MP_OPT_S("db", opts, db, "PATH", "database (default results/mpbench.db)"),
+    MP_OPT_F("no-db", 0, opts, no_db, "store nothing"),
+    MP_OPT_FMT(opts, fmt),
+    MP_OPT_F("quiet", 'q', opts, quiet, "no progress lines"),
+    MP_OPT_F("profile", 0, opts, profile, "split the token time over operation groups"),
+    MP_OPT_FN_("lm-head", opts, head, head_arg, "f16|q8_0|q4_0", "embedding/head format (default f16)"),
+    MP_OPT_FN_("weight-cache", opts, cache_dir, dir_arg, "DIR", "packed weights kept on disk"),
+    MP_OPT_FN_("clock-gate", opts, clock_gate, mp_opt_clock_gate, "PCT", "time only what ran at full speed (50-100)"),
+    MP_OPT_F("lossless", 0, opts, lossless, "the lossless token check instead of pp/tg rows"),
+    MP_OPT_I("prompts", opts, prompts, 1, 100000, "P", "--lossless: seeded prompts (default 50)"),
+    MP_OPT_I("tokens", opts, tokens, 1, 4096, "T", "--lossless: tokens per prompt (default 64)"),
+    MP_OPT_END};
+
+static const mp_cmd_spec e2e_spec = {
+    .name = "e2e",
+    .synopsis = "(--model NAME | --gguf FILE) (--variant GLOB[,GLOB] | --tuned FILE [--force]) [options]\n"
+                "       mpbench e2e --lossless --model NAME --variant GLOB[,GLOB] [--prompts P] [--tokens T] [...]",
+    .about = "A BitNet-style decoder with the model file's architecture and synthetic\n"
+          "seeded weights (--gguf: a GGUF file's architecture and real weights, ternary\n"
+          "tensors checked ternary); every ternary linear runs through the chosen variant.\n"
+          "Tests: ppN (prefill, default 64), tgN (decode, default 16), and for each\n"
+          "batch B > 1 'tgN bB' (B sequences decoding together).  One set of rows per\n"
+          "variant.  --variant-for overrides the variant per layer group (ffn_up = gate\n"
+          "and up).  --tuned takes each layer's variant and parameters from a tuned\n"
+          "config (tuner/mp_tuned.h): per layer the entry for its shape closest to\n"
+          "these threads, then to n=1 (n=pp when --tg 0); one --variant, if given, fills\n"
+          "the layers the config lacks; --force accepts a config\n"
+          "tuned on another machine.  --lossless decodes P seeded prompts (default 50)\n"
+          "for T tokens (default 64, or what max_pos leaves after a 16-token prompt)\n"
+          "with each variant and with the reference\n"
+          "arithmetic (all layers unless --layers) and reports the share of prompts\n"
+          "whose tokens match exactly; beside it, with the variant fed the reference's\n"
+          "tokens, the largest |logit - reference logit| relative to the step's logit\n"
+          "range (0 only when bit for bit) and the first token whose argmax differed.\n"
+          "A lossless variant fails on any difference.  The reference's logits of all\n"
+          "prompts are kept: P x T x vocab floats.\n"
+          "The memory needed is estimated first; a run that does not fit is refused.\n"
+          "Each decode row shows its bound (bytes read per token / the stored probe's\n"
+          "read bandwidth at these threads, else the median of a read of the token's\n"
+          "bytes made beside each step) and the share reached; each prefill row the\n"
+          "rate of its GEMMs run alone (the linears and the head's row, a pass\n"
+          "after each repetition) and the share.  --profile splits the token\n"
+          "time over operation groups (stored with the row).  --lm-head stores the\n"
+          "embedding/head in 16 bits (default, as the models ship), q8_0 or q4_0.\n"
+          "--weight-cache DIR keeps packed weights on disk per (model, seed, variant,\n"
+          "parameters); a stale or corrupt file is detected and rebuilt.\n"
+          "--clock-gate PCT (50-100): time only what ran at full speed: a decode step,\n"
+          "a prefill repetition, each measurement of the bound counts when the CPU's\n"
+          "clock read before and after it is at least PCT% of the fastest seen (a VM's\n"
+          "slow stretches otherwise land in one figure and not in the other); decode\n"
+          "rates are the kept steps' rate, and the reason says how many were kept\n"
+          "(a decode row with fewer than 8 kept is unstable).\n",
+    .opts = e2e_table};
+
+/* The options that decide together: what applies to --lossless or to pp/tg;
+ * --batch deduplicated and ascending. */
+static int e2e_check(opts *o, const mp_opts_out *po)
+{
+    o->pp_set = mp_opts_seen(&e2e_spec, po, "pp"), o->tg_set = mp_opts_seen(&e2e_spec, po, "tg");
+    o->prompts_set = mp_opts_seen(&e2e_spec, po, "prompts");
+    o->tokens_set = mp_opts_seen(&e2e_spec, po, "tokens");
+    o->batch_set = o->nbatch > 0;
+    if (!o->nbatch)
+        o->batch[0] = 1, o->nbatch = 1;
+    for (int i = 0; i < o->nbatch; i++) /* one row per distinct batch size */
+        for (int j = i + 1; j < o->nbatch; j++)
+            if (o->batch[j] == o->batch[i])
+                o->batch[j--] = o->batch[--o->nbatch];
+    for (int i = 1; i < o->nbatch; i++) /* ascending, like a sweep */
+        for (int j = i; j > 0 && o->batch[j - 1] > o->batch[j]; j--) {
+            int t = o->batch[j];
+            o->batch[j] = o->batch[j - 1];
+            o->batch[j - 1] = t;
         }
-    }
-    if (optind < argc)
-        return mp_die(2, "e2e: unexpected argument '%s'", argv[optind]);
-    if (!o.model)
+    if (o->gguf && !o->model)
+        o->model = o->gguf;
+    if (!o->model)
         return mp_die(2, "e2e: --model is required (or --gguf FILE; see 'mpbench list models')");
-    if (!o.globs[0] && !o.tuned && !o.vfor)
+    if (!o->globs[0] && !o->tuned && !o->vfor)
         return mp_die(2, "e2e: give --variant GLOB, --tuned FILE or --variant-for (see "
                          "'mpbench list variants')");
-    if (o.lossless) {
-        if (o.pp_set || o.tg_set || o.batch_set)
+    if (o->lossless) {
+        if (o->pp_set || o->tg_set || o->batch_set)
             return mp_die(2, "e2e --lossless: --pp/--tg/--batch do not apply; use --prompts "
                              "and --tokens");
-        if (o.profile)
+        if (o->profile)
             return mp_die(2, "e2e --lossless: --profile applies to the pp/tg rows");
-        if (o.clock_gate > 0)
+        if (o->clock_gate > 0)
             return mp_die(2, "e2e --lossless: --clock-gate applies to the pp/tg rows");
-        if (o.tuned)
+        if (o->tuned)
             return mp_die(2, "e2e --lossless: --tuned does not apply (variants are compared one by one); "
                              "use --variant");
-    } else {
-        if (o.prompts_set || o.tokens_set)
-            return mp_die(2, "e2e: --prompts/--tokens belong to --lossless");
-        if (!o.pp && !o.tg)
-            return mp_die(2, "e2e: --pp 0 and --tg 0: nothing to measure");
-        int big = 0;
-        for (int i = 0; i < o.nbatch; i++)
-            big |= o.batch[i] > 1;
-        if (big && !o.tg)
-            return mp_die(2, "e2e: --batch %d needs --tg > 0 (parallel decoding generates "
-                             "tokens)", o.batch[o.nbatch - 1]);
+        return 0;
     }
+    if (o->prompts_set || o->tokens_set)
+        return mp_die(2, "e2e: --prompts/--tokens belong to --lossless");
+    if (!o->pp && !o->tg)
+        return mp_die(2, "e2e: --pp 0 and --tg 0: nothing to measure");
+    if (o->batch[o->nbatch - 1] > 1 && !o->tg)
+        return mp_die(2, "e2e: --batch %d needs --tg > 0 (parallel decoding generates "
+                         "tokens)", o->batch[o->nbatch - 1]);
+    return 0;
+}
 
-    mp_model md;
-    if ((rc = o.gguf ? mp_gguf_model_load(o.gguf, &md, &e) : mp_model_load(o.model, &md, &e)))
+/* The model, --layers against it, the GGUF weights, and the context needed. */
+static int e2e_model(opts *o, mp_model *md, int *ctx)
+{
+    mp_err e;
+    int rc;
+    if ((rc = o->gguf ? mp_gguf_model_load(o->gguf, md, &e) : mp_model_load(o->model, md, &e)))
         return mp_die(rc, "%s", e.msg);
-    if (!o.layers)
-        o.layers = md.layers;
-    if (o.layers > md.layers)
-        return mp_die(2, "--layers %d: model %s has %d layers", o.layers, md.name, md.layers);
+    if (!o->layers)
+        o->layers = md->layers;
+    if (o->layers > md->layers)
+        return mp_die(2, "--layers %d: model %s has %d layers", o->layers, md->name, md->layers);
     /* issue 19: the file's weights, checked ternary before any work (kept open
      * until exit: not in parse-only mode, which runs many command lines in one
      * process) */
-    if (o.gguf && !mp_parse_only && (rc = mp_gguf_e2e_source(o.gguf, &md, o.layers, &o.src)))
+    if (o->gguf && !mp_parse_only && (rc = mp_gguf_e2e_source(o->gguf, md, o->layers, &o->src)))
         return rc;
     /* the default --tokens fits the model's positions (a small test model has 64) */
-    if (o.lossless && !o.tokens_set && MP_E2E_PROMPT_MAX + o.tokens > md.max_pos &&
-        md.max_pos > MP_E2E_PROMPT_MAX)
-        o.tokens = md.max_pos - MP_E2E_PROMPT_MAX;
-    int ctx = o.lossless ? MP_E2E_PROMPT_MAX + o.tokens : (o.pp > o.tg ? o.pp : o.tg);
-    if (ctx > md.max_pos)
+    if (o->lossless && !o->tokens_set && MP_E2E_PROMPT_MAX + o->tokens > md->max_pos &&
+        md->max_pos > MP_E2E_PROMPT_MAX)
+        o->tokens = md->max_pos - MP_E2E_PROMPT_MAX;
+    *ctx = o->lossless ? MP_E2E_PROMPT_MAX + o->tokens : (o->pp > o->tg ? o->pp : o->tg);
+    if (*ctx > md->max_pos)
         return mp_die(2, "e2e: %s needs %d positions but model %s has max_pos %d",
-                      o.lossless ? "--tokens" : (o.pp > o.tg ? "--pp" : "--tg"), ctx, md.name,
-                      md.max_pos);
+                      o->lossless ? "--tokens" : (o->pp > o->tg ? "--pp" : "--tg"), *ctx,
+                      md->name, md->max_pos);
+    return 0;
+}
 
-    /* configurations */
-    mp_machine mach;
-    mp_machine_probe_info(&mach);
+/* The configurations: one per --variant, or the tuned config's, each with the
+ * --variant-for overrides; labelled.  *cfg is malloc'd. */
+static int e2e_configs(const opts *o, const mp_machine *mach, const mp_model *md, config **out,
+                       int *ncfg_)
+{
     const mp_variant *sel[MAX_SEL];
-    int nsel = 0;
-    if (o.globs[0] && (rc = mp_select_variants(o.globs, sel, MAX_SEL, &nsel, &e)))
+    int nsel = 0, rc;
+    mp_err e;
+    if (o->globs[0] && (rc = mp_select_variants(o->globs, sel, MAX_SEL, &nsel, &e)))
         return mp_die(rc, "%s", e.msg);
     mp_e2e_choice over[MP_E2E_NLIN];
     int set[MP_E2E_NLIN] = {0};
     memset(over, 0, sizeof over);
-    if (o.vfor && (rc = mp_e2e_parse_variant_for(o.vfor, over, set, &e)))
+    if (o->vfor && (rc = mp_e2e_parse_variant_for(o->vfor, over, set, &e)))
         return mp_die(rc, "%s", e.msg);
-    int ncfg = o.tuned ? 1 : (nsel ? nsel : 1);
-    config *cfg = calloc((size_t)ncfg, sizeof *cfg);
-    if (o.tuned && nsel > 1) {
-        free(cfg);
+    if (o->tuned && nsel > 1)
         return mp_die(2, "--variant '%s' with --tuned: give one variant (the fallback for "
-                         "layers the tuned config lacks)", o.globs);
+                         "layers the tuned config lacks)", o->globs);
+    for (int l = 0; l < MP_E2E_NLIN && !o->tuned && !nsel; l++)
+        if (!set[l])
+            return mp_die(2, "--variant-for '%s' leaves layer %s without a variant; give "
+                             "all of qkv, o, ffn_up, ffn_down or a --variant for the rest",
+                          o->vfor, l <= MP_E2E_V ? "group qkv" : l == MP_E2E_O ? "group o"
+                                  : l == MP_E2E_DOWN ? "group ffn_down" : "group ffn_up");
+    int ncfg = o->tuned ? 1 : (nsel ? nsel : 1);
+    config *cfg = calloc((size_t)ncfg, sizeof *cfg);
+    if (o->tuned && (rc = tuned_configs(o->tuned, mach, md, sel, nsel, o->threads,
+                                        o->tg ? 1 : o->pp, o->force, &cfg[0], &e))) {
+        free(cfg);
+        return mp_die(rc, "%s", e.msg);
     }
-    if (o.tuned) {
-        int n_ref = o.tg ? 1 : o.pp;
-        if ((rc = tuned_configs(o.tuned, &mach, &md, sel, nsel, o.threads, n_ref, o.force,
-                                &cfg[0], &e))) {
-            free(cfg);
-            return mp_die(rc, "%s", e.msg);
+    for (int i = 0; i < nsel && !o->tuned; i++)
+        for (int l = 0; l < MP_E2E_NLIN; l++) {
+            cfg[i].lin[l].v = sel[i];
+            mp_variant_defaults(sel[i], cfg[i].lin[l].param);
         }
-    } else if (!nsel) {
-        for (int l = 0; l < MP_E2E_NLIN; l++)
-            if (!set[l]) {
-                free(cfg);
-                return mp_die(2, "--variant-for '%s' leaves layer %s without a variant; give "
-                                 "all of qkv, o, ffn_up, ffn_down or a --variant for the rest",
-                              o.vfor, l <= MP_E2E_V ? "group qkv" : l == MP_E2E_O ? "group o"
-                                      : l == MP_E2E_DOWN ? "group ffn_down" : "group ffn_up");
-            }
-    } else {
-        for (int i = 0; i < nsel; i++)
-            for (int l = 0; l < MP_E2E_NLIN; l++) {
-                cfg[i].lin[l].v = sel[i];
-                mp_variant_defaults(sel[i], cfg[i].lin[l].param);
-            }
-    }
     for (int i = 0; i < ncfg; i++) {
         for (int l = 0; l < MP_E2E_NLIN; l++)
             if (set[l])
                 cfg[i].lin[l] = over[l];
         label_config(&cfg[i]);
     }
-    /* every configuration must take every shape: one explicit choice that cannot
-     * is bad input; within a multi-variant glob it is a skipped row */
-    mp_e2e_spec spec = {.model = md, .layers = o.layers, .seed = (uint64_t)o.seed,
-                        .src = o.src, .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1,
-                        .threads = o.threads, .head = o.head, .shared = o.lossless || ncfg > 1,
-                        .bound_read = !o.lossless && o.tg > 0};
-    if (o.lossless) {
+    *out = cfg;
+    *ncfg_ = ncfg;
+    return 0;
+}
+
+/* Every configuration must take every shape: one explicit choice that cannot
+ * is bad input; within a multi-variant glob it is a skipped row.  The memory
+ * estimate of each is checked against what is available. */
+static int e2e_runnable(const opts *o, const mp_model *md, int ctx, config *cfg, int ncfg)
+{
+    mp_e2e_spec spec = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
+                        .src = o->src, .max_seqs = 1, .max_ctx = ctx, .max_tokens = 1,
+                        .threads = o->threads, .head = o->head, .shared = o->lossless || ncfg > 1,
+                        .bound_read = !o->lossless && o->tg > 0};
+    mp_err e;
+    int rc, runnable = 0;
+    if (o->lossless) {
         /* the reference's logits of every prompt, per weight domain (ternary, or
          * binary for int1 variants), and one prompt's of the variant */
         int dom[2] = {0, 0};
@@ -416,29 +362,23 @@ int mp_cmd_e2e(int argc, char **argv)
             for (int l = 0; l < MP_E2E_NLIN; l++)
                 dom[cfg[i].lin[l].v->domain == MP_DOMAIN_BINARY] = 1;
         spec.max_tokens = MP_E2E_PROMPT_MAX;
-        spec.ref_logits = sizeof(float) * (size_t)o.tokens * (size_t)md.vocab *
-                          ((size_t)o.prompts * (size_t)(dom[0] + dom[1]) + 1);
+        spec.ref_logits = sizeof(float) * (size_t)o->tokens * (size_t)md->vocab *
+                          ((size_t)o->prompts * (size_t)(dom[0] + dom[1]) + 1);
     } else {
-        int maxb = 1;
-        for (int i = 0; i < o.nbatch; i++)
-            maxb = o.batch[i] > maxb ? o.batch[i] : maxb;
-        int ub = o.pp < UBATCH ? o.pp : UBATCH;
+        int maxb = o->batch[o->nbatch - 1], ub = o->pp < UBATCH ? o->pp : UBATCH;
         spec.max_seqs = maxb;
         spec.max_tokens = ub > maxb ? ub : maxb;
     }
-    int runnable = 0;
     for (int i = 0; i < ncfg; i++) {
         mp_e2e_spec s = spec;
         memcpy(s.lin, cfg[i].lin, sizeof s.lin);
         if ((rc = mp_e2e_check(&s, &e))) {
-            if (ncfg == 1) {
-                free(cfg);
+            if (ncfg == 1)
                 return mp_die(rc, "%s", e.msg);
-            }
             snprintf(cfg[i].skip, sizeof cfg[i].skip, "%.500s", e.msg);
             continue;
         }
-        if (o.lossless) {
+        if (o->lossless) {
             /* the reference instance lives next to the variant's while decoding */
             mp_e2e_spec r = s;
             for (int l = 0; l < MP_E2E_NLIN; l++)
@@ -449,100 +389,97 @@ int mp_cmd_e2e(int argc, char **argv)
             if (b.total > a.total)
                 s = r;
         }
-        if ((rc = mp_e2e_mem_check(&s, &e))) {
-            free(cfg);
+        if ((rc = mp_e2e_mem_check(&s, &e)))
             return mp_die(rc, "%s", e.msg);
-        }
         runnable++;
     }
-    if (!runnable) {
-        mp_die(2, "e2e: none of the selected variants can run model %s; first reason: %s",
-               md.name, cfg[0].skip);
-        free(cfg);
-        return 2;
-    }
-    if (mp_parse_only_stop("e2e")) {
-        free(cfg);
-        return 0;
-    }
+    if (!runnable)
+        return mp_die(2, "e2e: none of the selected variants can run model %s; first reason: %s",
+                      md->name, cfg[0].skip);
+    return 0;
+}
 
-    /* the plan key: everything that decides which rows are measured and how */
-    char cfgtext[8192];
-    int used = snprintf(cfgtext, sizeof cfgtext, "e2e1|%s|L=%d|s=%d|t=%d|r=%d|pp=%d|tg=%d|ll=%d|P=%d|T=%d|b=",
-                        md.name, o.layers, o.seed, o.threads, o.reps, o.pp, o.tg, o.lossless,
-                        o.prompts, o.tokens);
-    for (int i = 0; i < o.nbatch && used > 0 && (size_t)used < sizeof cfgtext; i++)
-        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "%d,", o.batch[i]);
+/* The plan key: everything that decides which rows are measured and how. */
+static void e2e_key(const opts *o, const mp_model *md, const mp_machine *mach,
+                    const config *cfg, int ncfg, mp_plan *keyed)
+{
+    char t[8192];
+    size_t n = sizeof t;
+    int u = snprintf(t, n, "e2e1|%s|L=%d|s=%d|t=%d|r=%d|pp=%d|tg=%d|ll=%d|P=%d|T=%d|b=",
+                     md->name, o->layers, o->seed, o->threads, o->reps, o->pp, o->tg,
+                     o->lossless, o->prompts, o->tokens);
+#define ADD(cond, ...)                                   \
+    if ((cond) && u > 0 && (size_t)u < n)                \
+        u += snprintf(t + u, n - (size_t)u, __VA_ARGS__);
+    for (int i = 0; i < o->nbatch; i++)
+        ADD(1, "%d,", o->batch[i]);
     /* issue 17: only when not the defaults, so earlier plans keep their keys */
-    if (o.head != MP_E2E_HEAD_F16 && used > 0 && (size_t)used < sizeof cfgtext)
-        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|lm=%s",
-                         mp_e2e_head_name(o.head));
+    ADD(o->head != MP_E2E_HEAD_F16, "|lm=%s", mp_e2e_head_name(o->head));
     /* the prefill bound's second definition (the head's row counted, a pass
      * after each repetition): rows of the first are not resumed as its */
-    if (o.pp > 0 && used > 0 && (size_t)used < sizeof cfgtext)
-        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|ppb=2");
+    ADD(o->pp > 0, "|ppb=2");
     /* and the decode bound's second (a read beside each step, not at the start) */
-    if (o.tg > 0 && used > 0 && (size_t)used < sizeof cfgtext)
-        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|tgb=2");
-    if (o.profile && used > 0 && (size_t)used < sizeof cfgtext)
-        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|prof");
+    ADD(o->tg > 0, "|tgb=2");
+    ADD(o->profile, "|prof");
     /* a gated decode row on fewer than 8 kept steps is unstable: rows judged
      * before that rule are not resumed as judged by it */
-    if (o.clock_gate > 0 && used > 0 && (size_t)used < sizeof cfgtext)
-        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|gate=%.2f%s",
-                         o.clock_gate, o.tg > 0 ? "|kept=8" : "");
-    for (int i = 0; i < ncfg && used > 0 && (size_t)used < sizeof cfgtext; i++)
-        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|%s", cfg[i].label);
+    ADD(o->clock_gate > 0, "|gate=%.2f%s", o->clock_gate, o->tg > 0 ? "|kept=8" : "");
+    for (int i = 0; i < ncfg; i++)
+        ADD(1, "|%s", cfg[i].label);
     /* the lossless check's second definition (issue 37: the logits beside the
      * exact match): rows of the first, which have none, are not resumed as its */
-    if (o.lossless && used > 0 && (size_t)used < sizeof cfgtext)
-        used += snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|llv=2");
+    ADD(o->lossless, "|llv=2");
     /* the machine too: machines of different kinds keep their rows apart when merged */
-    if (used > 0 && (size_t)used < sizeof cfgtext)
-        snprintf(cfgtext + used, sizeof cfgtext - (size_t)used, "|fp=%s", mach.fingerprint);
-    mp_plan keyed = {0};
-    mp_plan_set_key(&keyed, cfgtext);
+    ADD(1, "|fp=%s", mach->fingerprint);
+#undef ADD
+    mp_plan_set_key(keyed, t);
+}
 
+/* Measures the rows (each stored as measured) and prints them; the exit code. */
+static int e2e_measure(const opts *o, const char *cmdline, const mp_model *md,
+                       const mp_machine *mach, config *cfg, int ncfg)
+{
+    mp_plan keyed = {0};
+    e2e_key(o, md, mach, cfg, ncfg, &keyed);
     mp_store *store = NULL;
     int64_t machine_id = 0, run_id = 0;
     char binding[512] = "";
-    if (!o.no_db) {
-        if ((rc = mp_store_open(o.db, &store, &e)) ||
-            (rc = mp_store_machine(store, &mach, &machine_id, &e)) ||
-            (rc = mp_store_run_begin(store, machine_id, "e2e", &mach, cmdline, "", &run_id, &e)) ||
-            (rc = mp_store_set_config_key(store, run_id, keyed.key, &e))) {
-            mp_store_close(store);
-            free(cfg);
-            return mp_die(rc, "%s", e.msg);
-        }
+    mp_err e;
+    int rc;
+    if (!o->no_db && ((rc = mp_store_open(o->db, &store, &e)) ||
+                      (rc = mp_store_machine(store, mach, &machine_id, &e)) ||
+                      (rc = mp_store_run_begin(store, machine_id, "e2e", mach, cmdline, "",
+                                               &run_id, &e)) ||
+                      (rc = mp_store_set_config_key(store, run_id, keyed.key, &e)))) {
+        mp_store_close(store);
+        return mp_die(rc, "%s", e.msg);
     }
-    if (!o.lossless)
-        mp_machine_warn(&mach);
-    if (o.threads > mach.pus)
+    if (!o->lossless)
+        mp_machine_warn(mach);
+    if (o->threads > mach->pus)
         fprintf(stderr, "mpbench: warning: %d threads on %d hardware threads: timings are "
-                        "oversubscribed\n", o.threads, mach.pus);
-    mp_pool *pool = mp_pool_create(o.threads, binding, sizeof binding);
-    mp_e2e_job job = {.layers = o.layers, .threads = o.threads, .reps = o.reps, .seed = o.seed,
-                      .pp = o.pp, .tg = o.tg, .nbatch = o.nbatch, .prompts = o.prompts,
-                      .tokens = o.tokens, .store = store, .run_id = run_id, .key = keyed.key,
-                      .quiet = o.quiet, .src = o.src, .profile = o.profile, .head = o.head,
-                      .cache_dir = o.cache_dir, .fingerprint = mach.fingerprint,
-                      .clock_gate = o.clock_gate};
-    memcpy(job.batch, o.batch, sizeof job.batch);
-    int maxrows = ncfg * (2 + MAX_BATCH);
-    mp_e2e_row *rows = calloc((size_t)maxrows, sizeof *rows);
+                        "oversubscribed\n", o->threads, mach->pus);
+    mp_pool *pool = mp_pool_create(o->threads, binding, sizeof binding);
+    mp_e2e_job job = {.layers = o->layers, .threads = o->threads, .reps = o->reps,
+                      .seed = o->seed, .pp = o->pp, .tg = o->tg, .nbatch = o->nbatch,
+                      .prompts = o->prompts, .tokens = o->tokens, .store = store,
+                      .run_id = run_id, .key = keyed.key, .quiet = o->quiet, .src = o->src,
+                      .profile = o->profile, .head = o->head, .cache_dir = o->cache_dir,
+                      .fingerprint = mach->fingerprint, .clock_gate = o->clock_gate};
+    memcpy(job.batch, o->batch, sizeof job.batch);
+    mp_e2e_row *rows = calloc((size_t)ncfg * (2 + MAX_BATCH), sizeof *rows);
     int nrows = 0, failed = 0;
     mp_engine_catch_signals();
-    if (o.lossless)
-        rc = mp_e2e_run_lossless(&job, &md, pool, cfg, ncfg, rows, &nrows, &failed, &e);
+    if (o->lossless)
+        rc = mp_e2e_run_lossless(&job, md, pool, cfg, ncfg, rows, &nrows, &failed, &e);
     else
-        rc = mp_e2e_run_perf(&job, &md, pool, cfg, ncfg, rows, &nrows, &e);
+        rc = mp_e2e_run_perf(&job, md, pool, cfg, ncfg, rows, &nrows, &e);
     int interrupted = mp_engine_interrupted();
     if (!rc) {
-        if (o.layers < md.layers && o.fmt != MP_FMT_CSV && o.fmt != MP_FMT_JSON)
+        if (o->layers < md->layers && o->fmt != MP_FMT_CSV && o->fmt != MP_FMT_JSON)
             printf("note: %d of %d layers of %s (--layers); tokens/s are not the full model's\n",
-                   o.layers, md.layers, md.name);
-        mp_e2e_print(stdout, o.fmt, rows, nrows, o.lossless);
+                   o->layers, md->layers, md->name);
+        mp_e2e_print(stdout, o->fmt, rows, nrows, o->lossless);
     } else {
         mp_die(rc, "%s", e.msg);
     }
@@ -553,7 +490,6 @@ int mp_cmd_e2e(int argc, char **argv)
                          rc ? "error" : interrupted ? "interrupted" : failed ? "failed" : "ok", &e2);
     }
     free(rows);
-    free(cfg);
     mp_pool_destroy(pool);
     mp_store_close(store);
     if (rc)
@@ -562,4 +498,28 @@ int mp_cmd_e2e(int argc, char **argv)
         return mp_die(130, "interrupted: re-run the same command to measure the rest (rows so "
                            "far are stored)");
     return failed ? mp_die(1, "a lossless variant did not reproduce the reference tokens") : 0;
+}
+
+int mp_cmd_e2e(int argc, char **argv)
+{
+    opts o = {.db = "results/mpbench.db", .pp = 64, .tg = 16, .threads = 1, .reps = 3,
+              .seed = 1, .prompts = 50, .tokens = 64, .fmt = MP_FMT_TABLE};
+    mp_opts_out po;
+    char cmdline[2048];
+    int rc, ctx = 0, ncfg = 0;
+    if ((rc = mp_opts_parse(&e2e_spec, argc, argv, &o, &po)) || po.help)
+        return rc;
+    mp_join_argv(argc - 1, argv + 1, cmdline, sizeof cmdline);
+    mp_model md;
+    if ((rc = e2e_check(&o, &po)) || (rc = e2e_model(&o, &md, &ctx)))
+        return rc;
+    mp_machine mach;
+    mp_machine_probe_info(&mach);
+    config *cfg = NULL;
+    if ((rc = e2e_configs(&o, &mach, &md, &cfg, &ncfg)))
+        return rc;
+    if (!(rc = e2e_runnable(&o, &md, ctx, cfg, ncfg)) && !mp_parse_only_stop("e2e"))
+        rc = e2e_measure(&o, cmdline, &md, &mach, cfg, ncfg);
+    free(cfg);
+    return rc;
 }

@@ -5,7 +5,6 @@
  *       verdict, and with --llama greedy tokens of P seeded prompts (G tokens each)
  *       through llama.cpp and through our runner on the file's weights
  *   --gguf FILE in list shapes / run / sweep / tune / e2e (mp_cli_gguf_arg). */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "../core/mp_core.h"
 #include "../../kernels/common/mp_numerics.h"
 #include "../../variants/mp_registry.h"
+#include "mp_options.h"
 
 static int type_of(const char *v)
 {
@@ -31,39 +31,37 @@ static int type_of(const char *v)
     return -1;
 }
 
+typedef struct gguf_opts {
+    const char *out, *model, *variant, *path, *lvar;
+    int seed, tensors, llama[2];
+} gguf_opts;
+
+static const mp_opt pack_table[] = {
+    MP_OPT_S("gguf-out", gguf_opts, out, "FILE", "the GGUF file to write"),
+    MP_OPT_S("model", gguf_opts, model, "NAME", "the architecture (see mpbench list models)"),
+    MP_OPT_S("variant", gguf_opts, variant, "tq2_0|tq1_0|i2_s",
+             "the ternary linears' type (default i2_s)"),
+    MP_OPT_I("seed", gguf_opts, seed, 0, 2147483647, "S", "the runner's weight seed (default 1)"),
+    MP_OPT_END};
+
+static const mp_cmd_spec pack_spec = {
+    .name = "pack --gguf-out",
+    .synopsis = "--gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] [--seed S]",
+    .about = "Writes a GGUF file with the model's architecture (llama.cpp's bitnet when it\n"
+             "has sub-norms, else llama) and the e2e runner's seeded weights, the ternary\n"
+             "linears in the given type.\n",
+    .opts = pack_table};
+
 int mp_cmd_pack_gguf(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"gguf-out", required_argument, 0, 'o'}, {"model", required_argument, 0, 'M'},
-        {"variant", required_argument, 0, 'v'},  {"seed", required_argument, 0, 'S'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
-    const char *out = NULL, *model = NULL, *variant = "i2_s";
-    int seed = 1, c, rc;
+    gguf_opts o = {.variant = "i2_s", .seed = 1};
+    mp_opts_out po;
     mp_err e;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'M': model = optarg; break;
-        case 'v': variant = optarg; break;
-        case 'S':
-            if ((rc = mp_parse_int(optarg, "--seed", 0, 2147483647, &seed, &e)))
-                return mp_die(rc, "%s", e.msg);
-            break;
-        case 'h':
-            puts("usage: mpbench pack --gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] "
-                 "[--seed S]\n  Writes a GGUF file with the model's architecture (llama.cpp's "
-                 "bitnet when it has sub-norms, else llama) and the e2e runner's seeded weights "
-                 "(seed S, default 1), the ternary linears in the given type (default i2_s).");
-            return 0;
-        default:
-            return mp_die(2, "pack --gguf-out: unknown or incomplete option '%s'",
-                          argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return mp_die(2, "pack --gguf-out: unexpected argument '%s'", argv[optind]);
+    int rc;
+    if ((rc = mp_opts_parse(&pack_spec, argc, argv, &o, &po)) || po.help)
+        return rc;
+    const char *out = o.out, *model = o.model, *variant = o.variant;
+    int seed = o.seed;
     if (!out || !model)
         return mp_die(2, "pack --gguf-out FILE: --model NAME is required");
     int type = type_of(variant);
@@ -179,30 +177,47 @@ static int llama_compare(const char *path, const mp_model *m, int P, int G, cons
     return 0;
 }
 
+/* --llama P[,G]: P prompts (1-1000) of G tokens (1-200, default 16). */
+static int llama_arg(const char *arg, void *target, mp_err *e)
+{
+    int *t = target, n = 0;
+    char tail;
+    if ((n = sscanf(arg, "%d,%d%c", &t[0], &t[1], &tail)) < 1 || n > 2 || t[0] < 1 ||
+        t[0] > 1000 || t[1] < 1 || t[1] > 200)
+        return mp_fail(e, MP_EUSAGE, "--llama '%s': want PROMPTS[,TOKENS] (1-1000, 1-200)", arg);
+    return MP_OK;
+}
+
+static const mp_opt list_table[] = {
+    MP_OPT_F("tensors", 0, gguf_opts, tensors, "list every tensor"),
+    MP_OPT_FN_("llama", gguf_opts, llama, llama_arg, "P[,G]",
+               "greedy tokens of P seeded prompts (G tokens, default 16) through llama.cpp "
+               "and our runner"),
+    MP_OPT_S("llama-variant", gguf_opts, lvar, "V", "our runner's variant (default i2_s.scalar)"),
+    MP_OPT_END};
+
+static const mp_cmd_spec list_spec = {
+    .name = "list gguf",
+    .synopsis = "FILE [--tensors] [--llama P[,G]] [--llama-variant V]",
+    .about = "Prints our reader's view of a GGUF file, ggml's verdict on it and, with\n"
+             "--llama, llama.cpp's greedy tokens next to our runner's.\n",
+    .opts = list_table,
+    .max_pos = 1};
+
 int mp_cmd_list_gguf(int argc, char **argv)
 {
-    const char *path = NULL, *lvar = "i2_s.scalar";
-    int tensors = 0, lp = 0, lg = 16;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--tensors"))
-            tensors = 1;
-        else if (!strcmp(argv[i], "--llama") && i + 1 < argc) {
-            if (sscanf(argv[++i], "%d,%d", &lp, &lg) < 1 || lp < 1 || lp > 1000 || lg < 1 ||
-                lg > 200)
-                return mp_die(2, "--llama '%s': want PROMPTS[,TOKENS] (1-1000, 1-200)", argv[i]);
-        } else if (!strcmp(argv[i], "--llama-variant") && i + 1 < argc)
-            lvar = argv[++i];
-        else if (!path && argv[i][0] != '-')
-            path = argv[i];
-        else
-            return mp_die(2, "list gguf: unexpected argument '%s' (usage: mpbench list gguf FILE "
-                             "[--tensors] [--llama P[,G]] [--llama-variant V])", argv[i]);
-    }
+    gguf_opts o = {.lvar = "i2_s.scalar", .llama = {0, 16}};
+    mp_opts_out po;
+    int rc;
+    if ((rc = mp_opts_parse(&list_spec, argc, argv, &o, &po)) || po.help)
+        return rc;
+    const char *path = po.npos ? po.pos[0] : NULL, *lvar = o.lvar;
+    int tensors = o.tensors, lp = o.llama[0], lg = o.llama[1];
     if (!path)
         return mp_die(2, "list gguf: FILE is required");
     mp_gguf *g;
     mp_err e;
-    int rc = mp_gguf_open(path, &g, &e);
+    rc = mp_gguf_open(path, &g, &e);
     if (rc)
         return mp_die(rc, "%s", e.msg);
     printf("# %s: GGUF version %d, %lld keys, %lld tensors, alignment %llu, data at byte %llu\n",

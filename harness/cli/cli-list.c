@@ -1,4 +1,6 @@
-/* cli-list.c - `mpbench list models|shapes|variants|formats|machine`. */
+/* cli-list.c - `mpbench list models|shapes|variants|formats|machine|gguf`: each
+ * kind parses its own options from its table (cli/mp_options.h) and answers
+ * --help, as `list` itself does. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include "../../kernels/common/mp_isa.h"
 #include "../../variants/mp_formats.h"
 #include "../../variants/mp_registry.h"
+#include "mp_options.h"
 
 static int list_models(void)
 {
@@ -39,21 +42,24 @@ static int list_models(void)
     return rc;
 }
 
-static int list_shapes(int argc, char **argv)
+typedef struct list_opts {
+    const char *model, *db;
+} list_opts;
+
+static const mp_opt shapes_table[] = {
+    MP_OPT_S("model", list_opts, model, "NAME", "the model (see mpbench list models)"),
+    MP_OPT_FN_("gguf", list_opts, model, mp_opt_gguf, "FILE", "a GGUF model file"),
+    MP_OPT_END};
+static const mp_opt machine_table[] = {
+    MP_OPT_S("db", list_opts, db, "PATH", "database with this machine's probe (default "
+             "results/mpbench.db)"),
+    MP_OPT_END};
+static const mp_opt no_table[] = {MP_OPT_END};
+
+static int list_shapes(const list_opts *o)
 {
-    const char *model = NULL;
+    const char *model = o->model;
     int rc;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--model") && i + 1 < argc)
-            model = argv[++i];
-        else if (!strcmp(argv[i], "--gguf") && i + 1 < argc) { /* issue 19 */
-            if ((rc = mp_gguf_arg(argv[++i])))
-                return rc;
-            model = argv[i];
-        } else
-            return mp_die(2, "list shapes: unexpected argument '%s' (usage: mpbench list "
-                             "shapes --model NAME | --gguf FILE)", argv[i]);
-    }
     if (!model)
         return mp_die(2, "list shapes: --model NAME is required");
     mp_model m;
@@ -125,16 +131,9 @@ static int list_formats(void)
     return 0;
 }
 
-static int list_machine(int argc, char **argv)
+static int list_machine(const list_opts *o)
 {
-    const char *db = "results/mpbench.db";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc)
-            db = argv[++i];
-        else
-            return mp_die(2, "list machine: unexpected argument '%s' (usage: mpbench list "
-                             "machine [--db PATH])", argv[i]);
-    }
+    const char *db = o->db;
     if (mp_parse_only_stop("list machine")) /* probes counters, opens the store */
         return 0;
     mp_machine m;
@@ -179,21 +178,66 @@ static int list_machine(int argc, char **argv)
     return 0;
 }
 
+static const struct {
+    const char *kind, *synopsis, *help;
+    const mp_opt *table;
+} kinds[] = {
+    {"models", "", "the model files of models/shapes/", no_table},
+    {"shapes", "--model NAME | --gguf FILE", "a model's layers and distinct ternary shapes",
+     shapes_table},
+    {"variants", "", "every variant, its method, family, numerics, availability, parameters",
+     no_table},
+    {"formats", "", "the weight formats' traits", no_table},
+    {"machine", "[--db PATH]", "this machine: CPU, caches, counters, newest probe",
+     machine_table},
+    {"gguf", "FILE [--tensors] [--llama P[,G]] [--llama-variant V]",
+     "a GGUF file's keys and tensors, ggml's verdict, llama.cpp's tokens", NULL},
+};
+
+static void list_usage(FILE *f)
+{
+    fputs("usage: mpbench list KIND [options]   (mpbench list KIND --help for its options)\n\n"
+          "kinds:\n", f);
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        fprintf(f, "  %-9s %s\n", kinds[i].kind, kinds[i].help);
+}
+
 int mp_cmd_list(int argc, char **argv)
 {
-    if (argc < 2)
-        return mp_die(2, "usage: mpbench list models|shapes --model NAME|gguf FILE|variants|formats|machine");
-    if (!strcmp(argv[1], "gguf"))
+    if (argc < 2) {
+        list_usage(stderr);
+        return mp_die(2, "usage: mpbench list models|shapes --model NAME|gguf FILE|variants|"
+                         "formats|machine");
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        list_usage(stdout);
+        return 0;
+    }
+    size_t k;
+    for (k = 0; k < sizeof kinds / sizeof *kinds; k++)
+        if (!strcmp(argv[1], kinds[k].kind))
+            break;
+    if (k == sizeof kinds / sizeof *kinds)
+        return mp_die(2, "list: unknown kind '%s' (models, shapes, variants, formats, machine, "
+                         "gguf)", argv[1]);
+    if (!kinds[k].table)
         return mp_cmd_list_gguf(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "models"))
-        return argc == 2 ? list_models() : mp_die(2, "list models takes no arguments");
-    if (!strcmp(argv[1], "shapes"))
-        return list_shapes(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "formats"))
-        return argc == 2 ? list_formats() : mp_die(2, "list formats takes no arguments");
-    if (!strcmp(argv[1], "variants"))
-        return argc == 2 ? list_variants() : mp_die(2, "list variants takes no arguments");
-    if (!strcmp(argv[1], "machine"))
-        return list_machine(argc - 1, argv + 1);
-    return mp_die(2, "list: unknown kind '%s' (models, shapes, variants, formats, machine)", argv[1]);
+    char name[32];
+    snprintf(name, sizeof name, "list %s", kinds[k].kind);
+    char about[160];
+    snprintf(about, sizeof about, "Prints %s.\n", kinds[k].help);
+    mp_cmd_spec spec = {.name = name, .synopsis = kinds[k].synopsis, .about = about,
+                        .opts = kinds[k].table};
+    list_opts o = {.db = "results/mpbench.db"};
+    mp_opts_out po;
+    int rc;
+    if ((rc = mp_opts_parse(&spec, argc - 1, argv + 1, &o, &po)) || po.help)
+        return rc;
+    switch (k) {
+    case 0: return list_models();
+    case 1: return list_shapes(&o);
+    case 2: return list_variants();
+    case 3: return list_formats();
+    default: return list_machine(&o);
+    }
 }

@@ -16,35 +16,41 @@
 #include "../store/mp_store.h"
 #include "../core/mp_core.h"
 #include "../store/mp_store_merge.h"
+#include "mp_options.h"
 
 int mp_cmd_merge(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "--help")) {
-        puts("usage: mpbench merge OUT.db IN.db [IN.db...]\n"
-             "  Merges the inputs into OUT (created if missing), without duplicates.");
-        return 0;
-    }
-    if (argc < 3)
-        return mp_die(2, "usage: mpbench merge OUT.db IN.db [IN.db...]");
+    static const mp_opt none[] = {MP_OPT_END};
+    static const mp_cmd_spec spec = {
+        .name = "merge", .synopsis = "OUT.db IN.db [IN.db...]", .opts = none,
+        .about = "Merges the inputs into OUT (created if missing), without duplicates.\n",
+        .max_pos = MP_OPTS_MAX_POS};
+    mp_opts_out po;
     mp_err e;
     int rc;
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], argv[1]) || mp_same_file(argv[i], argv[1]))
-            return mp_die(2, "merge: input %s is also the output %s", argv[i], argv[1]);
-        if ((rc = mp_store_merge_check(argv[i], &e)))
+    if ((rc = mp_opts_parse(&spec, argc, argv, NULL, &po)) || po.help)
+        return rc;
+    if (po.npos < 2)
+        return mp_die(2, "usage: mpbench merge OUT.db IN.db [IN.db...]");
+    const char *out = po.pos[0], *const *in = po.pos + 1;
+    int nin = po.npos - 1;
+    for (int i = 0; i < nin; i++) {
+        if (!strcmp(in[i], out) || mp_same_file(in[i], out))
+            return mp_die(2, "merge: input %s is also the output %s", in[i], out);
+        if ((rc = mp_store_merge_check(in[i], &e)))
             return mp_die(rc, "%s; nothing merged", e.msg);
     }
     if (mp_parse_only_stop("merge"))
         return 0;
     mp_store *store;
-    rc = mp_store_open(argv[1], &store, &e);
+    rc = mp_store_open(out, &store, &e);
     if (rc)
         return mp_die(rc, "%s", e.msg);
-    for (int i = 2; i < argc && !rc; i++) {
+    for (int i = 0; i < nin && !rc; i++) {
         long added = 0, skipped = 0;
-        rc = mp_store_merge(store, argv[i], &added, &skipped, &e);
+        rc = mp_store_merge(store, in[i], &added, &skipped, &e);
         if (!rc)
-            fprintf(stderr, "mpbench: merged %s: %ld runs added, %ld already present\n", argv[i],
+            fprintf(stderr, "mpbench: merged %s: %ld runs added, %ld already present\n", in[i],
                     added, skipped);
     }
     mp_store_close(store);

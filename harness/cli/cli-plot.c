@@ -11,73 +11,55 @@
  * is written under temporary names and renamed at the end: a plot without data
  * or a failing gnuplot leaves no file behind (exit 1). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "mp_cli.h"
 #include "../report/mp_report.h"
+#include "mp_options.h"
 #include "../../variants/mp_registry.h"
 
-static void plot_usage(FILE *f)
-{
-    fputs("usage: mpbench plot KIND [--db PATH] [--outdir DIR] [--threads T] [--n N]\n"
-          "                         [--variant NAME] [--machine FINGERPRINT] [--cache cold|warm]\n"
-          "  KIND: roofline, gbps, threads, prompt, tuner or all.  Writes DIR/KIND.png,\n"
-          "  DIR/KIND.svg and the data DIR/KIND.dat (default DIR results/plots) with\n"
-          "  gnuplot and scripts/KIND.gp.  --threads/--n fix what is otherwise chosen\n"
-          "  from the data; --variant picks the tuner plot's variant.  `all` writes every\n"
-          "  plot that has data and exits 1 only when none has.\n",
-          f);
-}
+typedef struct plot_cli {
+    mp_plot_opts p;
+    const char *db, *machine, *cache;
+} plot_cli;
+
+static const mp_opt plot_table[] = {
+    MP_OPT_S("db", plot_cli, db, "PATH", "the store (default results/mpbench.db)"),
+    MP_OPT_S("outdir", plot_cli, p.outdir, "DIR", "where the plots go (default results/plots)"),
+    MP_OPT_I("threads", plot_cli, p.threads, 1, 1024, "T", "the thread count (default: from the data)"),
+    MP_OPT_I("n", plot_cli, p.n, 1, 65536, "N", "N (default: from the data)"),
+    MP_OPT_S("variant", plot_cli, p.variant, "NAME", "the tuner plot's variant"),
+    MP_OPT_S("machine", plot_cli, machine, "FINGERPRINT", "the machine (default: the newest run's)"),
+    MP_OPT_C("cache", plot_cli, cache, "cold|warm", "which results (default cold)"),
+    MP_OPT_END};
+
+static const mp_cmd_spec plot_spec = {
+    .name = "plot",
+    .synopsis = "KIND [--db PATH] [--outdir DIR] [--threads T] [--n N]\n"
+                "                         [--variant NAME] [--machine FINGERPRINT] [--cache cold|warm]",
+    .about = "KIND: roofline, gbps, threads, prompt, tuner or all.  Writes DIR/KIND.png,\n"
+             "DIR/KIND.svg and the data DIR/KIND.dat with gnuplot and scripts/KIND.gp.\n"
+             "`all` writes every plot that has data and exits 1 only when none has.\n",
+    .opts = plot_table,
+    .max_pos = 1};
 
 int mp_cmd_plot(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, 0, 'd'},      {"outdir", required_argument, 0, 'o'},
-        {"threads", required_argument, 0, 't'}, {"n", required_argument, 0, 'n'},
-        {"variant", required_argument, 0, 'v'}, {"machine", required_argument, 0, 'm'},
-        {"cache", required_argument, 0, 'c'},   {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    const char *db = "results/mpbench.db", *machine = NULL, *cache = "cold";
-    mp_plot_opts o = {"results/plots", NULL, 0, 0};
+    plot_cli a = {.p = {"results/plots", NULL, 0, 0}, .db = "results/mpbench.db",
+                  .cache = "cold"};
+    mp_opts_out po;
     mp_err e;
-    int c, rc;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'o': o.outdir = optarg; break;
-        case 't':
-            if ((rc = mp_parse_int(optarg, "--threads", 1, 1024, &o.threads, &e)))
-                return mp_die(rc, "%s", e.msg);
-            break;
-        case 'n':
-            if ((rc = mp_parse_int(optarg, "--n", 1, 65536, &o.n, &e)))
-                return mp_die(rc, "%s", e.msg);
-            break;
-        case 'v': o.variant = optarg; break;
-        case 'm': machine = optarg; break;
-        case 'c':
-            if (strcmp(optarg, "cold") && strcmp(optarg, "warm"))
-                return mp_die(2, "--cache: '%s' is not cold or warm", optarg);
-            cache = optarg;
-            break;
-        case 'h': plot_usage(stdout); return 0;
-        default:
-            plot_usage(stderr);
-            return mp_die(2, "plot: unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc) {
-        plot_usage(stderr);
+    int rc;
+    if ((rc = mp_opts_parse(&plot_spec, argc, argv, &a, &po)) || po.help)
+        return rc;
+    if (!po.npos) {
+        mp_opts_usage(&plot_spec, stderr);
         return mp_die(2, "plot: give a KIND (roofline, gbps, threads, prompt, tuner, all)");
     }
-    const char *kind = argv[optind];
-    if (optind + 1 < argc)
-        return mp_die(2, "plot: unexpected argument '%s'", argv[optind + 1]);
+    const char *kind = po.pos[0], *db = a.db, *machine = a.machine, *cache = a.cache;
+    mp_plot_opts o = a.p;
     int which = mp_plot_kind(kind);
     if (which < 0 && strcmp(kind, "all"))
         return mp_die(2, "plot: unknown KIND '%s' (roofline, gbps, threads, prompt, tuner, all)",

@@ -10,70 +10,54 @@
  * their reasons in the last section.  Ratios are only taken between results of
  * one run (same load, same binary).  The file is written to a temporary name
  * next to the target and renamed, so a failed report leaves the old one. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "mp_cli.h"
+#include "mp_options.h"
 #include "../report/mp_report.h"
 
-static void report_usage(FILE *f)
-{
-    fputs("usage: mpbench report [--db PATH] [--out REPORT.md] [--csv DIR] [--claims TSV]\n"
-          "                      [--machine FINGERPRINT] [--plots DIR] [--cache cold|warm]\n"
-          "                      [--check]\n"
-          "  Regenerates the report from the store (default results/report.db, the\n"
-          "  committed database: `make report`) for one machine (default: the machine of\n"
-          "  the newest run), each table next to the papers' own figures, and the\n"
-          "  exhaustive tables as CSV files in --csv (default results/report beside the\n"
-          "  report, linked relative to it).  --claims:\n"
-          "  the papers' claims to judge (default results/claims.tsv).  --plots: where\n"
-          "  `mpbench plot` wrote its PNGs, for the links (default results/plots).\n"
-          "  --cache: which results the tables show (default cold: weights streamed from\n"
-          "  memory, as in the papers).  --check: write nothing; regenerate into temporary\n"
-          "  files and compare them with --out and the CSVs in place (every byte but the\n"
-          "  generation-time line); exit 1 naming the first difference.\n",
-          f);
-}
+typedef struct report_opts {
+    const char *db, *out, *machine, *plots, *cache, *csv, *claims;
+    int check;
+} report_opts;
+
+static const mp_opt report_table[] = {
+    MP_OPT_S("db", report_opts, db, "PATH", "the store (default results/report.db, the committed one)"),
+    MP_OPT_S("out", report_opts, out, "REPORT.md", "the report (default REPORT.md)"),
+    MP_OPT_S("csv", report_opts, csv, "DIR", "the exhaustive tables (default results/report beside the report)"),
+    MP_OPT_S("claims", report_opts, claims, "TSV", "the papers' claims to judge (default results/claims.tsv)"),
+    MP_OPT_S("machine", report_opts, machine, "FINGERPRINT", "the machine (default: the newest run's)"),
+    MP_OPT_S("plots", report_opts, plots, "DIR", "where `mpbench plot` wrote its PNGs (default results/plots)"),
+    MP_OPT_C("cache", report_opts, cache, "cold|warm", "which results the tables show (default cold)"),
+    MP_OPT_F("check", 0, report_opts, check, "write nothing; compare with --out and the CSVs (below)"),
+    MP_OPT_END};
+
+static const mp_cmd_spec report_spec = {
+    .name = "report",
+    .synopsis = "[--db PATH] [--out REPORT.md] [--csv DIR] [--claims TSV]\n"
+                "                      [--machine FINGERPRINT] [--plots DIR] [--cache cold|warm] [--check]",
+    .about = "Regenerates the report from the store (`make report`) for one machine, each\n"
+             "table next to the papers' own figures, and the exhaustive tables as CSV files\n"
+             "(linked relative to the report).  --cache cold: weights streamed from memory,\n"
+             "as in the papers.  --check: write nothing; regenerate into temporary files and\n"
+             "compare them with --out and the CSVs in place (every byte but the\n"
+             "generation-time line); exit 1 naming the first difference.\n",
+    .opts = report_table};
 
 int mp_cmd_report(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, 0, 'd'},      {"out", required_argument, 0, 'o'},
-        {"machine", required_argument, 0, 'm'}, {"plots", required_argument, 0, 'p'},
-        {"cache", required_argument, 0, 'c'},   {"csv", required_argument, 0, 'C'},
-        {"claims", required_argument, 0, 'L'},  {"check", no_argument, 0, 'K'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
-    const char *db = "results/report.db", *out = "REPORT.md", *machine = NULL,
-               *plots = "results/plots", *cache = "cold", *csv = NULL,
-               *claims = "results/claims.tsv";
-    int c, check = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'o': out = optarg; break;
-        case 'm': machine = optarg; break;
-        case 'p': plots = optarg; break;
-        case 'C': csv = optarg; break;
-        case 'L': claims = optarg; break;
-        case 'K': check = 1; break;
-        case 'c':
-            if (strcmp(optarg, "cold") && strcmp(optarg, "warm"))
-                return mp_die(2, "--cache: '%s' is not cold or warm", optarg);
-            cache = optarg;
-            break;
-        case 'h': report_usage(stdout); return 0;
-        default:
-            report_usage(stderr);
-            return mp_die(2, "report: unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return mp_die(2, "report: unexpected argument '%s'", argv[optind]);
+    report_opts a = {.db = "results/report.db", .out = "REPORT.md", .plots = "results/plots",
+                     .cache = "cold", .claims = "results/claims.tsv"};
+    mp_opts_out po;
+    int prc;
+    if ((prc = mp_opts_parse(&report_spec, argc, argv, &a, &po)) || po.help)
+        return prc;
+    const char *db = a.db, *out = a.out, *machine = a.machine, *plots = a.plots,
+               *cache = a.cache, *csv = a.csv, *claims = a.claims;
+    int check = a.check;
     if (!*out)
         return mp_die(2, "--out: empty path");
     if (csv && !*csv)

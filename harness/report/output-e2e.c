@@ -23,16 +23,68 @@ static void human_bytes(char *buf, size_t len, size_t b)
         snprintf(buf, len, "%.2f MiB", (double)b / (1024.0 * 1024.0));
 }
 
-/* The text of a row's result cell: "123.45 ± 1.23", or the status and reason. */
-static void result_cell(const mp_e2e_row *r, int lossless, char *buf, size_t len)
+/* Footnotes of a table: a row that is not ok shows its status and a number in
+ * its cell, and the reason goes below the table under that number (issue 38:
+ * a reason inside the cell pushed the table 150 characters wide).  Rows with
+ * the same status and reason share a number. */
+enum { MAXNOTES = 64 };
+typedef struct notes {
+    char text[MAXNOTES][600];
+    int n;
+} notes;
+
+static int note_of(notes *nt, const mp_e2e_row *r)
 {
+    char t[600];
+    snprintf(t, sizeof t, "%s: %.500s", r->status, r->reason[0] ? r->reason : "(no reason given)");
+    for (int i = 0; i < nt->n; i++)
+        if (!strcmp(nt->text[i], t))
+            return i + 1;
+    if (nt->n == MAXNOTES)
+        return MAXNOTES;
+    memcpy(nt->text[nt->n++], t, sizeof t);
+    return nt->n;
+}
+
+/* The notes below the table, wrapped at 100 columns. */
+static void print_notes(FILE *f, const notes *nt)
+{
+    for (int i = 0; i < nt->n; i++) {
+        const char *p = nt->text[i];
+        int col = fprintf(f, "%s[%d] ", i ? "" : "\n", i + 1) - (i ? 0 : 1), indent = col;
+        while (*p) {
+            size_t wl = strcspn(p, " ");
+            if (col > indent && col + (int)wl > 100) {
+                fprintf(f, "\n%*s", indent, "");
+                col = indent;
+            }
+            col += fprintf(f, "%.*s", (int)wl, p);
+            p += wl;
+            if (*p == ' ') {
+                p++;
+                if (*p && col + 1 + (int)strcspn(p, " ") <= 100)
+                    col += fprintf(f, " ");
+            }
+        }
+        fputc('\n', f);
+    }
+}
+
+/* The text of a row's result cell: "123.45 ± 1.23"; a row not ok adds its
+ * footnote's number to the rate measured ("12.34 ± 0.50 [1]": the note says
+ * unstable and why) or, with none, shows its status and the number. */
+static void result_cell(const mp_e2e_row *r, int lossless, notes *nt, char *buf, size_t len)
+{
+    int ok = !strcmp(r->status, "ok");
     if (lossless && !strcmp(r->status, "skipped"))
-        snprintf(buf, len, "skipped: %s", r->reason);
+        snprintf(buf, len, "skipped [%d]", note_of(nt, r));
     else if (lossless)
         snprintf(buf, len, "%d/%d = %.1f%%%s%s", r->matched, r->prompts, 100.0 * r->share,
-                 strcmp(r->status, "ok") ? "  " : "", strcmp(r->status, "ok") ? r->status : "");
-    else if (strcmp(r->status, "ok"))
-        snprintf(buf, len, "%s: %s", r->status, r->reason);
+                 ok ? "" : "  ", ok ? "" : r->status);
+    else if (!ok && r->tps_median > 0)
+        snprintf(buf, len, "%.2f ± %.2f [%d]", r->tps_median, r->tps_spread, note_of(nt, r));
+    else if (!ok)
+        snprintf(buf, len, "%s [%d]", r->status, note_of(nt, r));
     else
         snprintf(buf, len, "%.2f ± %.2f", r->tps_median, r->tps_spread);
 }
@@ -193,9 +245,11 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
     /* table and markdown: compute widths, then print */
     enum { MAXROWS = 4096 };
     int w[11];
+    static notes nt;
     for (int c = 0; c < ncol; c++)
         w[c] = (int)strlen(cols[c]);
     for (int pass = 0; pass < 2; pass++) {
+        nt.n = 0; /* numbered again in the printing pass, in row order */
         if (pass == 1) {
             if (fmt == MP_FMT_MD) {
                 fputc('|', f);
@@ -221,7 +275,7 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                 snprintf(lay, sizeof lay, "%d of %d", r->layers, r->model_layers);
             else
                 snprintf(lay, sizeof lay, "%d", r->layers);
-            result_cell(r, lossless, cell, sizeof cell);
+            result_cell(r, lossless, &nt, cell, sizeof cell);
             char th[16], bnd[32], shr[32], su[32];
             if (lossless) {
                 snprintf(pr, sizeof pr, "%d", r->prompts);
@@ -265,6 +319,8 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                 fputc('\n', f);
         }
     }
+    print_notes(f, &nt);
+    nt.n = 0;
     if (!lossless)
         print_profiles(f, rows, n);
 }
