@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../kernels/mp_kernel.h"
 
@@ -63,5 +64,60 @@ int mp_test_real_shapes(int (*out)[2], int max);
 /* Runs `./mpbench ARGS` (MPBENCH_BIN or ./mpbench), captures stdout+stderr into
  * buf; returns the exit status. */
 int mp_test_cli(char *buf, size_t len, const char *args);
+
+/* Runs the CLI with printf-style args into buf (an array: sizeof is taken) and
+ * asserts its exit code and that needle ("" for none) is in the output.  For
+ * Criterion test files; a file names it once, e.g.
+ * #define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__). */
+#define MP_TEST_EXPECT(buf, code, needle, ...)                                               \
+    do {                                                                                     \
+        char args_[20000];                                                                   \
+        snprintf(args_, sizeof args_, __VA_ARGS__);                                          \
+        int rc_ = mp_test_cli(buf, sizeof buf, args_);                                       \
+        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_,     \
+                     code, buf);                                                             \
+        cr_assert(strstr(buf, needle), "mpbench %s: output lacks '%s':\n%s", args_, needle,  \
+                  buf);                                                                      \
+    } while (0)
+
+/* ---- the Criterion tests' helpers (tests/mp_test.c; not in mptest-arm) ---- */
+
+/* The binary under test: MPBENCH_BIN, else ./mpbench. */
+const char *mp_test_bin(void);
+
+/* Makes a fresh folder /tmp/mptest-TAG-XXXXXX into buf (asserts). */
+void mp_test_tmpdir(char *buf, size_t len, const char *tag);
+
+/* fork+exec the binary with a NULL-terminated argv (args[0] included), stdout
+ * discarded and stderr into the file err (or discarded); returns the pid. */
+pid_t mp_test_spawn(char *const *args, const char *err);
+
+/* system(cmd), asserting it exited 0. */
+void mp_test_sh(const char *cmd);
+
+/* The first column of the first row of sql on db (opened read-only, waiting
+ * out a writer's lock): as an integer, -1 when there is no row or no database;
+ * as text into buf ("NULL" for NULL, "" for no row); every row's first column,
+ * each followed by a newline. */
+long mp_test_query_long(const char *db, const char *sql);
+void mp_test_query_text(const char *db, const char *sql, char *buf, size_t len);
+void mp_test_query_rows(const char *db, const char *sql, char *buf, size_t len);
+
+/* Polls the count sql gives (every 5 ms, for at most `seconds`) until it
+ * reaches at_least; returns the last count (-1: no database yet). */
+long mp_test_wait_rows(const char *db, const char *sql, long at_least, int seconds);
+
+/* PRAGMA integrity_check says "ok". */
+int mp_test_integrity_ok(const char *db);
+
+/* Runs sql (any number of statements) on an open handle, or on the file db;
+ * asserts it succeeded. */
+struct sqlite3;
+void mp_test_sql(struct sqlite3 *db, const char *sql);
+void mp_test_exec(const char *db, const char *sql);
+
+/* The whole file, malloc'd and NUL-terminated (its length into *len when len
+ * is not NULL); NULL when it cannot be opened. */
+char *mp_test_slurp(const char *path, long *len);
 
 #endif

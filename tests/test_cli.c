@@ -13,23 +13,7 @@
 
 static char out[65536];
 
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
-#define EXPECT(code, needle, ...)                                                     \
-    do {                                                                              \
-        char args_[2048];                                                             \
-        snprintf(args_, sizeof args_, __VA_ARGS__);                                   \
-        int rc_ = mp_test_cli(out, sizeof out, args_);                                \
-        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
-                     code, out);                                                      \
-        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,    \
-                  needle, out);                                                       \
-    } while (0)
-
+#define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
 Test(cli, malformed_shape)
 {
     static const char *const bad[] = {"12x", "axb", "0x128", "-5x128", "64", "64x128x",
@@ -59,7 +43,7 @@ static void write_model(const char *path, const char *body)
 Test(cli, malformed_model_files)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "cli");
     snprintf(path, sizeof path, "%s/m.txt", dir);
     const char *good_tail = "vocab 100\n";
     char body[512];
@@ -102,7 +86,7 @@ static long file_size(const char *p)
 Test(cli, bad_databases_untouched)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "cli");
     EXPECT(2, "is a directory", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", dir);
     snprintf(path, sizeof path, "%s/corrupt.db", dir);
     FILE *f = fopen(path, "w");
@@ -131,7 +115,7 @@ Test(cli, bad_databases_untouched)
 Test(cli, run_stores_one_row_per_result)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "cli");
     snprintf(path, sizeof path, "%s/r.db", dir);
     EXPECT(0, "i2_s.avx2", "run --variant 'i2_s*,naive2*' --shape 64x256 --n 2 --reps 3 --min-time 0 --db %s --format json", path);
     sqlite3 *db;
@@ -162,28 +146,13 @@ Test(cli, run_stores_one_row_per_result)
     sqlite3_close(db);
 }
 
-static int count_rows(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    int n = -1;
-    if (sqlite3_open(path, &db) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            n = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    return n;
-}
-
 /* A cold decode point times a read stream of M*K/4 bytes beside its variants:
  * stored with the run as read_inrun (threads, bytes), shown per row; warm points
  * and N > 4 have none. */
 Test(cli, decode_points_carry_a_same_run_read_stream)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "cli");
     snprintf(path, sizeof path, "%s/r.db", dir);
     EXPECT(0, "\"read_gbps\": ", "run --variant 'i2_s.scalar,naive2.scalar' --shape 64x1024 --n 1,8 --reps 3 --min-time 0 --db %s --format json", path);
     /* the n=8 rows carry none: exactly the two n=1 rows do */
@@ -191,13 +160,13 @@ Test(cli, decode_points_carry_a_same_run_read_stream)
     for (const char *p = out; (p = strstr(p, "\"read_gbps\": ")); p++)
         with++;
     cr_assert_eq(with, 2, "read_gbps on the two n=1 rows only:\n%s", out);
-    cr_assert_eq(count_rows(path, "SELECT count(*) FROM probe WHERE kind='read_inrun' AND threads=1 "
+    cr_assert_eq(mp_test_query_long(path, "SELECT count(*) FROM probe WHERE kind='read_inrun' AND threads=1 "
                                   "AND bytes=16384 AND unit='GB/s' AND value>0"), 1);
-    cr_assert_eq(count_rows(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
+    cr_assert_eq(mp_test_query_long(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
     EXPECT(0, "of read (same run)", "run --variant 'i2_s.scalar' --shape 64x1024 --n 1 --reps 3 --min-time 0 --no-db");
     EXPECT(0, "i2_s.scalar", "run --variant 'i2_s.scalar' --shape 64x1024 --n 1 --reps 3 --min-time 0 --warm --db %s --format json", path);
     cr_assert_null(strstr(out, "read_gbps"), "a warm point has no read stream:\n%s", out);
-    cr_assert_eq(count_rows(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
+    cr_assert_eq(mp_test_query_long(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
 }
 
 Test(cli, list_commands)
@@ -212,7 +181,7 @@ Test(cli, list_commands)
 Test(cli, pack_writes_bytes_and_rejects_bad_weights)
 {
     char dir[64], wpath[160], opath[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "cli");
     snprintf(wpath, sizeof wpath, "%s/w.bin", dir);
     snprintf(opath, sizeof opath, "%s/out.bin", dir);
     /* 1 x 128 weights: the I2_S hand example of test_i2s.c */

@@ -30,23 +30,7 @@
 
 static char out[1 << 17];
 
-#define EXPECT(code, needle, ...)                                                     \
-    do {                                                                              \
-        char args_[2048];                                                             \
-        snprintf(args_, sizeof args_, __VA_ARGS__);                                   \
-        int rc_ = mp_test_cli(out, sizeof out, args_);                                \
-        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
-                     code, out);                                                      \
-        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,    \
-                  needle, out);                                                       \
-    } while (0)
-
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-e2e-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
+#define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
 static void load(const char *path, mp_model *m)
 {
     mp_err e;
@@ -101,7 +85,7 @@ Test(e2e, perf_rows_positive)
 Test(e2e, stores_one_run_in_one_transaction)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2e");
     snprintf(path, sizeof path, "%s/e.db", dir);
     EXPECT(0, "i2_s.scalar", "e2e --model " TINY " --variant 'i2_s.scalar,naive2.scalar' "
                              "--pp 4 --tg 2 --batch 2 --reps 2 --db %s --format json", path);
@@ -396,7 +380,7 @@ static int lossless_rows(const char *model, const char *variants, int prompts, i
                          ll_row *rows, int max)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2e");
     snprintf(path, sizeof path, "%s/ll.db", dir);
     EXPECT(0, "exact match", "e2e --lossless --model %s --variant '%s' --prompts %d --tokens %d "
                              "--threads 1 --db %s", model, variants, prompts, tokens, path);
@@ -578,7 +562,7 @@ Test(e2e, bad_input_exit_2)
 Test(e2e, variant_cannot_take_shape)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2e");
     snprintf(path, sizeof path, "%s/odd.txt", dir);
     FILE *f = fopen(path, "w");
     cr_assert(f);
@@ -615,7 +599,7 @@ static void write_file(const char *path, const char *body)
 Test(e2e, tuned_config)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2e");
     snprintf(path, sizeof path, "%s/t.conf", dir);
     /* a variant the registry lacks: the loader names the file and line */
     write_file(path, "fingerprint elsewhere\nnosuch.avx2 128x128 n=1 threads=1 -\n");
@@ -645,7 +629,7 @@ Test(e2e, tuned_config)
 Test(e2e, tuned_config_errors)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2e");
     snprintf(path, sizeof path, "%s/t.conf", dir);
     FILE *f = fopen(path, "w");
     cr_assert(f);

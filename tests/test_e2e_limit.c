@@ -48,12 +48,6 @@ static void load(const char *path, mp_model *m)
     cr_assert_eq(mp_model_load(path, m, &e), MP_OK, "%s", e.msg);
 }
 
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-e2el-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
 static mp_e2e_spec spec_for(const mp_model *m, const mp_variant *v, int threads)
 {
     enum { GEN = 6 };
@@ -461,7 +455,7 @@ static double parse_profile(const char *p, double *parts, int *n)
 Test(e2e_limit, profile_parts_add_up)
 {
     char dir[64], db[128], cmd[512];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2el");
     snprintf(db, sizeof db, "%s/p.db", dir);
     snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant 'i2_s.scalar,tl1_1.scalar*' "
                               "--pp 6 --tg 5 --batch 1,2 --reps 3 --threads 2 --profile --db %s",
@@ -586,7 +580,7 @@ static void poke(const char *path, long off, int whence, const char *bytes, size
 Test(e2e_limit, weight_cache_detects_stale_and_corrupt_files)
 {
     char dir[64], bind[64];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2el");
     mp_pool *pool = mp_pool_create(2, bind, sizeof bind);
     mp_model md;
     load(TINY, &md);
@@ -707,7 +701,7 @@ static int tg_reason_has(const char *db, int seed, const char *what)
 Test(e2e_limit, decode_bound_reads_the_stored_probe_or_measures)
 {
     char dir[64], db[128], cmd[256];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2el");
     snprintf(db, sizeof db, "%s/bw.db", dir);
     snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant i2_s.scalar --pp 0 --tg 2 --reps 1 "
                               "--seed 3 --db %s", db);
@@ -755,7 +749,7 @@ Test(e2e_limit, opens_a_database_without_the_bound_columns)
             mig = v;
     cr_assert_gt(mig, 0);
     char dir[64], db[128], sql[512];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2el");
     snprintf(db, sizeof db, "%s/old.db", dir);
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);

@@ -33,23 +33,7 @@
 
 static char out[1 << 16];
 
-#define EXPECT(code, needle, ...)                                                     \
-    do {                                                                              \
-        char args_[2048];                                                             \
-        snprintf(args_, sizeof args_, __VA_ARGS__);                                   \
-        int rc_ = mp_test_cli(out, sizeof out, args_);                                \
-        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
-                     code, out);                                                      \
-        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,    \
-                  needle, out);                                                       \
-    } while (0)
-
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-gguf-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
+#define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
 /* ---- a byte builder --------------------------------------------------------------- */
 typedef struct bb {
     uint8_t b[4096];
@@ -216,7 +200,7 @@ static void write_all_types(const char *path, int with_i2s)
 Test(gguf, roundtrip_every_type)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     snprintf(path, sizeof path, "%s/all.gguf", dir);
     write_all_types(path, 1);
     mp_gguf *g;
@@ -297,7 +281,7 @@ static int fill_ternary(void *ctx, int index, uint8_t *o, size_t bytes, mp_err *
 Test(gguf, ternary_types_give_weights_and_scale)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     snprintf(path, sizeof path, "%s/t.gguf", dir);
     const int types[] = {MP_GGML_TQ2_0, MP_GGML_TQ1_0, MP_GGML_I2_S, MP_GGML_F32, MP_GGML_F16};
     int m = 5, k = 512;
@@ -351,7 +335,7 @@ static void logits_of(const mp_model *md, const mp_e2e_source *src, float *lg)
 static void same_as_synthetic(const char *fixture)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     snprintf(path, sizeof path, "%s/m.gguf", dir);
     mp_model md, mg;
     mp_err e;
@@ -411,7 +395,7 @@ Test(gguf, ggml_reads_our_files_and_agrees)
 {
     need_peers();
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     mp_err e;
     char rep[1400];
     /* every key type and every tensor type upstream ggml knows */
@@ -452,7 +436,7 @@ Test(gguf, ggml_reads_our_files_and_agrees)
 static uint8_t *valid_file(size_t *size, char *dir, size_t dlen)
 {
     char path[160];
-    tmpdir(dir, dlen);
+    mp_test_tmpdir(dir, dlen, "gguf");
     snprintf(path, sizeof path, "%s/v.gguf", dir);
     mp_model md;
     mp_err e;
@@ -565,7 +549,7 @@ Test(gguf, duplicate_keys_and_names_alignment)
 {
     mp_err e;
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     snprintf(path, sizeof path, "%s/d.gguf", dir);
     mp_gguf *g;
     /* duplicate key */
@@ -679,7 +663,7 @@ Test(gguf, non_ternary_tensor_is_refused)
 Test(gguf, cli_pack_list_e2e)
 {
     char dir[64];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     const char *types[3] = {"tq2_0", "tq1_0", "i2_s"};
     for (int t = 0; t < 3; t++) {
         EXPECT(0, "bitnet", "pack --gguf-out %s/m-%s.gguf --model tests/fixtures/tiny-tq.txt "
@@ -720,7 +704,7 @@ Test(gguf, cli_pack_list_e2e)
 Test(gguf, unknown_architecture_and_missing_tensor)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     snprintf(path, sizeof path, "%s/a.gguf", dir);
     mp_err e;
     mp_gguf_w *w = mp_gguf_w_new();
@@ -759,7 +743,7 @@ static double llama_agreement(const char *fixture, int type, int P, int gen, dou
                               double *rel, char *why, size_t wl)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     snprintf(path, sizeof path, "%s/l.gguf", dir);
     mp_model md, mg;
     mp_err e;
