@@ -6,6 +6,8 @@
  * names what was expected.  Linked into build/mptest only (not mptest-arm,
  * which has no Criterion and no SQLite). */
 #include <criterion/criterion.h>
+#include <limits.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,22 @@ void mp_test_tmpdir(char *buf, size_t len, const char *tag)
     cr_assert(mkdtemp(buf), "mkdtemp %s", buf);
 }
 
+void mp_test_scratch(char *dir, size_t dlen, char *path, size_t plen, const char *tag,
+                     const char *name)
+{
+    mp_test_tmpdir(dir, dlen, tag);
+    int n = snprintf(path, plen, "%s/%s", dir, name);
+    cr_assert(n > 0 && (size_t)n < plen, "%s/%s: %zu bytes are too few", dir, name, plen);
+}
+
+void mp_test_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+}
+
 pid_t mp_test_spawn(char *const *args, const char *err)
 {
     pid_t pid = fork();
@@ -41,6 +59,19 @@ pid_t mp_test_spawn(char *const *args, const char *err)
         _exit(127);
     }
     return pid;
+}
+
+long mp_test_kill_midway(char *const *args, const char *db, const char *sql, long at_least)
+{
+    pid_t pid = mp_test_spawn(args, NULL);
+    cr_assert_geq(mp_test_wait_rows(db, sql, at_least, 60), at_least, "%s: fewer than %ld in 60 s",
+                  sql, at_least);
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st), "%s %s finished before it was killed: make it longer", args[0],
+              args[1]);
+    return mp_test_query_long(db, sql);
 }
 
 void mp_test_sh(const char *cmd)
@@ -76,20 +107,9 @@ long mp_test_query_long(const char *db, const char *sql)
     return v;
 }
 
-void mp_test_query_text(const char *db, const char *sql, char *buf, size_t len)
-{
-    sqlite3 *h;
-    sqlite3_stmt *st = first_row(db, sql, &h);
-    buf[0] = 0;
-    if (!st)
-        return;
-    const unsigned char *t = sqlite3_column_text(st, 0);
-    snprintf(buf, len, "%s", t ? (const char *)t : "NULL");
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-}
-
-void mp_test_query_rows(const char *db, const char *sql, char *buf, size_t len)
+/* The first column of up to max_rows rows (when more than one, each followed
+ * by a newline). */
+static void query_rows(const char *db, const char *sql, char *buf, size_t len, int max_rows)
 {
     sqlite3 *h;
     sqlite3_stmt *st = first_row(db, sql, &h);
@@ -97,12 +117,24 @@ void mp_test_query_rows(const char *db, const char *sql, char *buf, size_t len)
     if (!st)
         return;
     size_t used = 0;
+    int rows = 0;
     do {
         const unsigned char *t = sqlite3_column_text(st, 0);
-        used += (size_t)snprintf(buf + used, len - used, "%s\n", t ? (const char *)t : "NULL");
-    } while (used < len && sqlite3_step(st) == SQLITE_ROW);
+        used += (size_t)snprintf(buf + used, len - used, max_rows == 1 ? "%s" : "%s\n",
+                                 t ? (const char *)t : "NULL");
+    } while (++rows < max_rows && used < len && sqlite3_step(st) == SQLITE_ROW);
     sqlite3_finalize(st);
     sqlite3_close(h);
+}
+
+void mp_test_query_text(const char *db, const char *sql, char *buf, size_t len)
+{
+    query_rows(db, sql, buf, len, 1);
+}
+
+void mp_test_query_rows(const char *db, const char *sql, char *buf, size_t len)
+{
+    query_rows(db, sql, buf, len, INT_MAX);
 }
 
 long mp_test_wait_rows(const char *db, const char *sql, long at_least, int seconds)

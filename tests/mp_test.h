@@ -61,6 +61,17 @@ int mp_test_pack_cases(mp_pack_case *c, int max, int real, const int *ks, int nk
 /* The distinct ternary shapes of the nine real models (out: [][2]); returns count. */
 int mp_test_real_shapes(int (*out)[2], int max);
 
+/* A variant ready to compute on fixed inputs: weights packed, n tokens
+ * prepared, scratch allocated (NULL when it takes none); for the tests that
+ * build their own inputs (saturation, sign patterns) instead of the oracle's. */
+typedef struct mp_test_op {
+    mp_op op;
+    void *act, *scratch;
+} mp_test_op;
+void mp_test_op_make(mp_test_op *t, const mp_variant *v, const int *param, const int8_t *w,
+                     float w_scale, int m, int k, const float *x, int n);
+void mp_test_op_free(mp_test_op *t);
+
 /* Runs `./mpbench ARGS` (MPBENCH_BIN or ./mpbench), captures stdout+stderr into
  * buf; returns the exit status. */
 int mp_test_cli(char *buf, size_t len, const char *args);
@@ -80,6 +91,16 @@ int mp_test_cli(char *buf, size_t len, const char *args);
                   buf);                                                                      \
     } while (0)
 
+/* A table of command lines and what each must give; MP_TEST_EXPECT_ALL runs
+ * every row (cases: an array). */
+typedef struct mp_test_cli_case {
+    int code;
+    const char *needle, *args;
+} mp_test_cli_case;
+#define MP_TEST_EXPECT_ALL(buf, cases)                                                       \
+    for (size_t i_ = 0; i_ < sizeof cases / sizeof cases[0]; i_++)                          \
+    MP_TEST_EXPECT(buf, cases[i_].code, cases[i_].needle, "%s", cases[i_].args)
+
 /* ---- the Criterion tests' helpers (tests/mp_test.c; not in mptest-arm) ---- */
 
 /* The binary under test: MPBENCH_BIN, else ./mpbench. */
@@ -88,9 +109,21 @@ const char *mp_test_bin(void);
 /* Makes a fresh folder /tmp/mptest-TAG-XXXXXX into buf (asserts). */
 void mp_test_tmpdir(char *buf, size_t len, const char *tag);
 
+/* mp_test_tmpdir, then path = DIR/NAME (a file not yet made). */
+void mp_test_scratch(char *dir, size_t dlen, char *path, size_t plen, const char *tag,
+                     const char *name);
+
+/* Writes text to path (asserts). */
+void mp_test_write(const char *path, const char *text);
+
 /* fork+exec the binary with a NULL-terminated argv (args[0] included), stdout
  * discarded and stderr into the file err (or discarded); returns the pid. */
 pid_t mp_test_spawn(char *const *args, const char *err);
+
+/* Spawns args (output discarded), waits until the count sql gives reaches
+ * at_least (60 s at most, asserted), kills it with SIGKILL and asserts it was
+ * still running; returns the count left behind. */
+long mp_test_kill_midway(char *const *args, const char *db, const char *sql, long at_least);
 
 /* system(cmd), asserting it exited 0. */
 void mp_test_sh(const char *cmd);

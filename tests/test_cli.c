@@ -24,48 +24,48 @@ Test(cli, malformed_shape)
 
 Test(cli, unknown_variant_and_model)
 {
-    EXPECT(2, "'nosuch*' matches no variant", "run --variant 'nosuch*' --shape 64x128 --no-db");
-    EXPECT(2, "unknown model 'nosuch'", "run --variant i2_s.scalar --model nosuch --no-db");
-    EXPECT(2, "--threads", "run --variant i2_s.scalar --shape 64x128 --threads 0 --no-db");
-    EXPECT(2, "--format", "run --variant i2_s.scalar --shape 64x128 --format xml --no-db");
-    EXPECT(2, "unknown command", "frobnicate");
+    static const mp_test_cli_case bad[] = {
+        {2, "'nosuch*' matches no variant", "run --variant 'nosuch*' --shape 64x128 --no-db"},
+        {2, "unknown model 'nosuch'", "run --variant i2_s.scalar --model nosuch --no-db"},
+        {2, "--threads", "run --variant i2_s.scalar --shape 64x128 --threads 0 --no-db"},
+        {2, "--format", "run --variant i2_s.scalar --shape 64x128 --format xml --no-db"},
+        {2, "unknown command", "frobnicate"},
+    };
+    MP_TEST_EXPECT_ALL(out, bad);
 }
 
 static void write_model(const char *path, const char *body)
 {
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs("source test fixture\n", f);
-    fputs(body, f);
-    fclose(f);
+    char text[8192];
+    snprintf(text, sizeof text, "source test fixture\n%s", body);
+    mp_test_write(path, text);
 }
 
 Test(cli, malformed_model_files)
 {
     char dir[64], path[128];
-    mp_test_tmpdir(dir, sizeof dir, "cli");
-    snprintf(path, sizeof path, "%s/m.txt", dir);
-    const char *good_tail = "vocab 100\n";
-    char body[512];
-    /* missing key */
-    write_model(path, "hidden 64\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n");
-    EXPECT(2, "missing required key 'vocab'", "run --variant i2_s.scalar --model %s --no-db", path);
-    /* non-number */
-    snprintf(body, sizeof body, "hidden sixty\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n%s", good_tail);
-    write_model(path, body);
-    EXPECT(2, "hidden: 'sixty' is not a number", "run --variant i2_s.scalar --model %s --no-db", path);
-    /* negative */
-    snprintf(body, sizeof body, "hidden 64\nintermediate -128\nlayers 2\nheads 4\nkv_heads 4\n%s", good_tail);
-    write_model(path, body);
-    EXPECT(2, "intermediate: '-128' must be a positive integer", "run --variant i2_s.scalar --model %s --no-db", path);
-    /* unknown key, with its line number */
-    snprintf(body, sizeof body, "hidden 64\nbogus 1\n");
-    write_model(path, body);
-    EXPECT(2, "m.txt:3: unknown key 'bogus'", "run --variant i2_s.scalar --model %s --no-db", path);
-    /* a good one runs, and its odd K is skipped with the reason */
-    snprintf(body, sizeof body, "hidden 96\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n%s", good_tail);
-    write_model(path, body);
-    EXPECT(0, "skipped:K=96 not a multiple of 128", "run --variant i2_s.scalar --model %s --no-db --format csv", path);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "cli", "m.txt");
+    /* each body gets the header line "source test fixture" */
+    static const struct {
+        const char *body, *needle;
+        int code;
+    } cases[] = {
+        {"hidden 64\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n",
+         "missing required key 'vocab'", 2},
+        {"hidden sixty\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\nvocab 100\n",
+         "hidden: 'sixty' is not a number", 2},
+        {"hidden 64\nintermediate -128\nlayers 2\nheads 4\nkv_heads 4\nvocab 100\n",
+         "intermediate: '-128' must be a positive integer", 2},
+        {"hidden 64\nbogus 1\n", "m.txt:3: unknown key 'bogus'", 2}, /* with its line number */
+        /* a good one runs, and its odd K is skipped with the reason */
+        {"hidden 96\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\nvocab 100\n",
+         "skipped:K=96 not a multiple of 128", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_model(path, cases[i].body);
+        EXPECT(cases[i].code, cases[i].needle, "run --variant i2_s.scalar --model %s --no-db%s",
+               path, cases[i].code ? "" : " --format csv");
+    }
 }
 
 Test(cli, k_not_multiple_is_skipped_with_reason)
@@ -115,8 +115,7 @@ Test(cli, bad_databases_untouched)
 Test(cli, run_stores_one_row_per_result)
 {
     char dir[64], path[160];
-    mp_test_tmpdir(dir, sizeof dir, "cli");
-    snprintf(path, sizeof path, "%s/r.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "cli", "r.db");
     EXPECT(0, "i2_s.avx2", "run --variant 'i2_s*,naive2*' --shape 64x256 --n 2 --reps 3 --min-time 0 --db %s --format json", path);
     sqlite3 *db;
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
@@ -152,8 +151,7 @@ Test(cli, run_stores_one_row_per_result)
 Test(cli, decode_points_carry_a_same_run_read_stream)
 {
     char dir[64], path[160];
-    mp_test_tmpdir(dir, sizeof dir, "cli");
-    snprintf(path, sizeof path, "%s/r.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "cli", "r.db");
     EXPECT(0, "\"read_gbps\": ", "run --variant 'i2_s.scalar,naive2.scalar' --shape 64x1024 --n 1,8 --reps 3 --min-time 0 --db %s --format json", path);
     /* the n=8 rows carry none: exactly the two n=1 rows do */
     int with = 0;
@@ -181,8 +179,7 @@ Test(cli, list_commands)
 Test(cli, pack_writes_bytes_and_rejects_bad_weights)
 {
     char dir[64], wpath[160], opath[160];
-    mp_test_tmpdir(dir, sizeof dir, "cli");
-    snprintf(wpath, sizeof wpath, "%s/w.bin", dir);
+    mp_test_scratch(dir, sizeof dir, wpath, sizeof wpath, "cli", "w.bin");
     snprintf(opath, sizeof opath, "%s/out.bin", dir);
     /* 1 x 128 weights: the I2_S hand example of test_i2s.c */
     int8_t w[128] = {0};

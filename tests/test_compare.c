@@ -69,11 +69,10 @@ static const char *line_of(const char *needle, char *buf, size_t len)
  * cores it cannot share the machine with the other tests.) */
 Test(compare, same_not_flagged_slowdown_flagged_improvement_reported)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], line[512];
-    cr_assert(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "sweep --variant regress_i2s.avx2,i2_s.avx2 --shape 256x512 --n 1 "
-                              "--warm --reps 21 --min-time 0 --counters none --db %s/a.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    char dir[64], cmd[2048], line[512];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    EXPECT(0, "", "sweep --variant regress_i2s.avx2,i2_s.avx2 --shape 256x512 --n 1 "
+           "--warm --reps 21 --min-time 0 --counters none --db %s/a.db", dir);
     /* every repetition of the canary 25% slower */
     snprintf(cmd, sizeof cmd, "%s/a.db", dir);
     synthetic_reps(cmd);
@@ -97,11 +96,10 @@ Test(compare, same_not_flagged_slowdown_flagged_improvement_reported)
 
 Test(compare, unstable_apart_foreign_refused_disjoint_fails)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[1024], line[512];
-    cr_assert(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "sweep --variant i2_s.avx2,i2_s.scalar --shape 64x256 --n 1 --warm "
-                              "--reps 9 --min-time 0 --counters none --db %s/a.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    char dir[64], cmd[1024], line[512];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    EXPECT(0, "", "sweep --variant i2_s.avx2,i2_s.scalar --shape 64x256 --n 1 --warm "
+           "--reps 9 --min-time 0 --counters none --db %s/a.db", dir);
     /* a copy where one result is three times slower but marked unstable */
     snprintf(cmd, sizeof cmd,
              "cp %s/a.db %s/u.db && sqlite3 %s/u.db \"UPDATE results SET status='unstable', "
@@ -122,9 +120,8 @@ Test(compare, unstable_apart_foreign_refused_disjoint_fails)
     snprintf(cmd, sizeof cmd, "compare --base %s/a.db --new %s/f.db --force", dir, dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     /* nothing in common */
-    snprintf(cmd, sizeof cmd, "sweep --variant naive2.scalar --shape 8x128 --n 1 --reps 3 "
-                              "--min-time 0 --counters none --db %s/d.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    EXPECT(0, "", "sweep --variant naive2.scalar --shape 8x128 --n 1 --reps 3 "
+           "--min-time 0 --counters none --db %s/d.db", dir);
     snprintf(cmd, sizeof cmd, "compare --base %s/a.db --new %s/d.db", dir, dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
     cr_assert(strstr(out, "no result in common"), "%s", out);
@@ -142,8 +139,8 @@ Test(compare, unstable_apart_foreign_refused_disjoint_fails)
  * reported, and judged as measured with --normalize none. */
 Test(compare, common_drift_cancelled_canary_still_flagged)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], a[256], d[256], dc[256], line[512];
-    cr_assert(mkdtemp(dir));
+    char dir[64], cmd[2048], a[256], d[256], dc[256], line[512];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
     snprintf(cmd, sizeof cmd, "sweep --variant regress_i2s.avx2,i2_s.avx2,i2_s.scalar,tq2_0.scalar "
                               "--shape 256x512 --n 1,4 --warm --reps 21 --min-time 0 --counters none "
                               "--db %s/a.db", dir);
@@ -179,11 +176,10 @@ Test(compare, common_drift_cancelled_canary_still_flagged)
  * is checked directly too. */
 Test(compare, untrusted_values_refused_not_crashed)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], a[256], b[256];
-    cr_assert(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar,tq2_0.scalar --shape 64x256 --n 1 "
-                              "--warm --reps 5 --min-time 0 --counters none --db %s/a.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    char dir[64], cmd[2048], a[256], b[256];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    EXPECT(0, "", "sweep --variant i2_s.scalar,tq2_0.scalar --shape 64x256 --n 1 "
+           "--warm --reps 5 --min-time 0 --counters none --db %s/a.db", dir);
     snprintf(a, sizeof a, "%s/a.db", dir);
     /* the reader on a sound database */
     mp_cmp_run run;
@@ -238,11 +234,10 @@ Test(compare, untrusted_values_refused_not_crashed)
  * every input is checked before the output is touched: nothing is merged. */
 Test(compare, merge_refuses_untrusted_input)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], line[512];
-    cr_assert(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar --shape 64x256 --n 1 --warm --reps 3 "
-                              "--min-time 0 --counters none --db %s/a.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    char dir[64], cmd[2048], line[512];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    EXPECT(0, "", "sweep --variant i2_s.scalar --shape 64x256 --n 1 --warm --reps 3 "
+           "--min-time 0 --counters none --db %s/a.db", dir);
     snprintf(cmd, sizeof cmd, "cp %s/a.db %s/b.db && sqlite3 %s/b.db \"UPDATE meta SET value=NULL "
                               "WHERE key='schema_version'\"", dir, dir, dir);
     mp_test_sh(cmd);

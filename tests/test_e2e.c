@@ -85,8 +85,7 @@ Test(e2e, perf_rows_positive)
 Test(e2e, stores_one_run_in_one_transaction)
 {
     char dir[64], path[160];
-    mp_test_tmpdir(dir, sizeof dir, "e2e");
-    snprintf(path, sizeof path, "%s/e.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "e.db");
     EXPECT(0, "i2_s.scalar", "e2e --model " TINY " --variant 'i2_s.scalar,naive2.scalar' "
                              "--pp 4 --tg 2 --batch 2 --reps 2 --db %s --format json", path);
     EXPECT(0, "100.0%", "e2e --lossless --model " TINY " --variant i2_s.scalar --prompts 3 "
@@ -380,8 +379,7 @@ static int lossless_rows(const char *model, const char *variants, int prompts, i
                          ll_row *rows, int max)
 {
     char dir[64], path[160];
-    mp_test_tmpdir(dir, sizeof dir, "e2e");
-    snprintf(path, sizeof path, "%s/ll.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "ll.db");
     EXPECT(0, "exact match", "e2e --lossless --model %s --variant '%s' --prompts %d --tokens %d "
                              "--threads 1 --db %s", model, variants, prompts, tokens, path);
     sqlite3 *db;
@@ -562,8 +560,7 @@ Test(e2e, bad_input_exit_2)
 Test(e2e, variant_cannot_take_shape)
 {
     char dir[64], path[160];
-    mp_test_tmpdir(dir, sizeof dir, "e2e");
-    snprintf(path, sizeof path, "%s/odd.txt", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "odd.txt");
     FILE *f = fopen(path, "w");
     cr_assert(f);
     fputs("source test fixture\nhidden 128\nintermediate 200\nlayers 1\nheads 4\nkv_heads 2\n"
@@ -588,27 +585,18 @@ Test(e2e, variant_cannot_take_shape)
     EXPECT(2, "bad.txt", "e2e --model %s --variant i2_s.scalar --no-db", path);
 }
 
-static void write_file(const char *path, const char *body)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs(body, f);
-    fclose(f);
-}
-
 Test(e2e, tuned_config)
 {
     char dir[64], path[160];
-    mp_test_tmpdir(dir, sizeof dir, "e2e");
-    snprintf(path, sizeof path, "%s/t.conf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "t.conf");
     /* a variant the registry lacks: the loader names the file and line */
-    write_file(path, "fingerprint elsewhere\nnosuch.avx2 128x128 n=1 threads=1 -\n");
+    mp_test_write(path, "fingerprint elsewhere\nnosuch.avx2 128x128 n=1 threads=1 -\n");
     EXPECT(2, "t.conf:2", "e2e --model " TINY " --tuned %s --force --no-db", path);
     /* parameters the variant does not have */
-    write_file(path, "fingerprint elsewhere\ni2_s.scalar 128x128 n=1 threads=1 bogus=3\n");
+    mp_test_write(path, "fingerprint elsewhere\ni2_s.scalar 128x128 n=1 threads=1 bogus=3\n");
     EXPECT(2, "t.conf:2", "e2e --model " TINY " --tuned %s --force --no-db", path);
     /* another machine's config is refused unless forced */
-    write_file(path, "fingerprint elsewhere\n"
+    mp_test_write(path, "fingerprint elsewhere\n"
                      "i2_s.avx2 128x128 n=1 threads=1 -\n"
                      "naive2.scalar 64x128 n=1 threads=1 -\n"
                      "i2_s.scalar 256x128 n=8 threads=1 -\n"
@@ -629,8 +617,7 @@ Test(e2e, tuned_config)
 Test(e2e, tuned_config_errors)
 {
     char dir[64], path[160];
-    mp_test_tmpdir(dir, sizeof dir, "e2e");
-    snprintf(path, sizeof path, "%s/t.conf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "t.conf");
     FILE *f = fopen(path, "w");
     cr_assert(f);
     fputs("fingerprint nosuch\nnosuch.avx2 128x128 n=1 threads=1 -\n", f);

@@ -455,8 +455,7 @@ static double parse_profile(const char *p, double *parts, int *n)
 Test(e2e_limit, profile_parts_add_up)
 {
     char dir[64], db[128], cmd[512];
-    mp_test_tmpdir(dir, sizeof dir, "e2el");
-    snprintf(db, sizeof db, "%s/p.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "e2el", "p.db");
     snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant 'i2_s.scalar,tl1_1.scalar*' "
                               "--pp 6 --tg 5 --batch 1,2 --reps 3 --threads 2 --profile --db %s",
              db);
@@ -701,8 +700,7 @@ static int tg_reason_has(const char *db, int seed, const char *what)
 Test(e2e_limit, decode_bound_reads_the_stored_probe_or_measures)
 {
     char dir[64], db[128], cmd[256];
-    mp_test_tmpdir(dir, sizeof dir, "e2el");
-    snprintf(db, sizeof db, "%s/bw.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "e2el", "bw.db");
     snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant i2_s.scalar --pp 0 --tg 2 --reps 1 "
                               "--seed 3 --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
@@ -749,8 +747,7 @@ Test(e2e_limit, opens_a_database_without_the_bound_columns)
             mig = v;
     cr_assert_gt(mig, 0);
     char dir[64], db[128], sql[512];
-    mp_test_tmpdir(dir, sizeof dir, "e2el");
-    snprintf(db, sizeof db, "%s/old.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "e2el", "old.db");
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
     for (int v = 1; v < mig; v++)

@@ -19,19 +19,6 @@
 
 static char out[65536];
 
-/* Starts args, waits until `sql` counts at least one row, kills it with
- * SIGKILL; returns the count left behind.  The run must not have finished. */
-static long kill_midway(char *const *args, const char *db, const char *sql)
-{
-    pid_t pid = mp_test_spawn(args, NULL);
-    cr_assert_geq(mp_test_wait_rows(db, sql, 1, 60), 1, "nothing stored in 60 s");
-    kill(pid, SIGKILL);
-    int st;
-    waitpid(pid, &st, 0);
-    cr_assert(WIFSIGNALED(st), "the run finished before it was killed: make it longer");
-    return mp_test_query_long(db, sql);
-}
-
 static void run_to_end(char *const *args)
 {
     int st;
@@ -43,12 +30,11 @@ static void run_to_end(char *const *args)
 Test(engine, e2e_resumes_after_kill_9_without_duplicates, .timeout = 600)
 {
     char dir[64], db[128];
-    mp_test_tmpdir(dir, sizeof dir, "engine");
-    snprintf(db, sizeof db, "%s/e.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "engine", "e.db");
     char *args[] = {"mpbench", "e2e", "--model", "bitnetcpp-125m", "--layers", "1",
                     "--variant", "i2_s.scalar,i2_s.avx2,tq2_0.scalar,tq2_0.avx2,naive2.scalar",
                     "--pp", "16", "--tg", "4", "--reps", "2", "--threads", "1", "--db", db, NULL};
-    long partial = kill_midway(args, db, "SELECT count(*) FROM e2e");
+    long partial = mp_test_kill_midway(args, db, "SELECT count(*) FROM e2e", 1);
     cr_assert_lt(partial, 10, "killed run already had every row");
     run_to_end(args);
     cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM e2e"), 10, "5 variants x (pp16, tg4)");
@@ -67,13 +53,12 @@ Test(engine, e2e_resumes_after_kill_9_without_duplicates, .timeout = 600)
 Test(engine, tune_resumes_after_kill_9_without_duplicates, .timeout = 600)
 {
     char dir[64], db[128], conf[128];
-    mp_test_tmpdir(dir, sizeof dir, "engine");
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "engine", "t.db");
     snprintf(conf, sizeof conf, "%s/t.conf", dir);
     char *args[] = {"mpbench", "tune", "--variant", "i2_s.avx2", "--model", "bitnet-b1.58-2b-4t",
                     "--n", "1,8", "--threads", "1", "--warm", "--strategy", "exhaustive",
                     "--db", db, "--out", conf, NULL};
-    long partial = kill_midway(args, db, "SELECT count(*) FROM results");
+    long partial = mp_test_kill_midway(args, db, "SELECT count(*) FROM results", 1);
     cr_assert_lt(mp_test_query_long(db, "SELECT count(*) FROM tuned"), 8, "killed tune had decided all");
     run_to_end(args);
     cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM tuned"), 8, "4 shapes x 2 n");
@@ -216,8 +201,7 @@ Test(engine, a_resting_pool_sleeps_and_wakes_for_the_next_run, .timeout = 60)
 Test(engine, opens_a_database_of_the_previous_schema_version)
 {
     char dir[64], db[128];
-    mp_test_tmpdir(dir, sizeof dir, "engine");
-    snprintf(db, sizeof db, "%s/old.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "engine", "old.db");
     /* build a version-(N-1) database by hand, with rows in the tables N changes */
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);

@@ -200,8 +200,7 @@ static void write_all_types(const char *path, int with_i2s)
 Test(gguf, roundtrip_every_type)
 {
     char dir[64], path[128];
-    mp_test_tmpdir(dir, sizeof dir, "gguf");
-    snprintf(path, sizeof path, "%s/all.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "all.gguf");
     write_all_types(path, 1);
     mp_gguf *g;
     mp_err e;
@@ -281,8 +280,7 @@ static int fill_ternary(void *ctx, int index, uint8_t *o, size_t bytes, mp_err *
 Test(gguf, ternary_types_give_weights_and_scale)
 {
     char dir[64], path[128];
-    mp_test_tmpdir(dir, sizeof dir, "gguf");
-    snprintf(path, sizeof path, "%s/t.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "t.gguf");
     const int types[] = {MP_GGML_TQ2_0, MP_GGML_TQ1_0, MP_GGML_I2_S, MP_GGML_F32, MP_GGML_F16};
     int m = 5, k = 512;
     int8_t *w = malloc((size_t)m * k), *got = malloc((size_t)m * k);
@@ -335,8 +333,7 @@ static void logits_of(const mp_model *md, const mp_e2e_source *src, float *lg)
 static void same_as_synthetic(const char *fixture)
 {
     char dir[64], path[128];
-    mp_test_tmpdir(dir, sizeof dir, "gguf");
-    snprintf(path, sizeof path, "%s/m.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "m.gguf");
     mp_model md, mg;
     mp_err e;
     cr_assert_eq(mp_model_load(fixture, &md, &e), MP_OK, "%s", e.msg);
@@ -549,8 +546,7 @@ Test(gguf, duplicate_keys_and_names_alignment)
 {
     mp_err e;
     char dir[64], path[128];
-    mp_test_tmpdir(dir, sizeof dir, "gguf");
-    snprintf(path, sizeof path, "%s/d.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "d.gguf");
     mp_gguf *g;
     /* duplicate key */
     mp_gguf_w *w = mp_gguf_w_new();
@@ -704,8 +700,7 @@ Test(gguf, cli_pack_list_e2e)
 Test(gguf, unknown_architecture_and_missing_tensor)
 {
     char dir[64], path[128];
-    mp_test_tmpdir(dir, sizeof dir, "gguf");
-    snprintf(path, sizeof path, "%s/a.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "a.gguf");
     mp_err e;
     mp_gguf_w *w = mp_gguf_w_new();
     mp_gguf_w_str(w, "general.architecture", "mamba");
@@ -743,8 +738,7 @@ static double llama_agreement(const char *fixture, int type, int P, int gen, dou
                               double *rel, char *why, size_t wl)
 {
     char dir[64], path[128];
-    mp_test_tmpdir(dir, sizeof dir, "gguf");
-    snprintf(path, sizeof path, "%s/l.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "l.gguf");
     mp_model md, mg;
     mp_err e;
     cr_assert_eq(mp_model_load(fixture, &md, &e), MP_OK, "%s", e.msg);

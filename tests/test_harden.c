@@ -25,6 +25,21 @@ static char out[65536];
 static const char SWEEP[] = "sweep --variant i2_s.scalar,naive2.scalar --shape 64x128,32x256 "
                             "--n 1,2 --warm --reps 2 --min-time 0 --counters none";
 
+/* Makes the folder ro read-only (and the file in it, when given): root ignores
+ * permissions, so as root a read-only bind mount of it (returns 1: umount it). */
+static int read_only(const char *ro, const char *file)
+{
+    if (geteuid() == 0) {
+        cr_assert_eq(mount(ro, ro, NULL, MS_BIND, NULL), 0);
+        cr_assert_eq(mount(NULL, ro, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL), 0);
+        return 1;
+    }
+    if (file)
+        chmod(file, 0444);
+    chmod(ro, 0555);
+    return 0;
+}
+
 /* ---- limits ------------------------------------------------------------------------- */
 
 Test(harden, limits_refused_with_exit_2_and_a_sweep_goes_on, .timeout = 120)
@@ -33,8 +48,7 @@ Test(harden, limits_refused_with_exit_2_and_a_sweep_goes_on, .timeout = 120)
     EXPECT(2, "over the limit", "run --variant i2_s.scalar --n 65536 --shape 1000000x1024 --no-db");
     EXPECT(2, "limit of 65536", "run --variant i2_s.scalar --shape 64x128x70000 --no-db");
     char dir[64], db[128];
-    mp_test_tmpdir(dir, sizeof dir, "harden");
-    snprintf(db, sizeof db, "%s/l.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "l.db");
     /* with a 64 MiB limit, 4096x4096 n=1024 (~96 MiB of outputs and oracles) is
      * recorded skipped with the reason; the small point is measured */
     setenv("MPBENCH_MEM_LIMIT_MB", "64", 1);
@@ -62,13 +76,16 @@ Test(harden, limits_refused_with_exit_2_and_a_sweep_goes_on, .timeout = 120)
 
 Test(harden, nan_inf_and_overflowing_arguments_refused)
 {
-    EXPECT(2, "--min-time", "run --variant i2_s.scalar --shape 64x128 --min-time nan --no-db");
-    EXPECT(2, "--min-time", "sweep --variant i2_s.scalar --shape 64x128 --min-time inf --dry-run");
-    EXPECT(2, "--alpha", "tune --variant i2_s.avx2 --shape 64x128 --alpha nan --no-db");
-    EXPECT(2, "--threshold", "compare --base a.db --new b.db --threshold nan");
-    EXPECT(2, "--scale", "pack --variant i2_s.scalar --shape 8x128 --seed 1 --out /tmp/x --scale inf");
-    EXPECT(2, "--scale", "pack --variant i2_s.scalar --shape 8x128 --seed 1 --out /tmp/x --scale 1e39");
-    EXPECT(2, "--shard", "sweep --variant i2_s.scalar --shape 64x128 --shard 2/4294967298 --dry-run");
+    static const mp_test_cli_case bad[] = {
+        {2, "--min-time", "run --variant i2_s.scalar --shape 64x128 --min-time nan --no-db"},
+        {2, "--min-time", "sweep --variant i2_s.scalar --shape 64x128 --min-time inf --dry-run"},
+        {2, "--alpha", "tune --variant i2_s.avx2 --shape 64x128 --alpha nan --no-db"},
+        {2, "--threshold", "compare --base a.db --new b.db --threshold nan"},
+        {2, "--scale", "pack --variant i2_s.scalar --shape 8x128 --seed 1 --out /tmp/x --scale inf"},
+        {2, "--scale", "pack --variant i2_s.scalar --shape 8x128 --seed 1 --out /tmp/x --scale 1e39"},
+        {2, "--shard", "sweep --variant i2_s.scalar --shape 64x128 --shard 2/4294967298 --dry-run"},
+    };
+    MP_TEST_EXPECT_ALL(out, bad);
     /* a long --shape list is taken whole or refused, never cut */
     static char list[16384];
     size_t l = 0;
@@ -88,8 +105,7 @@ Test(harden, nan_inf_and_overflowing_arguments_refused)
 Test(harden, same_file_cases)
 {
     char dir[64], w[128], cmd[512];
-    mp_test_tmpdir(dir, sizeof dir, "harden");
-    snprintf(w, sizeof w, "%s/w.bin", dir);
+    mp_test_scratch(dir, sizeof dir, w, sizeof w, "harden", "w.bin");
     FILE *f = fopen(w, "wb");
     for (int i = 0; i < 8 * 128; i++)
         fputc(i % 3 - 1, f);
@@ -143,15 +159,7 @@ Test(harden, database_failures_exit_3_and_touch_nothing, .timeout = 120)
     mkdir(ro, 0755);
     snprintf(cmd, sizeof cmd, "cp %s/good.db %s/", dir, ro);
     mp_test_sh(cmd);
-    int mounted = 0;
-    if (geteuid() == 0) {
-        /* root ignores permissions: a read-only bind mount of the folder */
-        cr_assert_eq(mount(ro, ro, NULL, MS_BIND, NULL), 0);
-        cr_assert_eq(mount(NULL, ro, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL), 0);
-        mounted = 1;
-    } else {
-        chmod(ro, 0555);
-    }
+    int mounted = read_only(ro, NULL);
     EXPECT(3, "read-only", "%s --db %s/good.db", SWEEP, ro);
     if (mounted)
         umount(ro);
@@ -195,8 +203,7 @@ static void same_file_bytes(const char *path, const char *want, long want_len, c
 Test(harden, merge_leaves_its_inputs_byte_identical, .timeout = 120)
 {
     char dir[64], db[128], in[192], wal[200], out2[140], cmd[1024];
-    mp_test_tmpdir(dir, sizeof dir, "harden");
-    snprintf(db, sizeof db, "%s/a.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "a.db");
     EXPECT(0, "", "%s --db %s", SWEEP, db);
     long rows = mp_test_query_long(db, "SELECT count(*) FROM results");
     cr_assert_gt(rows, 0);
@@ -236,15 +243,7 @@ Test(harden, merge_leaves_its_inputs_byte_identical, .timeout = 120)
     mp_test_sh(cmd);
     snprintf(in, sizeof in, "%s/a.db", ro);
     bytes = mp_test_slurp(in, &n);
-    int mounted = 0;
-    if (geteuid() == 0) {
-        cr_assert_eq(mount(ro, ro, NULL, MS_BIND, NULL), 0);
-        cr_assert_eq(mount(NULL, ro, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL), 0);
-        mounted = 1;
-    } else {
-        chmod(in, 0444);
-        chmod(ro, 0555);
-    }
+    int mounted = read_only(ro, in);
     snprintf(out2, sizeof out2, "%s/out2.db", dir);
     snprintf(cmd, sizeof cmd, "merge %s %s", out2, in);
     int rc = mp_test_cli(out, sizeof out, cmd);
@@ -268,8 +267,7 @@ Test(harden, merge_leaves_its_inputs_byte_identical, .timeout = 120)
 Test(harden, a_killed_run_is_marked_interrupted_on_the_next_open, .timeout = 120)
 {
     char dir[64], db[128], cmd[1024];
-    mp_test_tmpdir(dir, sizeof dir, "harden");
-    snprintf(db, sizeof db, "%s/k.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "k.db");
     EXPECT(0, "", "%s --db %s", SWEEP, db);
     pid_t dead = fork();
     if (dead == 0)
@@ -288,8 +286,7 @@ Test(harden, a_killed_run_is_marked_interrupted_on_the_next_open, .timeout = 120
 Test(harden, sigint_stops_within_a_call_and_says_how_to_resume, .timeout = 120)
 {
     char dir[64], db[128], log[128];
-    mp_test_tmpdir(dir, sizeof dir, "harden");
-    snprintf(db, sizeof db, "%s/i.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "i.db");
     snprintf(log, sizeof log, "%s/log", dir);
     /* every point would take 20 s */
     char *args[] = {"mpbench", "sweep", "--variant", "i2_s.scalar", "--shape", "64x128,32x256",
@@ -317,8 +314,7 @@ Test(harden, sigint_stops_within_a_call_and_says_how_to_resume, .timeout = 120)
 Test(harden, full_disk_is_an_error_and_stored_rows_stay, .timeout = 120)
 {
     char dir[64], db[128], cmd[1024];
-    mp_test_tmpdir(dir, sizeof dir, "harden");
-    snprintf(db, sizeof db, "%s/f.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "f.db");
     EXPECT(0, "", "%s --db %s", SWEEP, db);
     long before = mp_test_query_long(db, "SELECT count(*) FROM results");
     cr_assert_eq(before, 8);
@@ -345,8 +341,7 @@ Test(harden, full_disk_is_an_error_and_stored_rows_stay, .timeout = 120)
 Test(harden, database_deleted_under_a_sweep_is_an_error, .timeout = 120)
 {
     char dir[64], db[128], log[128];
-    mp_test_tmpdir(dir, sizeof dir, "harden");
-    snprintf(db, sizeof db, "%s/d.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "d.db");
     snprintf(log, sizeof log, "%s/log", dir);
     char *args[] = {"mpbench", "sweep", "--variant", "i2_s.scalar", "--shape",
                     "64x128,32x256,128x128,64x256,256x128", "--n", "1,2,3,4", "--warm", "--reps",
@@ -370,8 +365,7 @@ Test(harden, database_deleted_under_a_sweep_is_an_error, .timeout = 120)
 Test(harden, four_sweeps_at_once_lose_no_row, .timeout = 300)
 {
     char dir[64], db[128];
-    mp_test_tmpdir(dir, sizeof dir, "harden");
-    snprintf(db, sizeof db, "%s/c.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "c.db");
     const char *shapes[4] = {"64x128,32x256", "64x128,32x256", "128x128", "16x512"};
     pid_t pids[4];
     for (int i = 0; i < 4; i++) {
@@ -424,8 +418,7 @@ static void crash_check(const char *name, char **args, int dbarg, const char *ke
                         unsigned seed)
 {
     char dir[64], clean[160], killed[160];
-    mp_test_tmpdir(dir, sizeof dir, "harden");
-    snprintf(clean, sizeof clean, "%s/clean.db", dir);
+    mp_test_scratch(dir, sizeof dir, clean, sizeof clean, "harden", "clean.db");
     snprintf(killed, sizeof killed, "%s/killed.db", dir);
     args[dbarg] = clean;
     int st;

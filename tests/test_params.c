@@ -178,8 +178,7 @@ Test(params, cli_takes_old_spellings_with_a_notice, .timeout = 60)
 Test(params, tuned_config_with_old_spellings_loads)
 {
     char dir[64], path[128];
-    mp_test_tmpdir(dir, sizeof dir, "params");
-    snprintf(path, sizeof path, "%s/old.conf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "params", "old.conf");
     FILE *f = fopen(path, "w");
     cr_assert(f);
     fputs("# written by an mpbench before the rename\nfingerprint test-machine\n"
@@ -241,8 +240,7 @@ Test(params, version_7_database_migrates_and_rows_are_found_under_the_new_names)
     cr_assert_geq(MP_SCHEMA_VERSION, 8);
     cr_assert(strstr(mp_schema_migrations[7], "mtile"), "migration 8 is the rename");
     char dir[64], db[128], got[512];
-    mp_test_tmpdir(dir, sizeof dir, "params");
-    snprintf(db, sizeof db, "%s/v7.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "params", "v7.db");
     make_v7(db);
     mp_store *s;
     mp_err e;
@@ -294,8 +292,7 @@ Test(params, version_7_database_migrates_and_rows_are_found_under_the_new_names)
 Test(params, compare_reads_an_unmigrated_database_under_the_new_names)
 {
     char dir[64], db[128];
-    mp_test_tmpdir(dir, sizeof dir, "params");
-    snprintf(db, sizeof db, "%s/v7.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "params", "v7.db");
     make_v7(db);
     mp_cmp_run r;
     mp_err e;

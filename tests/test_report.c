@@ -152,6 +152,14 @@ static void fixture_in(char *dir, char *db, const char *name)
     make_fixture(db);
 }
 
+/* The database db open for additions (close *s after). */
+static sqlite3 *store_db(const char *db, mp_store **s)
+{
+    mp_err e;
+    cr_assert_eq(mp_store_open(db, s, &e), MP_OK, "%s", e.msg);
+    return mp_store_db(*s);
+}
+
 static char *slurp(const char *path)
 {
     char *b = mp_test_slurp(path, NULL);
@@ -269,8 +277,7 @@ Test(report, sections_and_numbers)
 Test(report, empty_store_says_what_fills_each_section)
 {
     char dir[64], db[128], md[128];
-    mp_test_tmpdir(dir, sizeof dir, "report");
-    snprintf(db, sizeof db, "%s/empty.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "report", "empty.db");
     snprintf(md, sizeof md, "%s/R.md", dir);
     mp_store *s;
     mp_err e;
@@ -407,8 +414,7 @@ Test(report, warm_cache_option)
 Test(report, bad_input)
 {
     char dir[64], db[128], path[256], od[128];
-    mp_test_tmpdir(dir, sizeof dir, "report");
-    snprintf(od, sizeof od, "%s/out", dir);
+    mp_test_scratch(dir, sizeof dir, od, sizeof od, "report", "out");
     /* missing database: exit 2, nothing created */
     snprintf(db, sizeof db, "%s/nosuch.db", dir);
     RUN(2, "report --db %s --out %s/R.md", db, dir);
@@ -659,9 +665,7 @@ Test(report, a_share_above_100_percent_is_flagged_not_clamped)
     fixture_in(dir, db, "fix.db");
     snprintf(md, sizeof md, "%s/REPORT.md", dir);
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    sqlite3 *h = mp_store_db(s);
+    sqlite3 *h = store_db(db, &s);
     /* run 5 (no --probe-bw of its own): the probe's 12.5 GB/s at 1 thread is the
      * bandwidth roof; q8_0 reads 30 GB/s, above it */
     mp_test_sql(h, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status) VALUES"
@@ -718,9 +722,7 @@ Test(report, lossless_labels_from_numerics)
     fixture_in(dir, db, "fix.db");
     snprintf(md, sizeof md, "%s/REPORT.md", dir);
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    sqlite3 *h = mp_store_db(s);
+    sqlite3 *h = store_db(db, &s);
     mp_test_sql(h, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
            "prompts,tokens,matched,match_share,status,reason) VALUES"
            "(4,'bitnetcpp-125m','tl1_0.avx2.bm32','TL1_0',2,11,'lossless',2,2.0,10,80,4,0.4,'ok',''),"
@@ -761,8 +763,7 @@ Test(report, committed_report_regenerates_from_committed_db, .timeout = 120)
     cr_assert(strstr(out, "match"), "%s", out);
     /* a copy with one number changed must fail, naming the line */
     char dir[64], md[128];
-    mp_test_tmpdir(dir, sizeof dir, "report");
-    snprintf(md, sizeof md, "%s/REPORT.md", dir);
+    mp_test_scratch(dir, sizeof dir, md, sizeof md, "report", "REPORT.md");
     char *t = slurp("REPORT.md");
     char *p = strstr(t, "## 1. Machine");
     cr_assert(p, "REPORT.md has no section 1");

@@ -113,8 +113,7 @@ static const mp_rep_row *row(const mp_rep *r, const char *variant, int n, int t,
 Test(roofs, compute_roof_is_the_ceiling_at_the_rows_own_n_and_threads)
 {
     char dir[64], db[128];
-    mp_test_tmpdir(dir, sizeof dir, "roofs");
-    snprintf(db, sizeof db, "%s/roofs.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "roofs", "roofs.db");
     fixture(db);
     mp_rep r;
     mp_err e;
@@ -216,8 +215,7 @@ Test(roofs, committed_rows_are_under_their_roofs, .timeout = 120)
 Test(roofs, a_row_above_its_roof_is_caught, .timeout = 120)
 {
     char dir[64], db[128];
-    mp_test_tmpdir(dir, sizeof dir, "roofs");
-    snprintf(db, sizeof db, "%s/roofs.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "roofs", "roofs.db");
     fixture(db);
     lines l;
     int checked = 0, has = 0;

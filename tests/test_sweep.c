@@ -22,24 +22,18 @@ static char out[65536];
 Test(sweep, resume_after_kill_9_measures_only_what_is_missing, .timeout = 300)
 {
     char dir[64], db[128];
-    mp_test_tmpdir(dir, sizeof dir, "sweep");
-    snprintf(db, sizeof db, "%s/s.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "sweep", "s.db");
     /* naive2 is slow enough that the sweep is still running when we kill it */
     char *args[] = {"mpbench", "sweep", "--variant", "naive2.scalar,i2_s.scalar",
                     "--shape", SWEEP_SHAPES, "--n", "1,3", "--reps", "3", "--min-time", "0.15",
                     "--counters", "none", "--db", db, NULL};
-    pid_t pid = mp_test_spawn(args, NULL);
-    cr_assert_geq(mp_test_wait_rows(db, KEYS, 2, 60), 2, "the sweep stored nothing in 60 s");
-    kill(pid, SIGKILL);
+    long partial = mp_test_kill_midway(args, db, KEYS, 2);
     int st;
-    waitpid(pid, &st, 0);
-    cr_assert(WIFSIGNALED(st), "sweep finished before it was killed: make it longer");
-    long partial = mp_test_query_long(db, KEYS);
     cr_assert_lt(partial, 32, "killed sweep already had everything");
     /* the same command again: only the missing results are measured, and it says so */
     char err[160], want[96], got[1024] = "";
     snprintf(err, sizeof err, "%s/resume.err", dir);
-    pid = mp_test_spawn(args, err);
+    pid_t pid = mp_test_spawn(args, err);
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "resumed sweep failed");
     FILE *f = fopen(err, "r");
@@ -65,8 +59,7 @@ Test(sweep, resume_after_kill_9_measures_only_what_is_missing, .timeout = 300)
 Test(sweep, two_sweeps_on_one_database_at_once, .timeout = 300)
 {
     char dir[64], db[128];
-    mp_test_tmpdir(dir, sizeof dir, "sweep");
-    snprintf(db, sizeof db, "%s/c.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "sweep", "c.db");
     char *a[] = {"mpbench", "sweep", "--variant", "i2_s.scalar,naive2.scalar", "--shape",
                  SWEEP_SHAPES, "--n", "1", "--reps", "2", "--min-time", "0", "--db", db, NULL};
     char *b[] = {"mpbench", "sweep", "--variant", "i2_s*,f32.scalar", "--shape", SWEEP_SHAPES,
@@ -127,8 +120,7 @@ Test(sweep, shard_and_merge_equal_the_unsharded_set, .timeout = 300)
 Test(sweep, counters_software_positive_hardware_recorded)
 {
     char dir[64], db[128], cmd[512];
-    mp_test_tmpdir(dir, sizeof dir, "sweep");
-    snprintf(db, sizeof db, "%s/k.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "sweep", "k.db");
     snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar --shape 256x1024 --n 4 --threads 1,2 "
                               "--reps 3 --min-time 0 --counters cycles,instructions --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
@@ -156,8 +148,7 @@ Test(sweep, counters_software_positive_hardware_recorded)
 Test(sweep, bad_databases_and_arguments)
 {
     char dir[64], path[128], cmd[512];
-    mp_test_tmpdir(dir, sizeof dir, "sweep");
-    snprintf(path, sizeof path, "%s/bad.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "sweep", "bad.db");
     FILE *f = fopen(path, "w");
     fputs("SQLite format 3 but not really, just text that looks odd", f);
     fclose(f);
@@ -181,8 +172,7 @@ Test(sweep, bad_databases_and_arguments)
 Test(probe, stores_positive_figures_shown_by_list_machine, .timeout = 300)
 {
     char dir[64], db[128], cmd[512];
-    mp_test_tmpdir(dir, sizeof dir, "sweep");
-    snprintf(db, sizeof db, "%s/p.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "sweep", "p.db");
     snprintf(cmd, sizeof cmd, "probe --quick --threads 1,2 --ceiling-variants i2_s.scalar --db %s "
                               "--format csv", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);

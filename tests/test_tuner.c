@@ -163,13 +163,6 @@ Test(tuner, real_tune_exports_a_config_that_parses_back, .timeout = 300)
     cr_assert(strstr(out, "| i2_s.avx2 | 64x512 | 4 | 1 | exhaustive |"), "%s", out);
 }
 
-static void write_conf(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 Test(tuner, bad_configs_name_the_line)
 {
     char dir[] = "/tmp/mptune-XXXXXX", p[128];
@@ -189,13 +182,13 @@ Test(tuner, bad_configs_name_the_line)
         {"# nothing\n", "empty"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        write_conf(p, cases[i].text);
+        mp_test_write(p, cases[i].text);
         cr_assert_eq(mp_tuned_load(p, NULL, 0, &t, e.msg, sizeof e.msg), MP_EUSAGE, "case %zu accepted", i);
         cr_assert(strstr(e.msg, cases[i].needle), "case %zu: '%s' lacks '%s'", i, e.msg,
                   cases[i].needle);
     }
     /* a config from another machine is refused unless forced */
-    write_conf(p, "fingerprint other-machine\ni2_s.avx2 64x512 n=1 threads=1 pf=0\n");
+    mp_test_write(p, "fingerprint other-machine\ni2_s.avx2 64x512 n=1 threads=1 pf=0\n");
     cr_assert_eq(mp_tuned_load(p, "this-machine", 0, &t, e.msg, sizeof e.msg), MP_EUSAGE);
     cr_assert(strstr(e.msg, "fingerprint mismatch"), "%s", e.msg);
     cr_assert_eq(mp_tuned_load(p, "this-machine", 1, &t, e.msg, sizeof e.msg), MP_OK, "%s", e.msg);
