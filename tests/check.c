@@ -299,6 +299,20 @@ int mp_test_pack_cases(mp_pack_case *c, int max, int real, const int *ks, int nk
     return n;
 }
 
+int mp_test_odd_shapes(int (*out)[2], int max)
+{
+    static const int odd_m[] = {1, 7, 33, 100};
+    static const int odd_k[] = {32, 64, 96, 128, 160, 192, 256, 320, 384, 576, 1600, 2048};
+    int n = 0;
+    for (size_t i = 0; i < sizeof odd_m / sizeof odd_m[0]; i++)
+        for (size_t j = 0; j < sizeof odd_k / sizeof odd_k[0] && n < max; j++) {
+            out[n][0] = odd_m[i];
+            out[n][1] = odd_k[j];
+            n++;
+        }
+    return n;
+}
+
 int mp_test_real_shapes(int (*out)[2], int max)
 {
     static const char *const models[] = {

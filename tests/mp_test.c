@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,27 @@ void mp_test_sql(sqlite3 *db, const char *sql)
     int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
     cr_assert_eq(rc, SQLITE_OK, "fixture SQL failed: %s\n%s", msg ? msg : "?", sql);
     sqlite3_free(msg);
+}
+
+void mp_test_sqlf(sqlite3 *db, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *q = sqlite3_vmprintf(fmt, ap);
+    va_end(ap);
+    cr_assert(q, "sqlite3_vmprintf: out of memory");
+    mp_test_sql(db, q);
+    sqlite3_free(q);
+}
+
+sqlite3 *mp_test_schema(const char *db, const char *const *migrations, int n)
+{
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK, "cannot open %s", db);
+    for (int v = 1; v <= n; v++)
+        cr_assert_eq(sqlite3_exec(h, migrations[v - 1], NULL, NULL, NULL), SQLITE_OK,
+                     "migration %d: %s", v, sqlite3_errmsg(h));
+    return h;
 }
 
 void mp_test_exec(const char *db, const char *sql)

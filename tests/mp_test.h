@@ -1,5 +1,8 @@
 /* mp_test.h - the shared test oracle: runs one variant on one (M, K, N) and
- * checks it, so every family's tests judge variants the same way. */
+ * checks it, so every family's tests judge variants the same way (check.c,
+ * also linked into mptest-arm); and the helpers the Criterion tests share
+ * instead of each keeping a copy (mp_test.c): scratch folders, the binary as a
+ * child, SQL on a test database, command-line expectations. */
 #ifndef MP_TEST_H
 #define MP_TEST_H
 
@@ -61,6 +64,10 @@ int mp_test_pack_cases(mp_pack_case *c, int max, int real, const int *ks, int nk
 /* The distinct ternary shapes of the nine real models (out: [][2]); returns count. */
 int mp_test_real_shapes(int (*out)[2], int max);
 
+/* The odd shapes of the variant grid: K at, below and above common blocks
+ * (32, 128, 192, 256), M tails and one row (out: [][2]); returns count. */
+int mp_test_odd_shapes(int (*out)[2], int max);
+
 /* A variant ready to compute on fixed inputs: weights packed, n tokens
  * prepared, scratch allocated (NULL when it takes none); for the tests that
  * build their own inputs (saturation, sign patterns) instead of the oracle's. */
@@ -99,7 +106,7 @@ typedef struct mp_test_cli_case {
 } mp_test_cli_case;
 #define MP_TEST_EXPECT_ALL(buf, cases)                                                       \
     for (size_t i_ = 0; i_ < sizeof cases / sizeof cases[0]; i_++)                          \
-    MP_TEST_EXPECT(buf, cases[i_].code, cases[i_].needle, "%s", cases[i_].args)
+        MP_TEST_EXPECT(buf, cases[i_].code, cases[i_].needle, "%s", cases[i_].args)
 
 /* ---- the Criterion tests' helpers (tests/mp_test.c; not in mptest-arm) ---- */
 
@@ -148,6 +155,13 @@ int mp_test_integrity_ok(const char *db);
 struct sqlite3;
 void mp_test_sql(struct sqlite3 *db, const char *sql);
 void mp_test_exec(const char *db, const char *sql);
+
+/* mp_test_sql of sqlite3_mprintf(fmt, ...) (%Q quotes a string). */
+void mp_test_sqlf(struct sqlite3 *db, const char *fmt, ...);
+
+/* Creates db with the first n of the schema's migrations (harness's
+ * mp_schema_migrations) applied, asserted one by one; returns it open. */
+struct sqlite3 *mp_test_schema(const char *db, const char *const *migrations, int n);
 
 /* The whole file, malloc'd and NUL-terminated (its length into *len when len
  * is not NULL); NULL when it cannot be opened. */

@@ -24,28 +24,24 @@ static void kernel(sqlite3 *db, int run, const char *variant, const char *method
                    int n, int t, double us)
 {
     double bytes = (double)m * k / 4; /* 2 bits per weight */
-    char *q = sqlite3_mprintf(
+    mp_test_sqlf(db,
         "INSERT INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,cache_mode,"
         "bpw,packed_bytes,copies,reps,median_us,min_us,max_us,mad_us,mean_us,cv,gbps,gops,status,"
         "reason,created) VALUES(%d,%Q,%Q,'mad','avx2','',%d,%d,%d,%d,'cold',2,%lld,4,9,%f,%f,%f,"
         "0,%f,0.01,%f,%f,'ok','','2026-01-01')",
         run, variant, method, m, k, n, t, (long long)bytes, us, us, us, us, bytes / us * 1e-3,
         2.0 * m * k * n / us * 1e-3);
-    mp_test_sql(db, q);
-    sqlite3_free(q);
 }
 
 static void e2e(sqlite3 *db, int run, const char *model, const char *variant, const char *method,
                 const char *test, int t, double tps, double bound)
 {
-    char *q = sqlite3_mprintf(
+    mp_test_sqlf(db,
         "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
         "batch,threads,reps,tps_median,bpw,status,reason,bound_tps,bound_share) VALUES(%d,%Q,%Q,"
         "%Q,12,12,%Q,0,16,%d,%d,3,%f,2,'ok','',%f,%f)",
         run, model, variant, method, test, strchr(test, ' ') ? 4 : 1, t, tps, bound,
         bound > 0 ? tps / bound : 0);
-    mp_test_sql(db, q);
-    sqlite3_free(q);
 }
 
 /* Runs: 2 and 3 kernels (3 newer, with only one shape of B); 4-6 e2e, one model

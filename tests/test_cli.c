@@ -98,18 +98,10 @@ Test(cli, bad_databases_untouched)
     cr_assert_eq(file_size(path), before, "corrupt file was modified");
     /* a foreign SQLite database */
     snprintf(path, sizeof path, "%s/foreign.db", dir);
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1);", NULL, NULL, NULL);
-    sqlite3_close(db);
+    mp_test_exec(path, "CREATE TABLE t(x); INSERT INTO t VALUES(1);");
     EXPECT(3, "not mpbench's", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", path);
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-    cr_assert_eq(sqlite3_column_int(st, 0), 1, "foreign database gained tables");
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    cr_assert_eq(mp_test_query_long(path, "SELECT count(*) FROM sqlite_master"), 1,
+                 "foreign database gained tables");
 }
 
 Test(cli, run_stores_one_row_per_result)
@@ -137,12 +129,8 @@ Test(cli, run_stores_one_row_per_result)
     cr_assert_geq(sqlite3_column_int(st, 2), 3);
     cr_assert_eq(sqlite3_column_int(st, 3), 1);
     sqlite3_finalize(st);
-    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='schema_version'",
-                                    -1, &st, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-    cr_assert_geq(sqlite3_column_int(st, 0), 1);
-    sqlite3_finalize(st);
     sqlite3_close(db);
+    cr_assert_geq(mp_test_query_long(path, "SELECT value FROM meta WHERE key='schema_version'"), 1);
 }
 
 /* A cold decode point times a read stream of M*K/4 bytes beside its variants:

@@ -561,11 +561,8 @@ Test(e2e, variant_cannot_take_shape)
 {
     char dir[64], path[160];
     mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "odd.txt");
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs("source test fixture\nhidden 128\nintermediate 200\nlayers 1\nheads 4\nkv_heads 2\n"
-          "vocab 64\n", f);
-    fclose(f);
+    mp_test_write(path, "source test fixture\nhidden 128\nintermediate 200\nlayers 1\nheads 4\n"
+                        "kv_heads 2\nvocab 64\n");
     /* one explicit variant: bad input naming the layer, shape and reason */
     EXPECT(2, "layer down (128x200) of odd: variant i2_s.scalar cannot take it: K=200 not a "
               "multiple of 128",
@@ -579,9 +576,8 @@ Test(e2e, variant_cannot_take_shape)
            path);
     /* a model file that is bad */
     snprintf(path, sizeof path, "%s/bad.txt", dir);
-    f = fopen(path, "w");
-    fputs("source x\nhidden 128\nintermediate 256\nlayers 2\nheads 3\nkv_heads 2\nvocab 64\n", f);
-    fclose(f);
+    mp_test_write(path, "source x\nhidden 128\nintermediate 256\nlayers 2\nheads 3\nkv_heads 2\n"
+                        "vocab 64\n");
     EXPECT(2, "bad.txt", "e2e --model %s --variant i2_s.scalar --no-db", path);
 }
 
@@ -618,10 +614,7 @@ Test(e2e, tuned_config_errors)
 {
     char dir[64], path[160];
     mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "t.conf");
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs("fingerprint nosuch\nnosuch.avx2 128x128 n=1 threads=1 -\n", f);
-    fclose(f);
+    mp_test_write(path, "fingerprint nosuch\nnosuch.avx2 128x128 n=1 threads=1 -\n");
     EXPECT(2, "t.conf", "e2e --model " TINY " --tuned %s --no-db", path);
     EXPECT(2, "--tuned", "e2e --model " TINY " --tuned %s --lossless --variant i2_s.scalar --no-db", path);
 }

@@ -748,11 +748,7 @@ Test(e2e_limit, opens_a_database_without_the_bound_columns)
     cr_assert_gt(mig, 0);
     char dir[64], db[128], sql[512];
     mp_test_scratch(dir, sizeof dir, db, sizeof db, "e2el", "old.db");
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    for (int v = 1; v < mig; v++)
-        cr_assert_eq(sqlite3_exec(h, mp_schema_migrations[v - 1], NULL, NULL, NULL), SQLITE_OK,
-                     "migration %d: %s", v, sqlite3_errmsg(h));
+    sqlite3 *h = mp_test_schema(db, mp_schema_migrations, mig - 1);
     snprintf(sql, sizeof sql,
              "INSERT INTO meta VALUES('schema_version','%d');"
              "INSERT INTO machines(id,fingerprint) VALUES(1,'old-machine');"

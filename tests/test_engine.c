@@ -203,11 +203,7 @@ Test(engine, opens_a_database_of_the_previous_schema_version)
     char dir[64], db[128];
     mp_test_scratch(dir, sizeof dir, db, sizeof db, "engine", "old.db");
     /* build a version-(N-1) database by hand, with rows in the tables N changes */
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    for (int v = 1; v < MP_SCHEMA_VERSION; v++)
-        cr_assert_eq(sqlite3_exec(h, mp_schema_migrations[v - 1], NULL, NULL, NULL), SQLITE_OK,
-                     "migration %d: %s", v, sqlite3_errmsg(h));
+    sqlite3 *h = mp_test_schema(db, mp_schema_migrations, MP_SCHEMA_VERSION - 1);
     char sql[512];
     snprintf(sql, sizeof sql,
              "INSERT INTO meta VALUES('schema_version','%d');"

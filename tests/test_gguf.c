@@ -330,14 +330,23 @@ static void logits_of(const mp_model *md, const mp_e2e_source *src, float *lg)
     mp_pool_destroy(pool);
 }
 
+/* Loads the fixture model into *md and writes it, its weights from seed and its
+ * ternary tensors of type, as DIR/m.gguf in a fresh dir (64 bytes) into path. */
+static void fixture_as_gguf(const char *fixture, uint64_t seed, int type, mp_model *md, char *dir,
+                            char *path, size_t plen)
+{
+    mp_err e;
+    mp_test_scratch(dir, 64, path, plen, "gguf", "m.gguf");
+    cr_assert_eq(mp_model_load(fixture, md, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_gguf_write_model(path, md, seed, type, &e), MP_OK, "%s", e.msg);
+}
+
 static void same_as_synthetic(const char *fixture)
 {
     char dir[64], path[128];
-    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "m.gguf");
     mp_model md, mg;
     mp_err e;
-    cr_assert_eq(mp_model_load(fixture, &md, &e), MP_OK, "%s", e.msg);
-    cr_assert_eq(mp_gguf_write_model(path, &md, 7, MP_GGML_I2_S, &e), MP_OK, "%s", e.msg);
+    fixture_as_gguf(fixture, 7, MP_GGML_I2_S, &md, dir, path, sizeof path);
     mp_gguf *g;
     cr_assert_eq(mp_gguf_open(path, &g, &e), MP_OK, "%s", e.msg);
     cr_assert_eq(mp_gguf_model(g, &mg, &e), MP_OK, "%s", e.msg);
@@ -473,15 +482,22 @@ static void expect_bad(const uint8_t *buf, size_t size, const char *what, const 
 static void set64(uint8_t *b, size_t at, uint64_t v) { memcpy(b + at, &v, 8); }
 static void set32(uint8_t *b, size_t at, uint32_t v) { memcpy(b + at, &v, 4); }
 
-Test(gguf, bad_header_fields)
+/* valid_file's bytes (its folder removed) and their parse (close *g after). */
+static uint8_t *valid_parsed(size_t *n, mp_gguf **g)
 {
     char dir[64];
-    size_t n;
-    uint8_t *v = valid_file(&n, dir, sizeof dir);
+    uint8_t *v = valid_file(n, dir, sizeof dir);
     rmdir(dir);
-    mp_gguf *g;
     mp_err e;
-    cr_assert_eq(mp_gguf_parse(v, n, "v", &g, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_gguf_parse(v, *n, "v", g, &e), MP_OK, "%s", e.msg);
+    return v;
+}
+
+Test(gguf, bad_header_fields)
+{
+    size_t n;
+    mp_gguf *g;
+    uint8_t *v = valid_parsed(&n, &g);
     /* positions of fields, from the valid parse */
     const mp_gguf_tensor *t0 = &g->t[0], *t1 = &g->t[1];
     const mp_gguf_tensor *tq = mp_gguf_tensor_find(g, "blk.0.attn_q.weight");
@@ -591,13 +607,10 @@ Test(gguf, duplicate_keys_and_names_alignment)
 
 Test(gguf, random_corruption_never_crashes)
 {
-    char dir[64];
     size_t n;
-    uint8_t *v = valid_file(&n, dir, sizeof dir);
-    rmdir(dir);
     mp_gguf *g;
+    uint8_t *v = valid_parsed(&n, &g);
     mp_err e;
-    cr_assert_eq(mp_gguf_parse(v, n, "v", &g, &e), MP_OK, "%s", e.msg);
     size_t hdr = g->data_offset;
     mp_gguf_close(g);
     uint8_t *b = malloc(n);
@@ -738,11 +751,9 @@ static double llama_agreement(const char *fixture, int type, int P, int gen, dou
                               double *rel, char *why, size_t wl)
 {
     char dir[64], path[128];
-    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "l.gguf");
     mp_model md, mg;
     mp_err e;
-    cr_assert_eq(mp_model_load(fixture, &md, &e), MP_OK, "%s", e.msg);
-    cr_assert_eq(mp_gguf_write_model(path, &md, 11, type, &e), MP_OK, "%s", e.msg);
+    fixture_as_gguf(fixture, 11, type, &md, dir, path, sizeof path);
     int prompts[64][MP_E2E_PROMPT_MAX], plen[64];
     const int *pp[64];
     for (int p = 0; p < P; p++) {

@@ -179,14 +179,11 @@ Test(params, tuned_config_with_old_spellings_loads)
 {
     char dir[64], path[128];
     mp_test_scratch(dir, sizeof dir, path, sizeof path, "params", "old.conf");
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs("# written by an mpbench before the rename\nfingerprint test-machine\n"
-          "vnni_int2.avx2 256x512 n=4 threads=1 bm=32,bn=3,bk=128,gemm_n=2\n"
-          "vnni_int2.avx2 256x512 n=8 threads=1 bm=16,bn=4,bk=128,gemm_n=2\n"
-          "vlut_i2.avx2 256x512 n=4 threads=1 ktile=36,ntile=32,stream=1,topo=1,hier=1,tcl=1,"
-          "gemv=3\n", f);
-    fclose(f);
+    mp_test_write(path, "# written by an mpbench before the rename\nfingerprint test-machine\n"
+                  "vnni_int2.avx2 256x512 n=4 threads=1 bm=32,bn=3,bk=128,gemm_n=2\n"
+                  "vnni_int2.avx2 256x512 n=8 threads=1 bm=16,bn=4,bk=128,gemm_n=2\n"
+                  "vlut_i2.avx2 256x512 n=4 threads=1 ktile=36,ntile=32,stream=1,topo=1,hier=1,tcl=1,"
+                  "gemv=3\n");
     mp_tuned t;
     char why[512];
     stderr_begin();

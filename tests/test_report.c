@@ -28,7 +28,7 @@ static void result(sqlite3 *db, int run, const char *variant, const char *method
                    const char *params, int m, int k, int n, int t, double bpw, double us,
                    double gbps, double gops, const char *status, const char *reason)
 {
-    char *q = sqlite3_mprintf(
+    mp_test_sqlf(db,
         "INSERT INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,cache_mode,"
         "bpw,packed_bytes,copies,reps,median_us,min_us,max_us,mad_us,mean_us,cv,gbps,gops,"
         "max_rel_err,mean_rel_err,status,reason,times_us,created) VALUES(%d,%Q,%Q,'mad','avx2',"
@@ -36,8 +36,14 @@ static void result(sqlite3 *db, int run, const char *variant, const char *method
         "'2026-01-01T00:00:00Z')",
         run, variant, method, params, m, k, n, t, bpw,
         (long long)((double)m * k * bpw / 8), us, us, us, us, gbps, gops, status, reason);
-    mp_test_sql(db, q);
-    sqlite3_free(q);
+}
+
+/* The store at path (made when missing) open for additions; close *s after. */
+static sqlite3 *store_db(const char *path, mp_store **s)
+{
+    mp_err e;
+    cr_assert_eq(mp_store_open(path, s, &e), MP_OK, "%s", e.msg);
+    return mp_store_db(*s);
 }
 
 /* The fixture: one machine, a probe, a sweep, a tune run with its decision,
@@ -45,9 +51,7 @@ static void result(sqlite3 *db, int run, const char *variant, const char *method
 static void make_fixture(const char *path)
 {
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(path, &s, &e), MP_OK, "%s", e.msg);
-    sqlite3 *db = mp_store_db(s);
+    sqlite3 *db = store_db(path, &s);
     mp_test_sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
             "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(1,'fixfp01','Fixture CPU "
             "9000',2,2,'avx2 avx512f',8,48,1280,32768,'','KVM','2026-01-01')");
@@ -152,12 +156,13 @@ static void fixture_in(char *dir, char *db, const char *name)
     make_fixture(db);
 }
 
-/* The database db open for additions (close *s after). */
-static sqlite3 *store_db(const char *db, mp_store **s)
+/* fixture_in as fix.db, md = DIR/REPORT.md, the database open for additions
+ * (close *s after). */
+static sqlite3 *fixture_store(char *dir, char *db, char *md, mp_store **s)
 {
-    mp_err e;
-    cr_assert_eq(mp_store_open(db, s, &e), MP_OK, "%s", e.msg);
-    return mp_store_db(*s);
+    fixture_in(dir, db, "fix.db");
+    snprintf(md, 128, "%s/REPORT.md", dir);
+    return store_db(db, s);
 }
 
 static char *slurp(const char *path)
@@ -280,9 +285,7 @@ Test(report, empty_store_says_what_fills_each_section)
     mp_test_scratch(dir, sizeof dir, db, sizeof db, "report", "empty.db");
     snprintf(md, sizeof md, "%s/R.md", dir);
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    mp_test_sql(mp_store_db(s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,"
+    mp_test_sql(store_db(db, &s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,"
                         "'emptyfp','Empty CPU',2,2)");
     mp_store_close(s);
     RUN(0, "report --db %s --out %s", db, md);
@@ -472,9 +475,7 @@ Test(report, bad_input)
     /* a plot with no data: exit 1 with a clear message, no file left */
     snprintf(db, sizeof db, "%s/bare.db", dir);
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    mp_test_sql(mp_store_db(s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,'b','B',"
+    mp_test_sql(store_db(db, &s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,'b','B',"
                         "2,2)");
     mp_store_close(s);
     static const char *const kinds[] = {"roofline", "gbps", "threads", "prompt", "tuner", "all"};
@@ -662,10 +663,8 @@ Test(report, store_typed_readers)
 Test(report, a_share_above_100_percent_is_flagged_not_clamped)
 {
     char dir[64], db[128], md[128];
-    fixture_in(dir, db, "fix.db");
-    snprintf(md, sizeof md, "%s/REPORT.md", dir);
     mp_store *s;
-    sqlite3 *h = store_db(db, &s);
+    sqlite3 *h = fixture_store(dir, db, md, &s);
     /* run 5 (no --probe-bw of its own): the probe's 12.5 GB/s at 1 thread is the
      * bandwidth roof; q8_0 reads 30 GB/s, above it */
     mp_test_sql(h, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status) VALUES"
@@ -719,10 +718,8 @@ Test(report, a_share_above_100_percent_is_flagged_not_clamped)
 Test(report, lossless_labels_from_numerics)
 {
     char dir[64], db[128], md[128];
-    fixture_in(dir, db, "fix.db");
-    snprintf(md, sizeof md, "%s/REPORT.md", dir);
     mp_store *s;
-    sqlite3 *h = store_db(db, &s);
+    sqlite3 *h = fixture_store(dir, db, md, &s);
     mp_test_sql(h, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
            "prompts,tokens,matched,match_share,status,reason) VALUES"
            "(4,'bitnetcpp-125m','tl1_0.avx2.bm32','TL1_0',2,11,'lossless',2,2.0,10,80,4,0.4,'ok',''),"

@@ -31,13 +31,11 @@ static void result(sqlite3 *db, const char *variant, int n, int t, const char *c
                    double bpw, double gbps)
 {
     const int m = 2560, k = 2560;
-    char *q = sqlite3_mprintf(
+    mp_test_sqlf(db,
         "INSERT INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,cache_mode,"
         "bpw,packed_bytes,reps,median_us,gbps,status,reason) VALUES(2,%Q,'X','mad','avx2','',"
         "%d,%d,%d,%d,%Q,%f,%lld,9,100,%f,'ok','')",
         variant, m, k, n, t, cache, bpw, (long long)((double)m * k * bpw / 8), gbps);
-    mp_test_sql(db, q);
-    sqlite3_free(q);
 }
 
 /* Known figures: read_DRAM 50 / 80 GB/s at 1 / 2 threads (a plain read of 40

@@ -25,15 +25,7 @@ static void run_grid(int idx, int real)
         ns = mp_test_real_shapes(shapes, 64);
         cr_assert_geq(ns, 20, "expected the real models' shapes, got %d", ns);
     } else {
-        /* K at, below and above common blocks (32, 128, 192, 256), M tails, one row */
-        static const int odd_m[] = {1, 7, 33, 100};
-        static const int odd_k[] = {32, 64, 96, 128, 160, 192, 256, 320, 384, 576, 1600, 2048};
-        for (size_t i = 0; i < sizeof odd_m / sizeof odd_m[0]; i++)
-            for (size_t j = 0; j < sizeof odd_k / sizeof odd_k[0]; j++) {
-                shapes[ns][0] = odd_m[i];
-                shapes[ns][1] = odd_k[j];
-                ns++;
-            }
+        ns = mp_test_odd_shapes(shapes, 64);
     }
     static const int ns_tok[] = {1, 3, 32};
     int ran = 0;

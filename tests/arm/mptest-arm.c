@@ -52,18 +52,7 @@ static double now_s(void)
 /* The shapes of one grid: real-model ones or the odd ones. */
 static int grid_shapes(int real, int (*shapes)[2])
 {
-    int ns = 0;
-    if (real)
-        return mp_test_real_shapes(shapes, 64);
-    static const int odd_m[] = {1, 7, 33, 100};
-    static const int odd_k[] = {32, 64, 96, 128, 160, 192, 256, 320, 384, 576, 1600, 2048};
-    for (size_t i = 0; i < sizeof odd_m / sizeof odd_m[0]; i++)
-        for (size_t j = 0; j < sizeof odd_k / sizeof odd_k[0]; j++) {
-            shapes[ns][0] = odd_m[i];
-            shapes[ns][1] = odd_k[j];
-            ns++;
-        }
-    return ns;
+    return real ? mp_test_real_shapes(shapes, 64) : mp_test_odd_shapes(shapes, 64);
 }
 
 /* One variant (registry index vi) over one grid; returns 1 when it passed. */
