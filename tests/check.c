@@ -300,6 +300,20 @@ int mp_test_pack_cases(mp_pack_case *c, int max, int real, const int *ks, int nk
     return n;
 }
 
+int mp_test_odd_shapes(int (*out)[2], int max)
+{
+    static const int odd_m[] = {1, 7, 33, 100};
+    static const int odd_k[] = {32, 64, 96, 128, 160, 192, 256, 320, 384, 576, 1600, 2048};
+    int n = 0;
+    for (size_t i = 0; i < sizeof odd_m / sizeof odd_m[0]; i++)
+        for (size_t j = 0; j < sizeof odd_k / sizeof odd_k[0] && n < max; j++) {
+            out[n][0] = odd_m[i];
+            out[n][1] = odd_k[j];
+            n++;
+        }
+    return n;
+}
+
 int mp_test_real_shapes(int (*out)[2], int max)
 {
     static const char *const models[] = {
@@ -329,6 +343,26 @@ int mp_test_real_shapes(int (*out)[2], int max)
         }
     }
     return n;
+}
+
+void mp_test_op_make(mp_test_op *t, const mp_variant *v, const int *param, const int8_t *w,
+                     float w_scale, int m, int k, const float *x, int n)
+{
+    uint8_t *p = mp_alloc(v->packed_size(m, k, param));
+    v->pack(w, w_scale, m, k, param, p);
+    t->op = (mp_op){.v = v, .m = m, .k = k, .w_scale = w_scale, .w = p};
+    memcpy(t->op.param, param, sizeof t->op.param);
+    t->act = mp_alloc(v->act_size(n, k, param));
+    v->prepare(&t->op, x, n, t->act, 0, n);
+    size_t ssz = v->scratch_size ? v->scratch_size(n, k, param) : 0;
+    t->scratch = ssz ? mp_alloc(ssz) : NULL;
+}
+
+void mp_test_op_free(mp_test_op *t)
+{
+    mp_free(t->scratch);
+    mp_free(t->act);
+    mp_free((void *)t->op.w);
 }
 
 int mp_test_cli(char *buf, size_t len, const char *args)

@@ -14,44 +14,34 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mp_test.h"
 #include "../harness/core/mp_core.h"
 #include "../harness/store/mp_store_internal.h"
 #include "../harness/store/mp_store_report.h"
 #include "../harness/report/mp_report.h"
 
-static void sql(sqlite3 *db, const char *s)
-{
-    char *msg = NULL;
-    int rc = sqlite3_exec(db, s, NULL, NULL, &msg);
-    cr_assert_eq(rc, SQLITE_OK, "fixture SQL failed: %s\n%s", msg ? msg : "?", s);
-}
-
 static void kernel(sqlite3 *db, int run, const char *variant, const char *method, int m, int k,
                    int n, int t, double us)
 {
     double bytes = (double)m * k / 4; /* 2 bits per weight */
-    char *q = sqlite3_mprintf(
+    mp_test_sqlf(db,
         "INSERT INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,cache_mode,"
         "bpw,packed_bytes,copies,reps,median_us,min_us,max_us,mad_us,mean_us,cv,gbps,gops,status,"
         "reason,created) VALUES(%d,%Q,%Q,'mad','avx2','',%d,%d,%d,%d,'cold',2,%lld,4,9,%f,%f,%f,"
         "0,%f,0.01,%f,%f,'ok','','2026-01-01')",
         run, variant, method, m, k, n, t, (long long)bytes, us, us, us, us, bytes / us * 1e-3,
         2.0 * m * k * n / us * 1e-3);
-    sql(db, q);
-    sqlite3_free(q);
 }
 
 static void e2e(sqlite3 *db, int run, const char *model, const char *variant, const char *method,
                 const char *test, int t, double tps, double bound)
 {
-    char *q = sqlite3_mprintf(
+    mp_test_sqlf(db,
         "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
         "batch,threads,reps,tps_median,bpw,status,reason,bound_tps,bound_share) VALUES(%d,%Q,%Q,"
         "%Q,12,12,%Q,0,16,%d,%d,3,%f,2,'ok','',%f,%f)",
         run, model, variant, method, test, strchr(test, ' ') ? 4 : 1, t, tps, bound,
         bound > 0 ? tps / bound : 0);
-    sql(db, q);
-    sqlite3_free(q);
 }
 
 /* Runs: 2 and 3 kernels (3 newer, with only one shape of B); 4-6 e2e, one model
@@ -63,15 +53,15 @@ static void make_store(const char *path)
     unlink(path);
     cr_assert_eq(mp_store_open(path, &s, &e), MP_OK, "%s", e.msg);
     sqlite3 *db = mp_store_db(s);
-    sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
+    mp_test_sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
             "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(1,'claimfp','Claim CPU',2,2,"
             "'avx2',8,48,1024,32768,'','KVM','2026-01-01')");
-    sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) VALUES"
+    mp_test_sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) VALUES"
             "(1,1,'probe','2026-01-01','probe',0,'ok','aaa'),(2,1,'run','2026-01-02','run',0,'ok',"
             "'aaa'),(3,1,'run','2026-01-03','run',0,'ok','bbb'),(4,1,'e2e','2026-01-04','e2e',0,"
             "'ok','bbb'),(5,1,'e2e','2026-01-05','e2e',0,'ok','bbb'),(6,1,'e2e','2026-01-06','e2e',0,"
             "'ok','bbb'),(7,1,'e2e','2026-01-07','e2e',0,'ok','bbb')");
-    sql(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) VALUES"
+    mp_test_sql(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) VALUES"
             "(1,'read_DRAM',1,1073741824,40,'GB/s'),(1,'read_DRAM',2,1073741824,60,'GB/s'),"
             "(1,'int8_dot_avx512vnni',1,0,1000,'GOPS')");
     /* run 2, N = 128, 1 thread: three shapes; llama.cpp's TQ2_0 and our TQ2_0 */
@@ -104,21 +94,21 @@ static void make_store(const char *path)
     e2e(db, 7, "bitnetcpp-700m", "vlut_i2.avx512", "VLUT_I2", "tg16 b4", 2, 250, 0);
     /* run 9 (newer): one shape of VLUT_I2 and the peer at N = 128, one thread, 10x
      * apart: K1 keeps run 2, which holds both on three shapes */
-    sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) VALUES"
+    mp_test_sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) VALUES"
             "(9,1,'run','2026-01-09','run',0,'ok','ddd')");
     kernel(db, 9, "llamacpp.tq2_0", "LLAMACPP_TQ2_0", 640, 2560, 128, 1, 1000);
     kernel(db, 9, "vlut_i2.avx512", "VLUT_I2", 640, 2560, 128, 1, 100);
     /* another machine, newer: its rows must never enter machine 1's ratios */
-    sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
+    mp_test_sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
             "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(2,'otherfp','Other CPU',2,2,"
             "'avx2',8,48,1024,32768,'','KVM','2026-01-01')");
-    sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) VALUES"
+    mp_test_sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) VALUES"
             "(8,2,'run','2026-01-08','run',0,'ok','ccc')");
     for (int i = 0; i < 3; i++) {
         kernel(db, 8, "llamacpp.tq2_0", "LLAMACPP_TQ2_0", sh[i][0], sh[i][1], 128, 1, 1000);
         kernel(db, 8, "vlut_i2.avx512", "VLUT_I2", sh[i][0], sh[i][1], 128, 1, 100);
     }
-    sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
+    mp_test_sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
             "prompts,tokens,matched,match_share,status,reason) VALUES"
             "(4,'bitnetcpp-125m','i2_s.avx512','I2_S',12,12,'lossless',2,2,20,64,20,1.0,'ok',''),"
             "(4,'bitnetcpp-125m','tq2_0.avx512','TQ2_0',12,12,'lossless',2,2,20,64,3,0.15,'ok','')");

@@ -13,23 +13,7 @@
 
 static char out[65536];
 
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
-#define EXPECT(code, needle, ...)                                                     \
-    do {                                                                              \
-        char args_[2048];                                                             \
-        snprintf(args_, sizeof args_, __VA_ARGS__);                                   \
-        int rc_ = mp_test_cli(out, sizeof out, args_);                                \
-        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
-                     code, out);                                                      \
-        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,    \
-                  needle, out);                                                       \
-    } while (0)
-
+#define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
 Test(cli, malformed_shape)
 {
     static const char *const bad[] = {"12x", "axb", "0x128", "-5x128", "64", "64x128x",
@@ -40,48 +24,48 @@ Test(cli, malformed_shape)
 
 Test(cli, unknown_variant_and_model)
 {
-    EXPECT(2, "'nosuch*' matches no variant", "run --variant 'nosuch*' --shape 64x128 --no-db");
-    EXPECT(2, "unknown model 'nosuch'", "run --variant i2_s.scalar --model nosuch --no-db");
-    EXPECT(2, "--threads", "run --variant i2_s.scalar --shape 64x128 --threads 0 --no-db");
-    EXPECT(2, "--format", "run --variant i2_s.scalar --shape 64x128 --format xml --no-db");
-    EXPECT(2, "unknown command", "frobnicate");
+    static const mp_test_cli_case bad[] = {
+        {2, "'nosuch*' matches no variant", "run --variant 'nosuch*' --shape 64x128 --no-db"},
+        {2, "unknown model 'nosuch'", "run --variant i2_s.scalar --model nosuch --no-db"},
+        {2, "--threads", "run --variant i2_s.scalar --shape 64x128 --threads 0 --no-db"},
+        {2, "--format", "run --variant i2_s.scalar --shape 64x128 --format xml --no-db"},
+        {2, "unknown command", "frobnicate"},
+    };
+    MP_TEST_EXPECT_ALL(out, bad);
 }
 
 static void write_model(const char *path, const char *body)
 {
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs("source test fixture\n", f);
-    fputs(body, f);
-    fclose(f);
+    char text[8192];
+    snprintf(text, sizeof text, "source test fixture\n%s", body);
+    mp_test_write(path, text);
 }
 
 Test(cli, malformed_model_files)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/m.txt", dir);
-    const char *good_tail = "vocab 100\n";
-    char body[512];
-    /* missing key */
-    write_model(path, "hidden 64\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n");
-    EXPECT(2, "missing required key 'vocab'", "run --variant i2_s.scalar --model %s --no-db", path);
-    /* non-number */
-    snprintf(body, sizeof body, "hidden sixty\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n%s", good_tail);
-    write_model(path, body);
-    EXPECT(2, "hidden: 'sixty' is not a number", "run --variant i2_s.scalar --model %s --no-db", path);
-    /* negative */
-    snprintf(body, sizeof body, "hidden 64\nintermediate -128\nlayers 2\nheads 4\nkv_heads 4\n%s", good_tail);
-    write_model(path, body);
-    EXPECT(2, "intermediate: '-128' must be a positive integer", "run --variant i2_s.scalar --model %s --no-db", path);
-    /* unknown key, with its line number */
-    snprintf(body, sizeof body, "hidden 64\nbogus 1\n");
-    write_model(path, body);
-    EXPECT(2, "m.txt:3: unknown key 'bogus'", "run --variant i2_s.scalar --model %s --no-db", path);
-    /* a good one runs, and its odd K is skipped with the reason */
-    snprintf(body, sizeof body, "hidden 96\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n%s", good_tail);
-    write_model(path, body);
-    EXPECT(0, "skipped:K=96 not a multiple of 128", "run --variant i2_s.scalar --model %s --no-db --format csv", path);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "cli", "m.txt");
+    /* each body gets the header line "source test fixture" */
+    static const struct {
+        const char *body, *needle;
+        int code;
+    } cases[] = {
+        {"hidden 64\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n",
+         "missing required key 'vocab'", 2},
+        {"hidden sixty\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\nvocab 100\n",
+         "hidden: 'sixty' is not a number", 2},
+        {"hidden 64\nintermediate -128\nlayers 2\nheads 4\nkv_heads 4\nvocab 100\n",
+         "intermediate: '-128' must be a positive integer", 2},
+        {"hidden 64\nbogus 1\n", "m.txt:3: unknown key 'bogus'", 2}, /* with its line number */
+        /* a good one runs, and its odd K is skipped with the reason */
+        {"hidden 96\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\nvocab 100\n",
+         "skipped:K=96 not a multiple of 128", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_model(path, cases[i].body);
+        EXPECT(cases[i].code, cases[i].needle, "run --variant i2_s.scalar --model %s --no-db%s",
+               path, cases[i].code ? "" : " --format csv");
+    }
 }
 
 Test(cli, k_not_multiple_is_skipped_with_reason)
@@ -102,7 +86,7 @@ static long file_size(const char *p)
 Test(cli, bad_databases_untouched)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "cli");
     EXPECT(2, "is a directory", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", dir);
     snprintf(path, sizeof path, "%s/corrupt.db", dir);
     FILE *f = fopen(path, "w");
@@ -114,25 +98,16 @@ Test(cli, bad_databases_untouched)
     cr_assert_eq(file_size(path), before, "corrupt file was modified");
     /* a foreign SQLite database */
     snprintf(path, sizeof path, "%s/foreign.db", dir);
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1);", NULL, NULL, NULL);
-    sqlite3_close(db);
+    mp_test_exec(path, "CREATE TABLE t(x); INSERT INTO t VALUES(1);");
     EXPECT(3, "not mpbench's", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", path);
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-    cr_assert_eq(sqlite3_column_int(st, 0), 1, "foreign database gained tables");
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    cr_assert_eq(mp_test_query_long(path, "SELECT count(*) FROM sqlite_master"), 1,
+                 "foreign database gained tables");
 }
 
 Test(cli, run_stores_one_row_per_result)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/r.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "cli", "r.db");
     EXPECT(0, "i2_s.avx2", "run --variant 'i2_s*,naive2*' --shape 64x256 --n 2 --reps 3 --min-time 0 --db %s --format json", path);
     sqlite3 *db;
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
@@ -154,27 +129,8 @@ Test(cli, run_stores_one_row_per_result)
     cr_assert_geq(sqlite3_column_int(st, 2), 3);
     cr_assert_eq(sqlite3_column_int(st, 3), 1);
     sqlite3_finalize(st);
-    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='schema_version'",
-                                    -1, &st, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-    cr_assert_geq(sqlite3_column_int(st, 0), 1);
-    sqlite3_finalize(st);
     sqlite3_close(db);
-}
-
-static int count_rows(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    int n = -1;
-    if (sqlite3_open(path, &db) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            n = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    return n;
+    cr_assert_geq(mp_test_query_long(path, "SELECT value FROM meta WHERE key='schema_version'"), 1);
 }
 
 /* A cold decode point times a read stream of M*K/4 bytes beside its variants:
@@ -183,21 +139,20 @@ static int count_rows(const char *path, const char *sql)
 Test(cli, decode_points_carry_a_same_run_read_stream)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/r.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "cli", "r.db");
     EXPECT(0, "\"read_gbps\": ", "run --variant 'i2_s.scalar,naive2.scalar' --shape 64x1024 --n 1,8 --reps 3 --min-time 0 --db %s --format json", path);
     /* the n=8 rows carry none: exactly the two n=1 rows do */
     int with = 0;
     for (const char *p = out; (p = strstr(p, "\"read_gbps\": ")); p++)
         with++;
     cr_assert_eq(with, 2, "read_gbps on the two n=1 rows only:\n%s", out);
-    cr_assert_eq(count_rows(path, "SELECT count(*) FROM probe WHERE kind='read_inrun' AND threads=1 "
+    cr_assert_eq(mp_test_query_long(path, "SELECT count(*) FROM probe WHERE kind='read_inrun' AND threads=1 "
                                   "AND bytes=16384 AND unit='GB/s' AND value>0"), 1);
-    cr_assert_eq(count_rows(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
+    cr_assert_eq(mp_test_query_long(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
     EXPECT(0, "of read (same run)", "run --variant 'i2_s.scalar' --shape 64x1024 --n 1 --reps 3 --min-time 0 --no-db");
     EXPECT(0, "i2_s.scalar", "run --variant 'i2_s.scalar' --shape 64x1024 --n 1 --reps 3 --min-time 0 --warm --db %s --format json", path);
     cr_assert_null(strstr(out, "read_gbps"), "a warm point has no read stream:\n%s", out);
-    cr_assert_eq(count_rows(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
+    cr_assert_eq(mp_test_query_long(path, "SELECT count(*) FROM probe WHERE kind='read_inrun'"), 1);
 }
 
 Test(cli, list_commands)
@@ -212,8 +167,7 @@ Test(cli, list_commands)
 Test(cli, pack_writes_bytes_and_rejects_bad_weights)
 {
     char dir[64], wpath[160], opath[160];
-    tmpdir(dir, sizeof dir);
-    snprintf(wpath, sizeof wpath, "%s/w.bin", dir);
+    mp_test_scratch(dir, sizeof dir, wpath, sizeof wpath, "cli", "w.bin");
     snprintf(opath, sizeof opath, "%s/out.bin", dir);
     /* 1 x 128 weights: the I2_S hand example of test_i2s.c */
     int8_t w[128] = {0};

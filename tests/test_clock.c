@@ -128,19 +128,6 @@ Test(clock, the_real_chain_reads_a_rate_and_remembers_the_fastest)
     cr_expect_geq(mp_clock_best(), b);
 }
 
-static int query_count(const char *db, const char *sql)
-{
-    sqlite3 *h;
-    sqlite3_stmt *q;
-    int n = -1;
-    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-        n = sqlite3_column_int(q, 0);
-    sqlite3_finalize(q);
-    sqlite3_close(h);
-    return n;
-}
-
 Test(clock, gated_rows_store_their_clock_and_ungated_rows_store_null, .timeout = 120)
 {
     char dir[] = "/tmp/mpbench-clock-XXXXXX", db[128], args[512], out[8192];
@@ -152,9 +139,9 @@ Test(clock, gated_rows_store_their_clock_and_ungated_rows_store_null, .timeout =
     snprintf(args, sizeof args, "run --variant i2_s.scalar --shape 64x256 --warm --reps 5 "
                                 "--min-time 0 --seed 2 --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, args), 0, "%s", out);
-    cr_expect_eq(query_count(db, "SELECT count(*) FROM results WHERE clock_ghz > 0 AND "
+    cr_expect_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE clock_ghz > 0 AND "
                                  "slow_reps >= 0"), 1, "the gated row");
-    cr_expect_eq(query_count(db, "SELECT count(*) FROM results WHERE clock_ghz IS NULL AND "
+    cr_expect_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE clock_ghz IS NULL AND "
                                  "slow_reps IS NULL"), 1, "the ungated row");
     static const char *const bad[] = {"nan", "inf", "49", "101", "97x", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -163,7 +150,7 @@ Test(clock, gated_rows_store_their_clock_and_ungated_rows_store_null, .timeout =
         cr_expect_eq(mp_test_cli(out, sizeof out, args), 2, "--clock-gate '%s': %s", bad[i], out);
         cr_expect(strstr(out, "--clock-gate"), "the message names the option: %s", out);
     }
-    cr_expect_eq(query_count(db, "SELECT count(*) FROM results"), 2, "bad options stored nothing");
+    cr_expect_eq(mp_test_query_long(db, "SELECT count(*) FROM results"), 2, "bad options stored nothing");
     snprintf(args, sizeof args, "rm -rf %s", dir);
     cr_expect_eq(system(args), 0);
 }

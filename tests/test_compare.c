@@ -16,24 +16,7 @@
 #include "../harness/store/mp_store_compare.h"
 
 static char out[65536];
-
-static void sh(const char *cmd)
-{
-    int st = system(cmd);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s failed", cmd);
-}
-
-/* run `mpbench ARGS` (printf-style): exit status RC and NEEDLE in the output */
-static void expect(int rc, const char *needle, const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), rc, "%s: exit status\n%s", cmd, out);
-    cr_assert(strstr(out, needle), "%s: no '%s' in\n%s", cmd, needle, out);
-}
+#define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
 
 /* copy DB to DST with every repetition of the results matching WHERE scaled by F */
 static void scaled_copy(const char *db, const char *dst, const char *where, double f)
@@ -47,7 +30,7 @@ static void scaled_copy(const char *db, const char *dst, const char *where, doub
              "UPDATE results SET times_us = (SELECT acc FROM s WHERE s.id = results.id AND rest = ''), "
              "median_us = median_us * %g WHERE %s\"",
              dst, db, dst, dst, where, f, f, where);
-    sh(cmd);
+    mp_test_sh(cmd);
 }
 
 /* Replace the stored repetitions of DB by 21 synthetic ones within +-0.4% of each
@@ -61,7 +44,7 @@ static void synthetic_reps(const char *db)
              "(SELECT 1, printf('%%.3f', median_us) UNION ALL SELECT i + 1, acc || ',' || "
              "printf('%%.3f', median_us * (1 + 0.002 * (i %% 5) - 0.004)) FROM c WHERE i < 21) "
              "SELECT acc FROM c WHERE i = 21)\"", db);
-    sh(cmd);
+    mp_test_sh(cmd);
 }
 
 /* the line of `out` that mentions `needle`, or NULL */
@@ -86,11 +69,10 @@ static const char *line_of(const char *needle, char *buf, size_t len)
  * cores it cannot share the machine with the other tests.) */
 Test(compare, same_not_flagged_slowdown_flagged_improvement_reported)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], line[512];
-    cr_assert(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "sweep --variant regress_i2s.avx2,i2_s.avx2 --shape 256x512 --n 1 "
-                              "--warm --reps 21 --min-time 0 --counters none --db %s/a.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    char dir[64], cmd[2048], line[512];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    EXPECT(0, "", "sweep --variant regress_i2s.avx2,i2_s.avx2 --shape 256x512 --n 1 "
+           "--warm --reps 21 --min-time 0 --counters none --db %s/a.db", dir);
     /* every repetition of the canary 25% slower */
     snprintf(cmd, sizeof cmd, "%s/a.db", dir);
     synthetic_reps(cmd);
@@ -114,16 +96,15 @@ Test(compare, same_not_flagged_slowdown_flagged_improvement_reported)
 
 Test(compare, unstable_apart_foreign_refused_disjoint_fails)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[1024], line[512];
-    cr_assert(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "sweep --variant i2_s.avx2,i2_s.scalar --shape 64x256 --n 1 --warm "
-                              "--reps 9 --min-time 0 --counters none --db %s/a.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    char dir[64], cmd[1024], line[512];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    EXPECT(0, "", "sweep --variant i2_s.avx2,i2_s.scalar --shape 64x256 --n 1 --warm "
+           "--reps 9 --min-time 0 --counters none --db %s/a.db", dir);
     /* a copy where one result is three times slower but marked unstable */
     snprintf(cmd, sizeof cmd,
              "cp %s/a.db %s/u.db && sqlite3 %s/u.db \"UPDATE results SET status='unstable', "
              "median_us=median_us*3 WHERE variant='i2_s.scalar'\"", dir, dir, dir);
-    sh(cmd);
+    mp_test_sh(cmd);
     snprintf(cmd, sizeof cmd, "compare --base %s/a.db --new %s/u.db", dir, dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "an unstable result failed the gate:\n%s", out);
     cr_assert(line_of("i2_s.scalar", line, sizeof line));
@@ -132,16 +113,15 @@ Test(compare, unstable_apart_foreign_refused_disjoint_fails)
     snprintf(cmd, sizeof cmd,
              "cp %s/a.db %s/f.db && sqlite3 %s/f.db \"UPDATE machines SET fingerprint='other-box'\"",
              dir, dir, dir);
-    sh(cmd);
+    mp_test_sh(cmd);
     snprintf(cmd, sizeof cmd, "compare --base %s/a.db --new %s/f.db", dir, dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
     cr_assert(strstr(out, "different machines"), "%s", out);
     snprintf(cmd, sizeof cmd, "compare --base %s/a.db --new %s/f.db --force", dir, dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     /* nothing in common */
-    snprintf(cmd, sizeof cmd, "sweep --variant naive2.scalar --shape 8x128 --n 1 --reps 3 "
-                              "--min-time 0 --counters none --db %s/d.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    EXPECT(0, "", "sweep --variant naive2.scalar --shape 8x128 --n 1 --reps 3 "
+           "--min-time 0 --counters none --db %s/d.db", dir);
     snprintf(cmd, sizeof cmd, "compare --base %s/a.db --new %s/d.db", dir, dir);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
     cr_assert(strstr(out, "no result in common"), "%s", out);
@@ -159,8 +139,8 @@ Test(compare, unstable_apart_foreign_refused_disjoint_fails)
  * reported, and judged as measured with --normalize none. */
 Test(compare, common_drift_cancelled_canary_still_flagged)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], a[256], d[256], dc[256], line[512];
-    cr_assert(mkdtemp(dir));
+    char dir[64], cmd[2048], a[256], d[256], dc[256], line[512];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
     snprintf(cmd, sizeof cmd, "sweep --variant regress_i2s.avx2,i2_s.avx2,i2_s.scalar,tq2_0.scalar "
                               "--shape 256x512 --n 1,4 --warm --reps 21 --min-time 0 --counters none "
                               "--db %s/a.db", dir);
@@ -171,7 +151,7 @@ Test(compare, common_drift_cancelled_canary_still_flagged)
     snprintf(dc, sizeof dc, "%s/driftcanary.db", dir);
     scaled_copy(a, d, "1", 1.5);
     scaled_copy(d, dc, "variant='regress_i2s.avx2' AND n=4", 1.25);
-    expect(0, "common shift new/base: median 1.500 over 8 keys", "compare --base %s --new %s", a, d);
+    EXPECT(0, "common shift new/base: median 1.500 over 8 keys", "compare --base %s --new %s", a, d);
     cr_assert_null(strstr(out, "REGRESSION"), "%s", out);
     cr_assert(strstr(out, "moved by more than 15% together"), "the shift was not called out:\n%s",
               out);
@@ -179,14 +159,14 @@ Test(compare, common_drift_cancelled_canary_still_flagged)
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 1, "as measured, every key is slower:\n%s", out);
     cr_assert(line_of("i2_s.avx2[pf=8192] 256x512 n=4", line, sizeof line), "%s", out);
     cr_assert(strstr(line, "REGRESSION"), "%s", line);
-    expect(1, "1 regressions", "compare --base %s --new %s", a, dc);
+    EXPECT(1, "1 regressions", "compare --base %s --new %s", a, dc);
     cr_assert(line_of("regress_i2s.avx2[pf=8192] 256x512 n=4", line, sizeof line), "%s", out);
     cr_assert(strstr(line, "REGRESSION"), "%s", line);
     cr_assert(strstr(line, " 1.500 "), "the canary's drift is its problem's median: %s", line);
     /* a low percentile is judged the same way, and says so; bad choices are refused */
-    expect(1, "p20, threshold 15%: 1 regressions", "compare --base %s --new %s --stat p20", a, dc);
-    expect(2, "--stat: 'p100'", "compare --base %s --new %s --stat p100", a, d);
-    expect(2, "--normalize: 'sideways'", "compare --base %s --new %s --normalize sideways", a, d);
+    EXPECT(1, "p20, threshold 15%: 1 regressions", "compare --base %s --new %s --stat p20", a, dc);
+    EXPECT(2, "--stat: 'p100'", "compare --base %s --new %s --stat p100", a, d);
+    EXPECT(2, "--normalize: 'sideways'", "compare --base %s --new %s --normalize sideways", a, d);
 }
 
 /* Issue 20: every value read from a database is untrusted.  A NULL cache_mode
@@ -196,11 +176,10 @@ Test(compare, common_drift_cancelled_canary_still_flagged)
  * is checked directly too. */
 Test(compare, untrusted_values_refused_not_crashed)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], a[256], b[256];
-    cr_assert(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar,tq2_0.scalar --shape 64x256 --n 1 "
-                              "--warm --reps 5 --min-time 0 --counters none --db %s/a.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    char dir[64], cmd[2048], a[256], b[256];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    EXPECT(0, "", "sweep --variant i2_s.scalar,tq2_0.scalar --shape 64x256 --n 1 "
+           "--warm --reps 5 --min-time 0 --counters none --db %s/a.db", dir);
     snprintf(a, sizeof a, "%s/a.db", dir);
     /* the reader on a sound database */
     mp_cmp_run run;
@@ -232,11 +211,11 @@ Test(compare, untrusted_values_refused_not_crashed)
         snprintf(b, sizeof b, "%s/bad%zu.db", dir, i);
         snprintf(cmd, sizeof cmd, "cp %s %s && sqlite3 %s \"UPDATE results SET %s WHERE "
                                   "variant='tq2_0.scalar'\"", a, b, b, bad[i].set);
-        sh(cmd);
-        expect(2, bad[i].needle, "compare --base %s --new %s", a, b);
+        mp_test_sh(cmd);
+        EXPECT(2, bad[i].needle, "compare --base %s --new %s", a, b);
         cr_assert(strstr(out, "--new"), "the message names the input: %s", out);
         cr_assert(strstr(out, "refusing this run"), "%s", out);
-        expect(2, bad[i].needle, "compare --base %s --new %s", b, a);
+        EXPECT(2, bad[i].needle, "compare --base %s --new %s", b, a);
         cr_assert(strstr(out, "--base"), "%s", out);
         cr_assert_eq(mp_store_compare_read(b, "--new", 0, NULL, &run, &e), MP_EUSAGE, "%s", bad[i].set);
         cr_assert_eq(run.n, 0);
@@ -246,8 +225,8 @@ Test(compare, untrusted_values_refused_not_crashed)
     snprintf(b, sizeof b, "%s/notimes.db", dir);
     snprintf(cmd, sizeof cmd, "cp %s %s && sqlite3 %s \"UPDATE results SET times_us=NULL WHERE "
                               "variant='tq2_0.scalar'\"", a, b, b);
-    sh(cmd);
-    expect(0, "unstable: not judged", "compare --base %s --new %s", a, b);
+    mp_test_sh(cmd);
+    EXPECT(0, "unstable: not judged", "compare --base %s --new %s", a, b);
 }
 
 /* merge takes the same care: an input whose schema version is NULL (atoi on
@@ -255,22 +234,21 @@ Test(compare, untrusted_values_refused_not_crashed)
  * every input is checked before the output is touched: nothing is merged. */
 Test(compare, merge_refuses_untrusted_input)
 {
-    char dir[] = "/tmp/mpcmp-XXXXXX", cmd[2048], line[512];
-    cr_assert(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar --shape 64x256 --n 1 --warm --reps 3 "
-                              "--min-time 0 --counters none --db %s/a.db", dir);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    char dir[64], cmd[2048], line[512];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    EXPECT(0, "", "sweep --variant i2_s.scalar --shape 64x256 --n 1 --warm --reps 3 "
+           "--min-time 0 --counters none --db %s/a.db", dir);
     snprintf(cmd, sizeof cmd, "cp %s/a.db %s/b.db && sqlite3 %s/b.db \"UPDATE meta SET value=NULL "
                               "WHERE key='schema_version'\"", dir, dir, dir);
-    sh(cmd);
-    expect(3, "b.db: not an mpbench database", "merge %s/m.db %s/a.db %s/b.db", dir, dir, dir);
+    mp_test_sh(cmd);
+    EXPECT(3, "b.db: not an mpbench database", "merge %s/m.db %s/a.db %s/b.db", dir, dir, dir);
     cr_assert(!strstr(out, "merged "), "an input was merged: %s", out);
     snprintf(cmd, sizeof cmd, "%s/m.db", dir);
     cr_assert_neq(access(cmd, F_OK), 0, "the output was created");
-    expect(0, "1 runs added", "merge %s/m.db %s/a.db", dir, dir);
+    EXPECT(0, "1 runs added", "merge %s/m.db %s/a.db", dir, dir);
     snprintf(cmd, sizeof cmd, "sqlite3 %s/m.db \"SELECT count(*) FROM results\" > %s/count.txt",
              dir, dir);
-    sh(cmd);
+    mp_test_sh(cmd);
     snprintf(cmd, sizeof cmd, "%s/count.txt", dir);
     FILE *f = fopen(cmd, "r");
     cr_assert(f);
@@ -278,5 +256,5 @@ Test(compare, merge_refuses_untrusted_input)
     fclose(f);
     cr_assert_eq(atoi(line), 1, "a.db's one result is in the output: %s", line);
     /* merging a.db again adds nothing */
-    expect(0, "0 runs added, 1 already present", "merge %s/m.db %s/a.db", dir, dir);
+    EXPECT(0, "0 runs added, 1 already present", "merge %s/m.db %s/a.db", dir, dir);
 }

@@ -31,23 +31,7 @@
 
 static char out[1 << 17];
 
-#define EXPECT(code, needle, ...)                                                     \
-    do {                                                                              \
-        char args_[2048];                                                             \
-        snprintf(args_, sizeof args_, __VA_ARGS__);                                   \
-        int rc_ = mp_test_cli(out, sizeof out, args_);                                \
-        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
-                     code, out);                                                      \
-        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,    \
-                  needle, out);                                                       \
-    } while (0)
-
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-e2e-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
+#define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
 static void load(const char *path, mp_model *m)
 {
     mp_err e;
@@ -102,8 +86,7 @@ Test(e2e, perf_rows_positive)
 Test(e2e, stores_one_run_in_one_transaction)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/e.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "e.db");
     EXPECT(0, "i2_s.scalar", "e2e --model " TINY " --variant 'i2_s.scalar,naive2.scalar' "
                              "--pp 4 --tg 2 --batch 2 --reps 2 --db %s --format json", path);
     EXPECT(0, "100.0%", "e2e --lossless --model " TINY " --variant i2_s.scalar --prompts 3 "
@@ -397,8 +380,7 @@ static int lossless_rows(const char *model, const char *variants, int prompts, i
                          ll_row *rows, int max)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/ll.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "ll.db");
     EXPECT(0, "exact match", "e2e --lossless --model %s --variant '%s' --prompts %d --tokens %d "
                              "--threads 1 --db %s", model, variants, prompts, tokens, path);
     sqlite3 *db;
@@ -579,13 +561,9 @@ Test(e2e, bad_input_exit_2)
 Test(e2e, variant_cannot_take_shape)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/odd.txt", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs("source test fixture\nhidden 128\nintermediate 200\nlayers 1\nheads 4\nkv_heads 2\n"
-          "vocab 64\n", f);
-    fclose(f);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "odd.txt");
+    mp_test_write(path, "source test fixture\nhidden 128\nintermediate 200\nlayers 1\nheads 4\n"
+                        "kv_heads 2\nvocab 64\n");
     /* one explicit variant: bad input naming the layer, shape and reason */
     EXPECT(2, "layer down (128x200) of odd: variant i2_s.scalar cannot take it: K=200 not a "
               "multiple of 128",
@@ -599,33 +577,23 @@ Test(e2e, variant_cannot_take_shape)
            path);
     /* a model file that is bad */
     snprintf(path, sizeof path, "%s/bad.txt", dir);
-    f = fopen(path, "w");
-    fputs("source x\nhidden 128\nintermediate 256\nlayers 2\nheads 3\nkv_heads 2\nvocab 64\n", f);
-    fclose(f);
+    mp_test_write(path, "source x\nhidden 128\nintermediate 256\nlayers 2\nheads 3\nkv_heads 2\n"
+                        "vocab 64\n");
     EXPECT(2, "bad.txt", "e2e --model %s --variant i2_s.scalar --no-db", path);
-}
-
-static void write_file(const char *path, const char *body)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs(body, f);
-    fclose(f);
 }
 
 Test(e2e, tuned_config)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/t.conf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "t.conf");
     /* a variant the registry lacks: the loader names the file and line */
-    write_file(path, "fingerprint elsewhere\nnosuch.avx2 128x128 n=1 threads=1 -\n");
+    mp_test_write(path, "fingerprint elsewhere\nnosuch.avx2 128x128 n=1 threads=1 -\n");
     EXPECT(2, "t.conf:2", "e2e --model " TINY " --tuned %s --force --no-db", path);
     /* parameters the variant does not have */
-    write_file(path, "fingerprint elsewhere\ni2_s.scalar 128x128 n=1 threads=1 bogus=3\n");
+    mp_test_write(path, "fingerprint elsewhere\ni2_s.scalar 128x128 n=1 threads=1 bogus=3\n");
     EXPECT(2, "t.conf:2", "e2e --model " TINY " --tuned %s --force --no-db", path);
     /* another machine's config is refused unless forced */
-    write_file(path, "fingerprint elsewhere\n"
+    mp_test_write(path, "fingerprint elsewhere\n"
                      "i2_s.avx2 128x128 n=1 threads=1 -\n"
                      "naive2.scalar 64x128 n=1 threads=1 -\n"
                      "i2_s.scalar 256x128 n=8 threads=1 -\n"
@@ -646,12 +614,8 @@ Test(e2e, tuned_config)
 Test(e2e, tuned_config_errors)
 {
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/t.conf", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs("fingerprint nosuch\nnosuch.avx2 128x128 n=1 threads=1 -\n", f);
-    fclose(f);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "t.conf");
+    mp_test_write(path, "fingerprint nosuch\nnosuch.avx2 128x128 n=1 threads=1 -\n");
     EXPECT(2, "t.conf", "e2e --model " TINY " --tuned %s --no-db", path);
     EXPECT(2, "--tuned", "e2e --model " TINY " --tuned %s --lossless --variant i2_s.scalar --no-db", path);
 }

@@ -49,12 +49,6 @@ static void load(const char *path, mp_model *m)
     cr_assert_eq(mp_model_load(path, m, &e), MP_OK, "%s", e.msg);
 }
 
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-e2el-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
 static mp_e2e_spec spec_for(const mp_model *m, const mp_variant *v, int threads)
 {
     enum { GEN = 6 };
@@ -462,8 +456,7 @@ static double parse_profile(const char *p, double *parts, int *n)
 Test(e2e_limit, profile_parts_add_up)
 {
     char dir[64], db[128], cmd[512];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/p.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "e2el", "p.db");
     snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant 'i2_s.scalar,tl1_1.scalar*' "
                               "--pp 6 --tg 5 --batch 1,2 --reps 3 --threads 2 --profile --db %s",
              db);
@@ -587,7 +580,7 @@ static void poke(const char *path, long off, int whence, const char *bytes, size
 Test(e2e_limit, weight_cache_detects_stale_and_corrupt_files)
 {
     char dir[64], bind[64];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "e2el");
     mp_pool *pool = mp_pool_create(2, bind, sizeof bind);
     mp_model md;
     load(TINY, &md);
@@ -708,8 +701,7 @@ static int tg_reason_has(const char *db, int seed, const char *what)
 Test(e2e_limit, decode_bound_reads_the_stored_probe_or_measures)
 {
     char dir[64], db[128], cmd[256];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/bw.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "e2el", "bw.db");
     snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant i2_s.scalar --pp 0 --tg 2 --reps 1 "
                               "--seed 3 --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
@@ -756,13 +748,8 @@ Test(e2e_limit, opens_a_database_without_the_bound_columns)
             mig = v;
     cr_assert_gt(mig, 0);
     char dir[64], db[128], sql[512];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/old.db", dir);
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    for (int v = 1; v < mig; v++)
-        cr_assert_eq(sqlite3_exec(h, mp_schema_migrations[v - 1], NULL, NULL, NULL), SQLITE_OK,
-                     "migration %d: %s", v, sqlite3_errmsg(h));
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "e2el", "old.db");
+    sqlite3 *h = mp_test_schema(db, mp_schema_migrations, mig - 1);
     snprintf(sql, sizeof sql,
              "INSERT INTO meta VALUES('schema_version','%d');"
              "INSERT INTO machines(id,fingerprint) VALUES(1,'old-machine');"

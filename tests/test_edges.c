@@ -198,25 +198,17 @@ static void saturated(int idx)
             x[j] = j < k ? 3.0f : -3.0f;
         float *y = mp_alloc(sizeof(float) * m * n), *ref = mp_alloc(sizeof(float) * m * n);
         mp_ref_gemm(w, 0.5f, m, k, x, n, ref, 0, m);
-        uint8_t *p = mp_alloc(v->packed_size(m, k, param));
-        v->pack(w, 0.5f, m, k, param, p);
-        mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.5f, .w = p};
-        memcpy(op.param, param, sizeof op.param);
-        void *act = mp_alloc(v->act_size(n, k, param));
-        v->prepare(&op, x, n, act, 0, n);
-        size_t ssz = v->scratch_size ? v->scratch_size(n, k, param) : 0;
-        void *scr = ssz ? mp_alloc(ssz) : NULL;
+        mp_test_op t;
+        mp_test_op_make(&t, v, param, w, 0.5f, m, k, x, n);
         for (int j = 0; j < m * n; j++)
             y[j] = NAN;
-        v->compute(&op, act, n, y, 0, m, scr);
+        v->compute(&t.op, t.act, n, y, 0, m, t.scratch);
         char ps[256];
         for (int j = 0; j < m * n; j++)
             cr_assert(memcmp(&y[j], &ref[j], sizeof(float)) == 0,
                       "%s {%s} saturated %dx%d: y[%d] = %.9g, reference %.9g", v->name,
                       mp_params_str(v, param, ps, sizeof ps), m, k, j, y[j], ref[j]);
-        mp_free(scr);
-        mp_free(act);
-        mp_free(p);
+        mp_test_op_free(&t);
         mp_free(ref);
         mp_free(y);
         mp_free(x);

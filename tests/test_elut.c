@@ -290,16 +290,10 @@ static void lossy_case(const mp_variant *v, int m, int k, int n, uint64_t seed)
     float *x = mp_alloc(sizeof(float) * (size_t)n * k);
     mp_gen_weights(seed, w, (size_t)m * k, 0);
     mp_gen_acts(seed + 1, x, (size_t)n * k);
-    uint8_t *p = mp_alloc(v->packed_size(m, k, param));
-    v->pack(w, 0.02f, m, k, param, p);
-    mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.02f, .w = p};
-    memcpy(op.param, param, sizeof op.param);
-    void *act = mp_alloc(v->act_size(n, k, param));
-    v->prepare(&op, x, n, act, 0, n);
+    mp_test_op t;
+    mp_test_op_make(&t, v, param, w, 0.02f, m, k, x, n);
     float *y = mp_alloc(sizeof(float) * (size_t)n * m), *ref = mp_alloc(sizeof(float) * (size_t)n * m);
-    size_t ssz = v->scratch_size ? v->scratch_size(n, k, param) : 0;
-    void *scr = ssz ? mp_alloc(ssz) : NULL;
-    v->compute(&op, act, n, y, 0, m, scr);
+    v->compute(&t.op, t.act, n, y, 0, m, t.scratch);
     mp_ref_gemm(w, 0.02f, m, k, x, n, ref, 0, m);
     int tmac = v->family == MP_FAMILY_BITLUT;
     int8_t *q = mp_alloc((size_t)k);
@@ -348,11 +342,9 @@ static void lossy_case(const mp_variant *v, int m, int k, int n, uint64_t seed)
     fprintf(stderr, "%-20s M=%-5d K=%-5d N=%d: max rel err %.4f, mean rel err %.4f\n", v->name, m,
             k, n, emax / rmax, esum / rsum);
     mp_free(q);
-    mp_free(scr);
     mp_free(ref);
     mp_free(y);
-    mp_free(act);
-    mp_free(p);
+    mp_test_op_free(&t);
     mp_free(x);
     mp_free(w);
 }

@@ -20,68 +20,10 @@
 
 static char out[65536];
 
-static const char *bin(void)
-{
-    const char *b = getenv("MPBENCH_BIN");
-    return b && *b ? b : "./mpbench";
-}
-
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mpengine-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
-static pid_t spawn(char *const *args)
-{
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        freopen("/dev/null", "w", stderr);
-        freopen("/dev/null", "w", stdout);
-        execv(bin(), args);
-        _exit(127);
-    }
-    return pid;
-}
-
-static long query_long(const char *db, const char *sql)
-{
-    sqlite3 *h;
-    long v = -1;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-        sqlite3_busy_timeout(h, 5000);
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return v;
-}
-
-/* Starts args, waits until `sql` counts at least one row, kills it with
- * SIGKILL; returns the count left behind.  The run must not have finished. */
-static long kill_midway(char *const *args, const char *db, const char *sql)
-{
-    pid_t pid = spawn(args);
-    long rows = 0;
-    for (int i = 0; i < 12000 && rows < 1; i++) {
-        usleep(5000);
-        rows = query_long(db, sql);
-    }
-    cr_assert_geq(rows, 1, "nothing stored in 60 s");
-    kill(pid, SIGKILL);
-    int st;
-    waitpid(pid, &st, 0);
-    cr_assert(WIFSIGNALED(st), "the run finished before it was killed: make it longer");
-    return query_long(db, sql);
-}
-
 static void run_to_end(char *const *args)
 {
     int st;
-    pid_t pid = spawn(args);
+    pid_t pid = mp_test_spawn(args, NULL);
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the resumed run failed (%d)", st);
 }
@@ -89,49 +31,47 @@ static void run_to_end(char *const *args)
 Test(engine, e2e_resumes_after_kill_9_without_duplicates, .timeout = 600)
 {
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/e.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "engine", "e.db");
     char *args[] = {"mpbench", "e2e", "--model", "bitnetcpp-125m", "--layers", "1",
                     "--variant", "i2_s.scalar,i2_s.avx2,tq2_0.scalar,tq2_0.avx2,naive2.scalar",
                     "--pp", "16", "--tg", "4", "--reps", "2", "--threads", "1", "--db", db, NULL};
-    long partial = kill_midway(args, db, "SELECT count(*) FROM e2e");
+    long partial = mp_test_kill_midway(args, db, "SELECT count(*) FROM e2e", 1);
     cr_assert_lt(partial, 10, "killed run already had every row");
     run_to_end(args);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e"), 10, "5 variants x (pp16, tg4)");
-    cr_assert_eq(query_long(db, "SELECT count(DISTINCT variant||'|'||test||'|'||threads) FROM e2e"),
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM e2e"), 10, "5 variants x (pp16, tg4)");
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(DISTINCT variant||'|'||test||'|'||threads) FROM e2e"),
                  10, "each row once");
-    cr_assert_eq(query_long(db, "SELECT count(DISTINCT plan_key) FROM e2e"), 1);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(DISTINCT plan_key) FROM e2e"), 1);
     /* the rows measured before the kill were kept, not measured again */
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e WHERE run_id=(SELECT min(id) FROM runs)"),
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM e2e WHERE run_id=(SELECT min(id) FROM runs)"),
                  partial);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e WHERE status!='ok'"), 0);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM e2e WHERE status!='ok'"), 0);
     /* a third time: nothing measured, nothing added */
     run_to_end(args);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e"), 10);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM e2e"), 10);
 }
 
 Test(engine, tune_resumes_after_kill_9_without_duplicates, .timeout = 600)
 {
     char dir[64], db[128], conf[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/t.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "engine", "t.db");
     snprintf(conf, sizeof conf, "%s/t.conf", dir);
     char *args[] = {"mpbench", "tune", "--variant", "i2_s.avx2", "--model", "bitnet-b1.58-2b-4t",
                     "--n", "1,8", "--threads", "1", "--warm", "--strategy", "exhaustive",
                     "--db", db, "--out", conf, NULL};
-    long partial = kill_midway(args, db, "SELECT count(*) FROM results");
-    cr_assert_lt(query_long(db, "SELECT count(*) FROM tuned"), 8, "killed tune had decided all");
+    long partial = mp_test_kill_midway(args, db, "SELECT count(*) FROM results", 1);
+    cr_assert_lt(mp_test_query_long(db, "SELECT count(*) FROM tuned"), 8, "killed tune had decided all");
     run_to_end(args);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM tuned"), 8, "4 shapes x 2 n");
-    cr_assert_eq(query_long(db, "SELECT count(DISTINCT variant||'|'||m||'|'||k||'|'||n||'|'||threads) "
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM tuned"), 8, "4 shapes x 2 n");
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(DISTINCT variant||'|'||m||'|'||k||'|'||n||'|'||threads) "
                                 "FROM tuned"), 8, "each decision once");
-    long evals = query_long(db, "SELECT count(*) FROM results");
-    cr_assert_eq(query_long(db, "SELECT count(DISTINCT sweep_key||'|'||params||'|'||m||'|'||k||'|'"
+    long evals = mp_test_query_long(db, "SELECT count(*) FROM results");
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(DISTINCT sweep_key||'|'||params||'|'||m||'|'||k||'|'"
                                 "||n||'|'||threads) FROM results"), evals,
                  "each evaluation stored once");
     cr_assert_geq(evals, partial);
     /* the evaluations stored before the kill were reused, not measured again */
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM results WHERE run_id=(SELECT min(id) FROM runs)"),
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE run_id=(SELECT min(id) FROM runs)"),
                  partial);
     cr_assert_eq(access(conf, F_OK), 0, "the tuned config was written");
 }
@@ -139,7 +79,7 @@ Test(engine, tune_resumes_after_kill_9_without_duplicates, .timeout = 600)
 Test(engine, failed_point_prints_a_command_that_reproduces_it, .timeout = 120)
 {
     char dir[64], cmd[512];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "engine");
     snprintf(cmd, sizeof cmd, "sweep --variant wrong_on_purpose.scalar,i2_s.scalar --shape "
                               "128x256,64x512 --n 1,3 --warm --reps 3 --min-time 0 --db %s/w.db",
              dir);
@@ -262,14 +202,9 @@ Test(engine, a_resting_pool_sleeps_and_wakes_for_the_next_run, .timeout = 60)
 Test(engine, opens_a_database_of_the_previous_schema_version)
 {
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/old.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "engine", "old.db");
     /* build a version-(N-1) database by hand, with rows in the tables N changes */
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    for (int v = 1; v < MP_SCHEMA_VERSION; v++)
-        cr_assert_eq(sqlite3_exec(h, mp_schema_migrations[v - 1], NULL, NULL, NULL), SQLITE_OK,
-                     "migration %d: %s", v, sqlite3_errmsg(h));
+    sqlite3 *h = mp_test_schema(db, mp_schema_migrations, MP_SCHEMA_VERSION - 1);
     char sql[512];
     snprintf(sql, sizeof sql,
              "INSERT INTO meta VALUES('schema_version','%d');"
@@ -287,10 +222,10 @@ Test(engine, opens_a_database_of_the_previous_schema_version)
     cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
     mp_store_close(s);
     snprintf(sql, sizeof sql, "SELECT value FROM meta WHERE key='schema_version'");
-    cr_assert_eq(query_long(db, sql), MP_SCHEMA_VERSION, "migrated to the current version");
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM e2e WHERE plan_key IS NULL"), 1,
+    cr_assert_eq(mp_test_query_long(db, sql), MP_SCHEMA_VERSION, "migrated to the current version");
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM e2e WHERE plan_key IS NULL"), 1,
                  "the old e2e row kept, with the new column");
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM tuned WHERE plan_key IS NULL"), 1);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM tuned WHERE plan_key IS NULL"), 1);
     /* and the CLI can use it */
     char cmd[256];
     snprintf(cmd, sizeof cmd, "tune --report --db %s --format csv", db);
@@ -303,7 +238,7 @@ Test(engine, opens_a_database_of_the_previous_schema_version)
 Test(engine, layer_rules_hold_and_their_check_can_fail, .timeout = 120)
 {
     char dir[64], cmd[1024];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "engine");
     snprintf(cmd, sizeof cmd, "cp -r harness tuner variants kernels %s/ && mkdir %s/scripts && "
                               "cp scripts/check-layers.sh %s/scripts/", dir, dir, dir);
     cr_assert_eq(system(cmd), 0);

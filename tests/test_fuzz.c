@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mp_test.h"
 #include "fuzz/mp_fuzz.h"
 
 static int replay(const char *target, int (*fn)(const uint8_t *, size_t))
@@ -79,37 +80,39 @@ static void expect_cli(const char *args, int code, const char *stop)
 
 Test(fuzz, cli_parse_only_stops_after_validation, .timeout = 120)
 {
-    expect_cli("run\n--variant\ni2_s.scalar\n--shape\n64x128\n--db\nx.db", 0, "run");
-    expect_cli("run\n--variant\ni2_s.scalar\n--model\n./m.txt\n--n\n1,8\n--no-db", 0, "run");
-    expect_cli("sweep\n--variant\ni2_s.*\n--shape\n64x128,128x256\n--n\n1,2\n--shard\n1/2", 0,
-               "sweep");
-    expect_cli("sweep\n--quick\n--dry-run", 0, "sweep");
-    expect_cli("tune\n--variant\ntl2_0.*\n--shape\n256x768\n--strategy\nrandom", 0, "tune");
-    expect_cli("tune\n--report\n--db\nx.db", 0, "tune");
-    expect_cli("e2e\n--model\n./m.txt\n--variant\ni2_s.scalar\n--pp\n8\n--tg\n4", 0, "e2e");
-    expect_cli("e2e\n--gguf\ng.gguf\n--variant\ni2_s.scalar\n--lossless\n--prompts\n2", 0, "e2e");
-    expect_cli("pack\n--variant\ni2_s.scalar\n--shape\n128x128\n--weights\nw.bin\n--out\np.bin", 0,
-               "pack");
-    expect_cli("pack\n--gguf-out\nx.gguf\n--model\n./m.txt", 0, "pack --gguf-out");
-    expect_cli("merge\nout.db\na.db\nb.db", 0, "merge");
-    expect_cli("probe\n--threads\n1,2\n--quick", 0, "probe");
-    expect_cli("report\n--db\na.db\n--out\nR.md", 0, "report");
-    expect_cli("plot\nroofline\n--db\na.db\n--outdir\nplots", 0, "plot");
-    expect_cli("list\nmachine\n--db\na.db", 0, "list machine");
-    expect_cli("list\ngguf\ng.gguf\n--tensors", 0, "list gguf");
-    /* read-only commands run to the end */
-    expect_cli("list\nshapes\n--model\n./m.txt", 0, NULL);
-    expect_cli("compare\n--base\na.db\n--new\nb.db", 0, NULL);
-    /* refused before the stop */
-    expect_cli("run\n--variant\nnope.*\n--shape\n64x128", 2, NULL);
-    expect_cli("run\n--variant\ni2_s.scalar\n--shape\n64x128\n--min-time\nnan", 2, NULL);
-    expect_cli("sweep\n--shape\n64x128\n--shard\n3/2", 2, NULL);
-    expect_cli("pack\n--variant\ni2_s.scalar\n--shape\n128x128\n--weights\nw.bin\n--out\nw.bin", 2,
-               NULL);
-    expect_cli("merge\nout.db\nm.txt", 3, NULL);
-    expect_cli("merge\na.db\n./a.db", 2, NULL);
-    expect_cli("e2e\n--model\n./m.txt\n--variant\ni2_s.scalar\n--layers\n3", 2, NULL);
-    expect_cli("nosuchcommand", 2, NULL);
+    /* code, the stop (NULL: none), the arguments */
+    static const mp_test_cli_case cases[] = {
+        {0, "run", "run\n--variant\ni2_s.scalar\n--shape\n64x128\n--db\nx.db"},
+        {0, "run", "run\n--variant\ni2_s.scalar\n--model\n./m.txt\n--n\n1,8\n--no-db"},
+        {0, "sweep", "sweep\n--variant\ni2_s.*\n--shape\n64x128,128x256\n--n\n1,2\n--shard\n1/2"},
+        {0, "sweep", "sweep\n--quick\n--dry-run"},
+        {0, "tune", "tune\n--variant\ntl2_0.*\n--shape\n256x768\n--strategy\nrandom"},
+        {0, "tune", "tune\n--report\n--db\nx.db"},
+        {0, "e2e", "e2e\n--model\n./m.txt\n--variant\ni2_s.scalar\n--pp\n8\n--tg\n4"},
+        {0, "e2e", "e2e\n--gguf\ng.gguf\n--variant\ni2_s.scalar\n--lossless\n--prompts\n2"},
+        {0, "pack", "pack\n--variant\ni2_s.scalar\n--shape\n128x128\n--weights\nw.bin\n--out\np.bin"},
+        {0, "pack --gguf-out", "pack\n--gguf-out\nx.gguf\n--model\n./m.txt"},
+        {0, "merge", "merge\nout.db\na.db\nb.db"},
+        {0, "probe", "probe\n--threads\n1,2\n--quick"},
+        {0, "report", "report\n--db\na.db\n--out\nR.md"},
+        {0, "plot", "plot\nroofline\n--db\na.db\n--outdir\nplots"},
+        {0, "list machine", "list\nmachine\n--db\na.db"},
+        {0, "list gguf", "list\ngguf\ng.gguf\n--tensors"},
+        /* read-only commands run to the end */
+        {0, NULL, "list\nshapes\n--model\n./m.txt"},
+        {0, NULL, "compare\n--base\na.db\n--new\nb.db"},
+        /* refused before the stop */
+        {2, NULL, "run\n--variant\nnope.*\n--shape\n64x128"},
+        {2, NULL, "run\n--variant\ni2_s.scalar\n--shape\n64x128\n--min-time\nnan"},
+        {2, NULL, "sweep\n--shape\n64x128\n--shard\n3/2"},
+        {2, NULL, "pack\n--variant\ni2_s.scalar\n--shape\n128x128\n--weights\nw.bin\n--out\nw.bin"},
+        {3, NULL, "merge\nout.db\nm.txt"},
+        {2, NULL, "merge\na.db\n./a.db"},
+        {2, NULL, "e2e\n--model\n./m.txt\n--variant\ni2_s.scalar\n--layers\n3"},
+        {2, NULL, "nosuchcommand"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_cli(cases[i].args, cases[i].code, cases[i].needle);
     /* an --variant list over e2e's 1023 bytes is refused, not cut to what fits */
     char longv[1400] = "e2e\n--model\n./m.txt\n--variant\n";
     while (strlen(longv) < 1300)

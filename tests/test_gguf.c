@@ -33,23 +33,7 @@
 
 static char out[1 << 16];
 
-#define EXPECT(code, needle, ...)                                                     \
-    do {                                                                              \
-        char args_[2048];                                                             \
-        snprintf(args_, sizeof args_, __VA_ARGS__);                                   \
-        int rc_ = mp_test_cli(out, sizeof out, args_);                                \
-        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
-                     code, out);                                                      \
-        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,    \
-                  needle, out);                                                       \
-    } while (0)
-
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-gguf-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
+#define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
 /* ---- a byte builder --------------------------------------------------------------- */
 typedef struct bb {
     uint8_t b[4096];
@@ -216,8 +200,7 @@ static void write_all_types(const char *path, int with_i2s)
 Test(gguf, roundtrip_every_type)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/all.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "all.gguf");
     write_all_types(path, 1);
     mp_gguf *g;
     mp_err e;
@@ -297,8 +280,7 @@ static int fill_ternary(void *ctx, int index, uint8_t *o, size_t bytes, mp_err *
 Test(gguf, ternary_types_give_weights_and_scale)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/t.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "t.gguf");
     const int types[] = {MP_GGML_TQ2_0, MP_GGML_TQ1_0, MP_GGML_I2_S, MP_GGML_F32, MP_GGML_F16};
     int m = 5, k = 512;
     int8_t *w = malloc((size_t)m * k), *got = malloc((size_t)m * k);
@@ -348,15 +330,23 @@ static void logits_of(const mp_model *md, const mp_e2e_source *src, float *lg)
     mp_pool_destroy(pool);
 }
 
+/* Loads the fixture model into *md and writes it, its weights from seed and its
+ * ternary tensors of type, as DIR/m.gguf in a fresh dir (64 bytes) into path. */
+static void fixture_as_gguf(const char *fixture, uint64_t seed, int type, mp_model *md, char *dir,
+                            char *path, size_t plen)
+{
+    mp_err e;
+    mp_test_scratch(dir, 64, path, plen, "gguf", "m.gguf");
+    cr_assert_eq(mp_model_load(fixture, md, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_gguf_write_model(path, md, seed, type, &e), MP_OK, "%s", e.msg);
+}
+
 static void same_as_synthetic(const char *fixture)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/m.gguf", dir);
     mp_model md, mg;
     mp_err e;
-    cr_assert_eq(mp_model_load(fixture, &md, &e), MP_OK, "%s", e.msg);
-    cr_assert_eq(mp_gguf_write_model(path, &md, 7, MP_GGML_I2_S, &e), MP_OK, "%s", e.msg);
+    fixture_as_gguf(fixture, 7, MP_GGML_I2_S, &md, dir, path, sizeof path);
     mp_gguf *g;
     cr_assert_eq(mp_gguf_open(path, &g, &e), MP_OK, "%s", e.msg);
     cr_assert_eq(mp_gguf_model(g, &mg, &e), MP_OK, "%s", e.msg);
@@ -411,7 +401,7 @@ Test(gguf, ggml_reads_our_files_and_agrees)
 {
     need_peers();
     char dir[64], path[160];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     mp_err e;
     char rep[1400];
     /* every key type and every tensor type upstream ggml knows */
@@ -452,7 +442,7 @@ Test(gguf, ggml_reads_our_files_and_agrees)
 static uint8_t *valid_file(size_t *size, char *dir, size_t dlen)
 {
     char path[160];
-    tmpdir(dir, dlen);
+    mp_test_tmpdir(dir, dlen, "gguf");
     snprintf(path, sizeof path, "%s/v.gguf", dir);
     mp_model md;
     mp_err e;
@@ -492,15 +482,22 @@ static void expect_bad(const uint8_t *buf, size_t size, const char *what, const 
 static void set64(uint8_t *b, size_t at, uint64_t v) { memcpy(b + at, &v, 8); }
 static void set32(uint8_t *b, size_t at, uint32_t v) { memcpy(b + at, &v, 4); }
 
-Test(gguf, bad_header_fields)
+/* valid_file's bytes (its folder removed) and their parse (close *g after). */
+static uint8_t *valid_parsed(size_t *n, mp_gguf **g)
 {
     char dir[64];
-    size_t n;
-    uint8_t *v = valid_file(&n, dir, sizeof dir);
+    uint8_t *v = valid_file(n, dir, sizeof dir);
     rmdir(dir);
-    mp_gguf *g;
     mp_err e;
-    cr_assert_eq(mp_gguf_parse(v, n, "v", &g, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_gguf_parse(v, *n, "v", g, &e), MP_OK, "%s", e.msg);
+    return v;
+}
+
+Test(gguf, bad_header_fields)
+{
+    size_t n;
+    mp_gguf *g;
+    uint8_t *v = valid_parsed(&n, &g);
     /* positions of fields, from the valid parse */
     const mp_gguf_tensor *t0 = &g->t[0], *t1 = &g->t[1];
     const mp_gguf_tensor *tq = mp_gguf_tensor_find(g, "blk.0.attn_q.weight");
@@ -565,8 +562,7 @@ Test(gguf, duplicate_keys_and_names_alignment)
 {
     mp_err e;
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/d.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "d.gguf");
     mp_gguf *g;
     /* duplicate key */
     mp_gguf_w *w = mp_gguf_w_new();
@@ -611,13 +607,10 @@ Test(gguf, duplicate_keys_and_names_alignment)
 
 Test(gguf, random_corruption_never_crashes)
 {
-    char dir[64];
     size_t n;
-    uint8_t *v = valid_file(&n, dir, sizeof dir);
-    rmdir(dir);
     mp_gguf *g;
+    uint8_t *v = valid_parsed(&n, &g);
     mp_err e;
-    cr_assert_eq(mp_gguf_parse(v, n, "v", &g, &e), MP_OK, "%s", e.msg);
     size_t hdr = g->data_offset;
     mp_gguf_close(g);
     uint8_t *b = malloc(n);
@@ -679,7 +672,7 @@ Test(gguf, non_ternary_tensor_is_refused)
 Test(gguf, cli_pack_list_e2e)
 {
     char dir[64];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "gguf");
     const char *types[3] = {"tq2_0", "tq1_0", "i2_s"};
     for (int t = 0; t < 3; t++) {
         EXPECT(0, "bitnet", "pack --gguf-out %s/m-%s.gguf --model tests/fixtures/tiny-tq.txt "
@@ -720,8 +713,7 @@ Test(gguf, cli_pack_list_e2e)
 Test(gguf, unknown_architecture_and_missing_tensor)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/a.gguf", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "gguf", "a.gguf");
     mp_err e;
     mp_gguf_w *w = mp_gguf_w_new();
     mp_gguf_w_str(w, "general.architecture", "mamba");
@@ -759,12 +751,9 @@ static double llama_agreement(const char *fixture, int type, int P, int gen, dou
                               double *rel, char *why, size_t wl)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/l.gguf", dir);
     mp_model md, mg;
     mp_err e;
-    cr_assert_eq(mp_model_load(fixture, &md, &e), MP_OK, "%s", e.msg);
-    cr_assert_eq(mp_gguf_write_model(path, &md, 11, type, &e), MP_OK, "%s", e.msg);
+    fixture_as_gguf(fixture, 11, type, &md, dir, path, sizeof path);
     int prompts[64][MP_E2E_PROMPT_MAX], plen[64];
     const int *pp[64];
     for (int p = 0; p < P; p++) {

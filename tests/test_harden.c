@@ -20,81 +20,25 @@
 #include "mp_test.h"
 
 static char out[65536];
-
-static const char *bin(void)
-{
-    const char *b = getenv("MPBENCH_BIN");
-    return b && *b ? b : "./mpbench";
-}
-
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mpharden-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
-/* Runs the CLI with printf-style args; asserts the exit code and a message. */
-#define EXPECT(code, needle, ...)                                                           \
-    do {                                                                                    \
-        char cmd_[20000];                                                                    \
-        snprintf(cmd_, sizeof cmd_, __VA_ARGS__);                                           \
-        int rc_ = mp_test_cli(out, sizeof out, cmd_);                                       \
-        cr_assert_eq(rc_, code, "'%s' exited %d, expected %d:\n%s", cmd_, rc_, code, out);  \
-        cr_assert(strstr(out, needle), "'%s': no '%s' in:\n%s", cmd_, needle, out);         \
-    } while (0)
-
-static long q(const char *db, const char *sql)
-{
-    sqlite3 *h;
-    long v = -1;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-        sqlite3_busy_timeout(h, 10000);
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return v;
-}
-
-static int integrity_ok(const char *db)
-{
-    sqlite3 *h;
-    int ok = 0;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW)
-            ok = !strcmp((const char *)sqlite3_column_text(st, 0), "ok");
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return ok;
-}
-
-static char *slurp(const char *path, long *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    *len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)*len + 1);
-    cr_assert_eq(fread(b, 1, (size_t)*len, f), (size_t)*len);
-    b[*len] = 0; /* callers search and print it as a string */
-    fclose(f);
-    return b;
-}
-
-static void sh(const char *cmd)
-{
-    cr_assert_eq(system(cmd), 0, "%s", cmd);
-}
+#define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
 
 static const char SWEEP[] = "sweep --variant i2_s.scalar,naive2.scalar --shape 64x128,32x256 "
                             "--n 1,2 --warm --reps 2 --min-time 0 --counters none";
+
+/* Makes the folder ro read-only (and the file in it, when given): root ignores
+ * permissions, so as root a read-only bind mount of it (returns 1: umount it). */
+static int read_only(const char *ro, const char *file)
+{
+    if (geteuid() == 0) {
+        cr_assert_eq(mount(ro, ro, NULL, MS_BIND, NULL), 0);
+        cr_assert_eq(mount(NULL, ro, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL), 0);
+        return 1;
+    }
+    if (file)
+        chmod(file, 0444);
+    chmod(ro, 0555);
+    return 0;
+}
 
 /* ---- limits ------------------------------------------------------------------------- */
 
@@ -104,18 +48,17 @@ Test(harden, limits_refused_with_exit_2_and_a_sweep_goes_on, .timeout = 120)
     EXPECT(2, "over the limit", "run --variant i2_s.scalar --n 65536 --shape 1000000x1024 --no-db");
     EXPECT(2, "limit of 65536", "run --variant i2_s.scalar --shape 64x128x70000 --no-db");
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/l.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "l.db");
     /* with a 64 MiB limit, 4096x4096 n=1024 (~96 MiB of outputs and oracles) is
      * recorded skipped with the reason; the small point is measured */
     setenv("MPBENCH_MEM_LIMIT_MB", "64", 1);
     EXPECT(0, "", "sweep --variant i2_s.scalar --shape 64x128,4096x4096 --n 1024 --warm --reps 1 "
                   "--min-time 0 --counters none --db %s", db);
     unsetenv("MPBENCH_MEM_LIMIT_MB");
-    cr_assert_eq(q(db, "SELECT count(*) FROM results WHERE m=4096 AND status='skipped' AND "
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE m=4096 AND status='skipped' AND "
                        "reason LIKE 'memory:%'"), 1);
-    cr_assert_eq(q(db, "SELECT count(*) FROM results WHERE m=64 AND status='ok'"), 1);
-    cr_assert_eq(q(db, "SELECT count(*) FROM runs WHERE status='ok'"), 1);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE m=64 AND status='ok'"), 1);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs WHERE status='ok'"), 1);
     /* model files whose products overflow */
     char model[160];
     snprintf(model, sizeof model, "%s/big.txt", dir);
@@ -133,13 +76,16 @@ Test(harden, limits_refused_with_exit_2_and_a_sweep_goes_on, .timeout = 120)
 
 Test(harden, nan_inf_and_overflowing_arguments_refused)
 {
-    EXPECT(2, "--min-time", "run --variant i2_s.scalar --shape 64x128 --min-time nan --no-db");
-    EXPECT(2, "--min-time", "sweep --variant i2_s.scalar --shape 64x128 --min-time inf --dry-run");
-    EXPECT(2, "--alpha", "tune --variant i2_s.avx2 --shape 64x128 --alpha nan --no-db");
-    EXPECT(2, "--threshold", "compare --base a.db --new b.db --threshold nan");
-    EXPECT(2, "--scale", "pack --variant i2_s.scalar --shape 8x128 --seed 1 --out /tmp/x --scale inf");
-    EXPECT(2, "--scale", "pack --variant i2_s.scalar --shape 8x128 --seed 1 --out /tmp/x --scale 1e39");
-    EXPECT(2, "--shard", "sweep --variant i2_s.scalar --shape 64x128 --shard 2/4294967298 --dry-run");
+    static const mp_test_cli_case bad[] = {
+        {2, "--min-time", "run --variant i2_s.scalar --shape 64x128 --min-time nan --no-db"},
+        {2, "--min-time", "sweep --variant i2_s.scalar --shape 64x128 --min-time inf --dry-run"},
+        {2, "--alpha", "tune --variant i2_s.avx2 --shape 64x128 --alpha nan --no-db"},
+        {2, "--threshold", "compare --base a.db --new b.db --threshold nan"},
+        {2, "--scale", "pack --variant i2_s.scalar --shape 8x128 --seed 1 --out /tmp/x --scale inf"},
+        {2, "--scale", "pack --variant i2_s.scalar --shape 8x128 --seed 1 --out /tmp/x --scale 1e39"},
+        {2, "--shard", "sweep --variant i2_s.scalar --shape 64x128 --shard 2/4294967298 --dry-run"},
+    };
+    MP_TEST_EXPECT_ALL(out, bad);
     /* a long --shape list is taken whole or refused, never cut */
     static char list[16384];
     size_t l = 0;
@@ -159,8 +105,7 @@ Test(harden, nan_inf_and_overflowing_arguments_refused)
 Test(harden, same_file_cases)
 {
     char dir[64], w[128], cmd[512];
-    tmpdir(dir, sizeof dir);
-    snprintf(w, sizeof w, "%s/w.bin", dir);
+    mp_test_scratch(dir, sizeof dir, w, sizeof w, "harden", "w.bin");
     FILE *f = fopen(w, "wb");
     for (int i = 0; i < 8 * 128; i++)
         fputc(i % 3 - 1, f);
@@ -175,14 +120,14 @@ Test(harden, same_file_cases)
     EXPECT(0, "", "%s --db %s/a.db", SWEEP, dir);
     EXPECT(2, "is also the output", "merge %s/a.db %s/./a.db", dir, dir);
     snprintf(cmd, sizeof cmd, "ln -s %s/a.db %s/link.db", dir, dir);
-    sh(cmd);
+    mp_test_sh(cmd);
     EXPECT(2, "is also the output", "merge %s/a.db %s/link.db", dir, dir);
 }
 
 Test(harden, database_failures_exit_3_and_touch_nothing, .timeout = 120)
 {
     char dir[64], db[128], cmd[512];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "harden");
     EXPECT(3, "not a regular file", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db /dev/null");
     cr_assert_neq(access("/dev/null-journal", F_OK), 0, "/dev/null-journal was created");
     /* a corrupt page: refused, byte for byte untouched, no run row added */
@@ -191,13 +136,13 @@ Test(harden, database_failures_exit_3_and_touch_nothing, .timeout = 120)
     snprintf(cmd, sizeof cmd, "sqlite3 %s 'PRAGMA journal_mode=DELETE' >/dev/null && "
                               "printf '\\377\\377\\377\\377\\377\\377\\377\\377' | dd of=%s bs=1 "
                               "seek=$((2*4096+8)) conv=notrunc status=none", db, db);
-    sh(cmd);
+    mp_test_sh(cmd);
     long n0, n1;
-    char *before = slurp(db, &n0);
+    char *before = mp_test_slurp(db, &n0);
     EXPECT(3, "left untouched", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", db);
     EXPECT(3, "", "compare --base %s --new %s", db, db);
     EXPECT(3, "", "report --db %s --out %s/R.md", db, dir);
-    char *after = slurp(db, &n1);
+    char *after = mp_test_slurp(db, &n1);
     cr_assert_eq(n0, n1);
     cr_assert_eq(memcmp(before, after, (size_t)n0), 0, "the corrupt database was written to");
     free(before), free(after);
@@ -213,16 +158,8 @@ Test(harden, database_failures_exit_3_and_touch_nothing, .timeout = 120)
     snprintf(ro, sizeof ro, "%s/ro", dir);
     mkdir(ro, 0755);
     snprintf(cmd, sizeof cmd, "cp %s/good.db %s/", dir, ro);
-    sh(cmd);
-    int mounted = 0;
-    if (geteuid() == 0) {
-        /* root ignores permissions: a read-only bind mount of the folder */
-        cr_assert_eq(mount(ro, ro, NULL, MS_BIND, NULL), 0);
-        cr_assert_eq(mount(NULL, ro, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL), 0);
-        mounted = 1;
-    } else {
-        chmod(ro, 0555);
-    }
+    mp_test_sh(cmd);
+    int mounted = read_only(ro, NULL);
     EXPECT(3, "read-only", "%s --db %s/good.db", SWEEP, ro);
     if (mounted)
         umount(ro);
@@ -234,21 +171,21 @@ Test(harden, database_failures_exit_3_and_touch_nothing, .timeout = 120)
 Test(harden, merge_keeps_two_runs_started_in_the_same_second, .timeout = 120)
 {
     char dir[64], cmd[1024];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "harden");
     EXPECT(0, "", "run --variant i2_s.scalar --shape 64x128 --n 1,2 --warm --reps 2 --min-time 0 "
                   "--db %s/a.db", dir);
-    cr_assert_eq(q(strcat(strcpy(cmd, dir), "/a.db"), "SELECT count(*) FROM runs WHERE length(uid)=32"), 1);
+    cr_assert_eq(mp_test_query_long(strcat(strcpy(cmd, dir), "/a.db"), "SELECT count(*) FROM runs WHERE length(uid)=32"), 1);
     /* b: the same run (same machine, second, command, kind) under another uid,
      * as two identical runs on two machines of one kind would be */
     snprintf(cmd, sizeof cmd, "cp %s/a.db %s/b.db && sqlite3 %s/b.db \"UPDATE runs SET "
                               "uid='0123456789abcdef0123456789abcdef'\"", dir, dir, dir);
-    sh(cmd);
+    mp_test_sh(cmd);
     EXPECT(0, "1 runs added", "merge %s/m.db %s/a.db %s/b.db", dir, dir, dir);
     snprintf(cmd, sizeof cmd, "%s/m.db", dir);
-    cr_assert_eq(q(cmd, "SELECT count(*) FROM results"), 4, "2 runs x 2 results");
+    cr_assert_eq(mp_test_query_long(cmd, "SELECT count(*) FROM results"), 4, "2 runs x 2 results");
     /* the same inputs again: each run once */
     EXPECT(0, "0 runs added, 1 already present", "merge %s/m.db %s/b.db", dir, dir);
-    cr_assert_eq(q(cmd, "SELECT count(*) FROM results"), 4);
+    cr_assert_eq(mp_test_query_long(cmd, "SELECT count(*) FROM results"), 4);
 }
 
 /* ---- merge reads its inputs read-only ------------------------------------------------- */
@@ -256,7 +193,7 @@ Test(harden, merge_keeps_two_runs_started_in_the_same_second, .timeout = 120)
 static void same_file_bytes(const char *path, const char *want, long want_len, const char *what)
 {
     long len;
-    char *got = slurp(path, &len);
+    char *got = mp_test_slurp(path, &len);
     cr_assert(got, "%s: %s is gone", what, path);
     cr_assert(len == want_len && !memcmp(got, want, (size_t)len), "%s: %s was written to", what,
               path);
@@ -266,10 +203,9 @@ static void same_file_bytes(const char *path, const char *want, long want_len, c
 Test(harden, merge_leaves_its_inputs_byte_identical, .timeout = 120)
 {
     char dir[64], db[128], in[192], wal[200], out2[140], cmd[1024];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/a.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "a.db");
     EXPECT(0, "", "%s --db %s", SWEEP, db);
-    long rows = q(db, "SELECT count(*) FROM results");
+    long rows = mp_test_query_long(db, "SELECT count(*) FROM results");
     cr_assert_gt(rows, 0);
     /* c.db: a.db with a committed change still in its WAL, as a sweep killed
      * mid-run leaves it.  Merge must read the change, and write neither the
@@ -281,18 +217,18 @@ Test(harden, merge_leaves_its_inputs_byte_identical, .timeout = 120)
                                  "UPDATE runs SET command=command||' (in the wal)'",
                               NULL, NULL, NULL), SQLITE_OK);
     snprintf(cmd, sizeof cmd, "cp %s %s/c.db && cp %s-wal %s/c.db-wal", db, dir, db, dir);
-    sh(cmd);
+    mp_test_sh(cmd);
     sqlite3_close(h);
     snprintf(in, sizeof in, "%s/c.db", dir);
     snprintf(wal, sizeof wal, "%s/c.db-wal", dir);
     long n, nw;
-    char *bytes = slurp(in, &n), *wbytes = slurp(wal, &nw);
+    char *bytes = mp_test_slurp(in, &n), *wbytes = mp_test_slurp(wal, &nw);
     cr_assert(bytes && wbytes && nw > 0, "no WAL to test with");
     EXPECT(0, "1 runs added", "merge %s/out.db %s", dir, in);
     snprintf(cmd, sizeof cmd, "%s/out.db", dir);
-    cr_assert_eq(q(cmd, "SELECT count(*) FROM runs WHERE command LIKE '%(in the wal)'"), 1,
+    cr_assert_eq(mp_test_query_long(cmd, "SELECT count(*) FROM runs WHERE command LIKE '%(in the wal)'"), 1,
                  "the change in the input's WAL was not merged");
-    cr_assert_eq(q(cmd, "SELECT count(*) FROM results"), rows);
+    cr_assert_eq(mp_test_query_long(cmd, "SELECT count(*) FROM results"), rows);
     same_file_bytes(in, bytes, n, "merge");
     same_file_bytes(wal, wbytes, nw, "merge (the input's WAL)");
     free(bytes), free(wbytes);
@@ -304,22 +240,14 @@ Test(harden, merge_leaves_its_inputs_byte_identical, .timeout = 120)
     snprintf(ro, sizeof ro, "%s/ro", dir);
     mkdir(ro, 0755);
     snprintf(cmd, sizeof cmd, "cp %s %s/", db, ro);
-    sh(cmd);
+    mp_test_sh(cmd);
     snprintf(in, sizeof in, "%s/a.db", ro);
-    bytes = slurp(in, &n);
-    int mounted = 0;
-    if (geteuid() == 0) {
-        cr_assert_eq(mount(ro, ro, NULL, MS_BIND, NULL), 0);
-        cr_assert_eq(mount(NULL, ro, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL), 0);
-        mounted = 1;
-    } else {
-        chmod(in, 0444);
-        chmod(ro, 0555);
-    }
+    bytes = mp_test_slurp(in, &n);
+    int mounted = read_only(ro, in);
     snprintf(out2, sizeof out2, "%s/out2.db", dir);
     snprintf(cmd, sizeof cmd, "merge %s %s", out2, in);
     int rc = mp_test_cli(out, sizeof out, cmd);
-    long merged = q(out2, "SELECT count(*) FROM results");
+    long merged = mp_test_query_long(out2, "SELECT count(*) FROM results");
     char cmp[512];
     snprintf(cmp, sizeof cmp, "compare --base %s --new %s", in, in);
     int crc = mp_test_cli(out + 32768, sizeof out - 32768, cmp);
@@ -339,8 +267,7 @@ Test(harden, merge_leaves_its_inputs_byte_identical, .timeout = 120)
 Test(harden, a_killed_run_is_marked_interrupted_on_the_next_open, .timeout = 120)
 {
     char dir[64], db[128], cmd[1024];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/k.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "k.db");
     EXPECT(0, "", "%s --db %s", SWEEP, db);
     pid_t dead = fork();
     if (dead == 0)
@@ -350,43 +277,36 @@ Test(harden, a_killed_run_is_marked_interrupted_on_the_next_open, .timeout = 120
     gethostname(host, sizeof host - 1);
     snprintf(cmd, sizeof cmd, "sqlite3 %s \"UPDATE runs SET status='running', host='%s', pid=%d\"",
              db, host, (int)dead);
-    sh(cmd);
+    mp_test_sh(cmd);
     EXPECT(0, "", "%s --db %s", SWEEP, db);
-    cr_assert_eq(q(db, "SELECT count(*) FROM runs WHERE status='running'"), 0);
-    cr_assert_eq(q(db, "SELECT count(*) FROM runs WHERE status='interrupted' AND id=1"), 1);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs WHERE status='running'"), 0);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs WHERE status='interrupted' AND id=1"), 1);
 }
 
 Test(harden, sigint_stops_within_a_call_and_says_how_to_resume, .timeout = 120)
 {
     char dir[64], db[128], log[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/i.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "i.db");
     snprintf(log, sizeof log, "%s/log", dir);
-    pid_t pid = fork();
-    if (pid == 0) {
-        freopen(log, "w", stderr);
-        freopen("/dev/null", "w", stdout);
-        /* every point would take 20 s */
-        execl(bin(), "mpbench", "sweep", "--variant", "i2_s.scalar", "--shape", "64x128,32x256",
-              "--warm", "--reps", "2", "--min-time", "20", "--counters", "none", "--db", db,
-              (char *)NULL);
-        _exit(127);
-    }
+    /* every point would take 20 s */
+    char *args[] = {"mpbench", "sweep", "--variant", "i2_s.scalar", "--shape", "64x128,32x256",
+                    "--warm", "--reps", "2", "--min-time", "20", "--counters", "none", "--db", db,
+                    NULL};
+    pid_t pid = mp_test_spawn(args, log);
     /* wait until its run is registered, then 0.3 s more into the first point */
-    for (int i = 0; i < 3000 && q(db, "SELECT count(*) FROM runs") < 1; i++)
-        usleep(10000);
+    mp_test_wait_rows(db, "SELECT count(*) FROM runs", 1, 30);
     usleep(300000);
     kill(pid, SIGINT);
     int st;
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %d", st);
     long n;
-    char *msg = slurp(log, &n);
+    char *msg = mp_test_slurp(log, &n);
     cr_assert(strstr(msg, "re-run the same command to resume"), "%s", msg);
     free(msg);
     /* it did not wait for the 20 s point: nothing stored, run interrupted */
-    cr_assert_eq(q(db, "SELECT count(*) FROM results"), 0);
-    cr_assert_eq(q(db, "SELECT count(*) FROM runs WHERE status='interrupted'"), 1);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM results"), 0);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs WHERE status='interrupted'"), 1);
 }
 
 /* ---- I/O faults ---------------------------------------------------------------------------- */
@@ -394,10 +314,9 @@ Test(harden, sigint_stops_within_a_call_and_says_how_to_resume, .timeout = 120)
 Test(harden, full_disk_is_an_error_and_stored_rows_stay, .timeout = 120)
 {
     char dir[64], db[128], cmd[1024];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/f.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "f.db");
     EXPECT(0, "", "%s --db %s", SWEEP, db);
-    long before = q(db, "SELECT count(*) FROM results");
+    long before = mp_test_query_long(db, "SELECT count(*) FROM results");
     cr_assert_eq(before, 8);
     /* RLIMIT_FSIZE at the database's size: the next write fails with EFBIG
      * (SIGXFSZ ignored, as a full disk fails with ENOSPC) */
@@ -408,41 +327,34 @@ Test(harden, full_disk_is_an_error_and_stored_rows_stay, .timeout = 120)
     snprintf(cmd, sizeof cmd, "sh -c \"trap '' XFSZ; ulimit -f %ld; exec %s sweep --variant "
                               "'i2_s.*,tq2_0.*,tl*' --shape 128x256,256x256 --n 1,2 --warm --reps 2 "
                               "--min-time 0 --counters none --db %s\" 2>&1",
-             (long)(st.st_size / 512), bin(), db);
+             (long)(st.st_size / 512), mp_test_bin(), db);
     FILE *p = popen(cmd, "r");
     size_t got = fread(out, 1, sizeof out - 1, p);
     out[got] = 0;
     int rc = pclose(p);
     cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 3, "exit %d: %s", rc, out);
     cr_assert(strstr(out, "database"), "%s", out);
-    cr_assert(integrity_ok(db));
-    cr_assert_eq(q(db, "SELECT count(*) FROM results WHERE run_id=1"), before, "stored rows lost");
+    cr_assert(mp_test_integrity_ok(db));
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE run_id=1"), before, "stored rows lost");
 }
 
 Test(harden, database_deleted_under_a_sweep_is_an_error, .timeout = 120)
 {
     char dir[64], db[128], log[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/d.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "d.db");
     snprintf(log, sizeof log, "%s/log", dir);
-    pid_t pid = fork();
-    if (pid == 0) {
-        freopen(log, "w", stderr);
-        freopen("/dev/null", "w", stdout);
-        execl(bin(), "mpbench", "sweep", "--variant", "i2_s.scalar", "--shape",
-              "64x128,32x256,128x128,64x256,256x128", "--n", "1,2,3,4", "--warm", "--reps", "2",
-              "--min-time", "0.2", "--counters", "none", "--db", db, (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 3000 && q(db, "SELECT count(*) FROM results") < 1; i++)
-        usleep(10000);
+    char *args[] = {"mpbench", "sweep", "--variant", "i2_s.scalar", "--shape",
+                    "64x128,32x256,128x128,64x256,256x128", "--n", "1,2,3,4", "--warm", "--reps",
+                    "2", "--min-time", "0.2", "--counters", "none", "--db", db, NULL};
+    pid_t pid = mp_test_spawn(args, log);
+    mp_test_wait_rows(db, "SELECT count(*) FROM results", 1, 30);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -f %s %s-wal %s-shm", db, db, db);
-    sh(cmd);
+    mp_test_sh(cmd);
     int st;
     waitpid(pid, &st, 0);
     long n;
-    char *msg = slurp(log, &n);
+    char *msg = mp_test_slurp(log, &n);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3, "status %d: %s", st, msg);
     cr_assert(strstr(msg, "was deleted"), "%s", msg);
     free(msg);
@@ -453,46 +365,28 @@ Test(harden, database_deleted_under_a_sweep_is_an_error, .timeout = 120)
 Test(harden, four_sweeps_at_once_lose_no_row, .timeout = 300)
 {
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/c.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "harden", "c.db");
     const char *shapes[4] = {"64x128,32x256", "64x128,32x256", "128x128", "16x512"};
     pid_t pids[4];
     for (int i = 0; i < 4; i++) {
-        pids[i] = fork();
-        if (pids[i] == 0) {
-            freopen("/dev/null", "w", stderr);
-            freopen("/dev/null", "w", stdout);
-            execl(bin(), "mpbench", "sweep", "--variant", "i2_s.scalar,naive2.scalar", "--shape",
-                  shapes[i], "--n", "1,2", "--warm", "--reps", "2", "--min-time", "0",
-                  "--counters", "none", "--db", db, (char *)NULL);
-            _exit(127);
-        }
+        char *args[] = {"mpbench", "sweep", "--variant", "i2_s.scalar,naive2.scalar", "--shape",
+                        (char *)shapes[i], "--n", "1,2", "--warm", "--reps", "2", "--min-time", "0",
+                        "--counters", "none", "--db", db, NULL};
+        pids[i] = mp_test_spawn(args, NULL);
     }
     for (int i = 0; i < 4; i++) {
         int st;
         waitpid(pids[i], &st, 0);
         cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sweep %d: status %d", i, st);
     }
-    cr_assert(integrity_ok(db));
+    cr_assert(mp_test_integrity_ok(db));
     /* 3 plans: 8 + 4 + 4 results, each once */
-    cr_assert_eq(q(db, "SELECT count(*) FROM results"), 16);
-    cr_assert_eq(q(db, "SELECT count(DISTINCT sweep_key||variant||m||'x'||k||'n'||n) FROM results"), 16);
-    cr_assert_eq(q(db, "SELECT count(*) FROM runs WHERE status!='ok'"), 0);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM results"), 16);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(DISTINCT sweep_key||variant||m||'x'||k||'n'||n) FROM results"), 16);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs WHERE status!='ok'"), 0);
 }
 
 /* ---- crash injection ------------------------------------------------------------------------ */
-
-static pid_t spawn_quiet(char *const *args)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        freopen("/dev/null", "w", stderr);
-        freopen("/dev/null", "w", stdout);
-        execv(bin(), args);
-        _exit(127);
-    }
-    return pid;
-}
 
 /* Runs args again and again, killing it with SIGKILL after a seeded
  * pseudo-random delay in [0, max_ms) (max_ms: how long a clean run took), until
@@ -505,7 +399,7 @@ static int kill_repeatedly(char *const *args, int kills, int max_ms, unsigned *s
 {
     int landed = 0;
     for (int i = 0; i < 6 * kills && landed < kills; i++) {
-        pid_t pid = spawn_quiet(args);
+        pid_t pid = mp_test_spawn(args, NULL);
         usleep((useconds_t)(rand_r(seed) % max_ms) * 1000);
         kill(pid, SIGKILL);
         int st;
@@ -515,38 +409,22 @@ static int kill_repeatedly(char *const *args, int kills, int max_ms, unsigned *s
             max_ms = max_ms * 2 / 3;
     }
     int st;
-    waitpid(spawn_quiet(args), &st, 0);
+    waitpid(mp_test_spawn(args, NULL), &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the final run failed: %d", st);
     return landed;
-}
-
-/* The rows as one text (sorted keys), to compare a killed run's with a clean one's. */
-static void row_set(const char *db, const char *sql, char *buf, size_t len)
-{
-    sqlite3 *h;
-    buf[0] = 0;
-    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-    size_t used = 0;
-    while (sqlite3_step(st) == SQLITE_ROW && used < len)
-        used += (size_t)snprintf(buf + used, len - used, "%s\n", sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(h);
 }
 
 static void crash_check(const char *name, char **args, int dbarg, const char *keys, int max_ms,
                         unsigned seed)
 {
     char dir[64], clean[160], killed[160];
-    tmpdir(dir, sizeof dir);
-    snprintf(clean, sizeof clean, "%s/clean.db", dir);
+    mp_test_scratch(dir, sizeof dir, clean, sizeof clean, "harden", "clean.db");
     snprintf(killed, sizeof killed, "%s/killed.db", dir);
     args[dbarg] = clean;
     int st;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    waitpid(spawn_quiet(args), &st, 0);
+    waitpid(mp_test_spawn(args, NULL), &st, 0);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: the clean run failed", name);
     /* the moments are drawn over the clean run's own duration (not a threshold) */
@@ -559,18 +437,19 @@ static void crash_check(const char *name, char **args, int dbarg, const char *ke
     args[dbarg] = killed;
     int landed = kill_repeatedly(args, 20, span, &seed);
     cr_assert_geq(landed, 20, "%s: only %d kills hit a running process", name, landed);
-    cr_assert(integrity_ok(killed), "%s: integrity_check", name);
+    cr_assert(mp_test_integrity_ok(killed), "%s: integrity_check", name);
     static char a[65536], b[65536];
-    row_set(clean, keys, a, sizeof a);
-    row_set(killed, keys, b, sizeof b);
+    mp_test_query_rows(clean, keys, a, sizeof a);
+    mp_test_query_rows(killed, keys, b, sizeof b);
+    cr_assert(a[0], "%s: no rows from a clean run: %s", name, keys);
     cr_assert_str_eq(b, a, "%s: the rows after kills differ from a clean run's", name);
     /* every key once */
     char cnt[1024];
     snprintf(cnt, sizeof cnt, "SELECT count(*) - count(DISTINCT k) FROM (%s)", keys);
     for (char *p = strstr(cnt, "ORDER BY"); p; p = NULL)
         strcpy(p, ")");
-    cr_assert_eq(q(killed, cnt), 0, "%s: a key stored twice", name);
-    cr_assert_eq(q(killed, "SELECT count(*) FROM runs WHERE status='running'"), 0,
+    cr_assert_eq(mp_test_query_long(killed, cnt), 0, "%s: a key stored twice", name);
+    cr_assert_eq(mp_test_query_long(killed, "SELECT count(*) FROM runs WHERE status='running'"), 0,
                  "%s: a killed run left 'running'", name);
 }
 

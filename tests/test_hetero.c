@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mp_test.h"
+
 static char out[65536];
 
 /* runs `cd DIR && [MPBENCH_MACHINE_TAG=tag] mpbench ARGS`, output into out */
@@ -30,28 +32,6 @@ static int run_in(const char *dir, const char *tag, const char *args)
     out[n] = 0;
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void sql(const char *db, const char *q)
-{
-    sqlite3 *h;
-    char *err = NULL;
-    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(h, q, NULL, NULL, &err), SQLITE_OK, "%s: %s", q, err ? err : "");
-    sqlite3_close(h);
-}
-
-static long sql_long(const char *db, const char *q)
-{
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    long v = -1;
-    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    if (sqlite3_prepare_v2(h, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
 }
 
 /* fp: 64 bytes */
@@ -107,9 +87,9 @@ Test(hetero, two_machine_kinds_stay_apart_after_merge, .timeout = 300)
     cr_assert(strstr(slurp(conf), first), "%s lacks '%s'", conf, first);
 
     /* markers: whose rows does a table show? */
-    sql(a, "UPDATE results SET status='skipped', reason='marker-of-machine-a' "
+    mp_test_exec(a, "UPDATE results SET status='skipped', reason='marker-of-machine-a' "
            "WHERE variant='tq2_0.scalar'");
-    sql(b, "UPDATE results SET status='skipped', reason='marker-of-machine-b' "
+    mp_test_exec(b, "UPDATE results SET status='skipped', reason='marker-of-machine-b' "
            "WHERE variant='tq2_0.scalar';"
            "UPDATE tuned SET best_us=99999.5, default_us=99999.5");
 
@@ -117,18 +97,18 @@ Test(hetero, two_machine_kinds_stay_apart_after_merge, .timeout = 300)
     cr_assert_eq(run_in(dir, NULL, cmd), 0, "%s", out);
 
     /* merge keeps both machines and all of both sweeps (same plan, same items) */
-    cr_assert_eq(sql_long(all, "SELECT count(*) FROM machines"), 2);
-    cr_assert_eq(sql_long(all, "SELECT count(DISTINCT sweep_key) FROM results WHERE run_id IN (SELECT id FROM "
+    cr_assert_eq(mp_test_query_long(all, "SELECT count(*) FROM machines"), 2);
+    cr_assert_eq(mp_test_query_long(all, "SELECT count(DISTINCT sweep_key) FROM results WHERE run_id IN (SELECT id FROM "
                                "runs WHERE kind='sweep') AND sweep_key "
                                "IS NOT NULL"), 2, "one sweep key per machine");
     char q[512];
     snprintf(q, sizeof q, "SELECT count(*) FROM results x JOIN runs u ON x.run_id=u.id JOIN "
                           "machines m ON u.machine_id=m.id WHERE u.kind='sweep' AND x.sweep_key IS NOT NULL AND "
                           "m.fingerprint='%s'", fb);
-    cr_assert_eq(sql_long(all, q), 2, "machine B's sweep results were dropped by the merge");
-    cr_assert_eq(sql_long(all, "SELECT count(*) FROM results WHERE sweep_key IS NOT NULL AND run_id IN "
+    cr_assert_eq(mp_test_query_long(all, q), 2, "machine B's sweep results were dropped by the merge");
+    cr_assert_eq(mp_test_query_long(all, "SELECT count(*) FROM results WHERE sweep_key IS NOT NULL AND run_id IN "
                                "(SELECT id FROM runs WHERE kind='sweep')"), 4);
-    cr_assert_eq(sql_long(all, "SELECT count(*) FROM tuned"), 2);
+    cr_assert_eq(mp_test_query_long(all, "SELECT count(*) FROM tuned"), 2);
 
     /* a sweep on a third kind does not take the others' results as its own */
     snprintf(cmd, sizeof cmd, "sweep " PLAN " --db all.db");
@@ -188,10 +168,10 @@ Test(hetero, two_machine_kinds_stay_apart_after_merge, .timeout = 300)
     long ra, rb;
     snprintf(q, sizeof q, "SELECT max(u.id) FROM runs u JOIN machines m ON u.machine_id=m.id "
                           "WHERE u.kind='sweep' AND m.fingerprint='%s'", fa);
-    ra = sql_long(all, q);
+    ra = mp_test_query_long(all, q);
     snprintf(q, sizeof q, "SELECT max(u.id) FROM runs u JOIN machines m ON u.machine_id=m.id "
                           "WHERE u.kind='sweep' AND m.fingerprint='%s'", fb);
-    rb = sql_long(all, q);
+    rb = mp_test_query_long(all, q);
     snprintf(cmd, sizeof cmd, "compare --base all.db:%ld --new all.db:%ld", ra, rb);
     cr_assert_eq(run_in(dir, NULL, cmd), 2, "%s", out);
     cr_assert(strstr(out, "different machines"), "%s", out);
@@ -234,9 +214,9 @@ Test(hetero, tuned_configs_per_fingerprint_from_a_merged_sweep, .timeout = 300)
     cr_assert_eq(run_in(dir, "kindb", GRID " --db b.db"), 0, "%s", out);
     snprintf(path, sizeof path, "%s/a.db", dir);
     /* A: every setting alike, so no winner can be significant */
-    sql(path, "UPDATE results SET median_us=50, times_us='50,50,50,50,50,50,50,50,50'");
+    mp_test_exec(path, "UPDATE results SET median_us=50, times_us='50,50,50,50,50,50,50,50,50'");
     snprintf(path, sizeof path, "%s/b.db", dir);
-    sql(path, "UPDATE results SET median_us=50, times_us='50,51,49,50,52,48,50,51,49';"
+    mp_test_exec(path, "UPDATE results SET median_us=50, times_us='50,51,49,50,52,48,50,51,49';"
               "UPDATE results SET median_us=20, times_us='20,21,19,20,22,18,20,21,19' "
               "WHERE params='pf=0'");
     cr_assert_eq(run_in(dir, NULL, "merge all.db a.db b.db"), 0, "%s", out);

@@ -24,12 +24,6 @@
 
 static char out[65536];
 
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
 static int count(const char *hay, const char *needle)
 {
     int n = 0;
@@ -184,16 +178,12 @@ Test(params, cli_takes_old_spellings_with_a_notice, .timeout = 60)
 Test(params, tuned_config_with_old_spellings_loads)
 {
     char dir[64], path[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/old.conf", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs("# written by an mpbench before the rename\nfingerprint test-machine\n"
-          "vnni_int2.avx2 256x512 n=4 threads=1 bm=32,bn=3,bk=128,gemm_n=2\n"
-          "vnni_int2.avx2 256x512 n=8 threads=1 bm=16,bn=4,bk=128,gemm_n=2\n"
-          "vlut_i2.avx2 256x512 n=4 threads=1 ktile=36,ntile=32,stream=1,topo=1,hier=1,tcl=1,"
-          "gemv=3\n", f);
-    fclose(f);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "params", "old.conf");
+    mp_test_write(path, "# written by an mpbench before the rename\nfingerprint test-machine\n"
+                  "vnni_int2.avx2 256x512 n=4 threads=1 bm=32,bn=3,bk=128,gemm_n=2\n"
+                  "vnni_int2.avx2 256x512 n=8 threads=1 bm=16,bn=4,bk=128,gemm_n=2\n"
+                  "vlut_i2.avx2 256x512 n=4 threads=1 ktile=36,ntile=32,stream=1,topo=1,hier=1,tcl=1,"
+                  "gemv=3\n");
     mp_tuned t;
     char why[512];
     stderr_begin();
@@ -242,41 +232,26 @@ static void make_v7(const char *db)
     sqlite3_close(h);
 }
 
-static void query_text(const char *db, const char *sql, char *buf, size_t len)
-{
-    sqlite3 *h;
-    buf[0] = 0;
-    cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-    if (sqlite3_step(st) == SQLITE_ROW)
-        snprintf(buf, len, "%s", sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0)
-                                                             : "NULL");
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-}
-
 Test(params, version_7_database_migrates_and_rows_are_found_under_the_new_names)
 {
     cr_assert_geq(MP_SCHEMA_VERSION, 8);
     cr_assert(strstr(mp_schema_migrations[7], "mtile"), "migration 8 is the rename");
     char dir[64], db[128], got[512];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/v7.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "params", "v7.db");
     make_v7(db);
     mp_store *s;
     mp_err e;
     cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    query_text(db, "SELECT value FROM meta WHERE key='schema_version'", got, sizeof got);
+    mp_test_query_text(db, "SELECT value FROM meta WHERE key='schema_version'", got, sizeof got);
     cr_assert_eq(atoi(got), MP_SCHEMA_VERSION);
-    query_text(db, "SELECT params FROM results WHERE variant='vnni_int2.avx512vnni'", got,
+    mp_test_query_text(db, "SELECT params FROM results WHERE variant='vnni_int2.avx512vnni'", got,
                sizeof got);
     cr_assert_str_eq(got, NEW_VNNI);
-    query_text(db, "SELECT params FROM results WHERE variant='vlut_i2.avx512'", got, sizeof got);
+    mp_test_query_text(db, "SELECT params FROM results WHERE variant='vlut_i2.avx512'", got, sizeof got);
     cr_assert_str_eq(got, VLUT_P, "other families keep their names");
-    query_text(db, "SELECT params FROM results WHERE variant='tl2_0.avx512.bm16'", got, sizeof got);
+    mp_test_query_text(db, "SELECT params FROM results WHERE variant='tl2_0.avx512.bm16'", got, sizeof got);
     cr_assert_str_eq(got, "pf=8192,rb=1");
-    query_text(db, "SELECT best_params||'|'||default_params||'|'||chosen_params||'|'||"
+    mp_test_query_text(db, "SELECT best_params||'|'||default_params||'|'||chosen_params||'|'||"
                    "ifnull(exhaustive_params,'NULL') FROM tuned", got, sizeof got);
     cr_assert_str_eq(got, "mtile=32,ntile=4,ktile=128,gemv=8,seq=0|" NEW_VNNI ",seq=1|"
                           "mtile=32,ntile=4,ktile=128,gemv=8,seq=0|NULL");
@@ -306,7 +281,7 @@ Test(params, version_7_database_migrates_and_rows_are_found_under_the_new_names)
     /* opening again changes nothing (the migration ran once) */
     cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
     mp_store_close(s);
-    query_text(db, "SELECT params FROM results WHERE variant='vnni_int2.avx512vnni'", got,
+    mp_test_query_text(db, "SELECT params FROM results WHERE variant='vnni_int2.avx512vnni'", got,
                sizeof got);
     cr_assert_str_eq(got, NEW_VNNI);
 }
@@ -314,8 +289,7 @@ Test(params, version_7_database_migrates_and_rows_are_found_under_the_new_names)
 Test(params, compare_reads_an_unmigrated_database_under_the_new_names)
 {
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/v7.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "params", "v7.db");
     make_v7(db);
     mp_cmp_run r;
     mp_err e;
@@ -335,6 +309,6 @@ Test(params, compare_reads_an_unmigrated_database_under_the_new_names)
     cr_assert_eq(seen, 2);
     mp_store_compare_free(&r);
     char got[64];
-    query_text(db, "SELECT value FROM meta WHERE key='schema_version'", got, sizeof got);
+    mp_test_query_text(db, "SELECT value FROM meta WHERE key='schema_version'", got, sizeof got);
     cr_assert_str_eq(got, "7", "compare read it, never migrated it");
 }

@@ -533,10 +533,7 @@ static void point_at_broken_dir(void)
     point_at_empty_dir();
     char p[128];
     snprintf(p, sizeof p, "%s/libggml-base.so", empty_dir);
-    FILE *f = fopen(p, "w");
-    cr_assert(f);
-    fputs("not a shared library\n", f);
-    fclose(f);
+    mp_test_write(p, "not a shared library\n");
 }
 
 static void remove_broken_dir(void)

@@ -23,25 +23,12 @@
 
 static char out[262144];
 
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-report-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
-static void sql(sqlite3 *db, const char *s)
-{
-    char *msg = NULL;
-    int rc = sqlite3_exec(db, s, NULL, NULL, &msg);
-    cr_assert_eq(rc, SQLITE_OK, "fixture SQL failed: %s\n%s", msg ? msg : "?", s);
-}
-
 /* One result row of the fixture. */
 static void result(sqlite3 *db, int run, const char *variant, const char *method,
                    const char *params, int m, int k, int n, int t, double bpw, double us,
                    double gbps, double gops, const char *status, const char *reason)
 {
-    char *q = sqlite3_mprintf(
+    mp_test_sqlf(db,
         "INSERT INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,cache_mode,"
         "bpw,packed_bytes,copies,reps,median_us,min_us,max_us,mad_us,mean_us,cv,gbps,gops,"
         "max_rel_err,mean_rel_err,status,reason,times_us,created) VALUES(%d,%Q,%Q,'mad','avx2',"
@@ -49,8 +36,14 @@ static void result(sqlite3 *db, int run, const char *variant, const char *method
         "'2026-01-01T00:00:00Z')",
         run, variant, method, params, m, k, n, t, bpw,
         (long long)((double)m * k * bpw / 8), us, us, us, us, gbps, gops, status, reason);
-    sql(db, q);
-    sqlite3_free(q);
+}
+
+/* The store at path (made when missing) open for additions; close *s after. */
+static sqlite3 *store_db(const char *path, mp_store **s)
+{
+    mp_err e;
+    cr_assert_eq(mp_store_open(path, s, &e), MP_OK, "%s", e.msg);
+    return mp_store_db(*s);
 }
 
 /* The fixture: one machine, a probe, a sweep, a tune run with its decision,
@@ -58,21 +51,19 @@ static void result(sqlite3 *db, int run, const char *variant, const char *method
 static void make_fixture(const char *path)
 {
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(path, &s, &e), MP_OK, "%s", e.msg);
-    sqlite3 *db = mp_store_db(s);
-    sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
+    sqlite3 *db = store_db(path, &s);
+    mp_test_sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
             "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(1,'fixfp01','Fixture CPU "
             "9000',2,2,'avx2 avx512f',8,48,1280,32768,'','KVM','2026-01-01')");
-    sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status) VALUES"
+    mp_test_sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status) VALUES"
             "(1,1,'probe','2026-01-01','mpbench probe',0.5,'ok'),"
             "(2,1,'sweep','2026-01-02','mpbench sweep',1.75,'ok'),"
             "(3,1,'tune','2026-01-03','mpbench tune',0.25,'ok'),"
             "(4,1,'e2e','2026-01-04','mpbench e2e',0.25,'ok'),"
             "(9,1,'e2e','2026-01-05','mpbench e2e --threads 1',0.25,'ok')");
-    sql(db, "INSERT INTO run_counters(run_id,event,status,reason) VALUES(2,'cycles',"
+    mp_test_sql(db, "INSERT INTO run_counters(run_id,event,status,reason) VALUES(2,'cycles',"
             "'unavailable','perf_event_paranoid=3'),(2,'task-clock','ok','')");
-    sql(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) VALUES"
+    mp_test_sql(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) VALUES"
             "(1,'read_DRAM',1,1073741824,12.5,'GB/s'),(1,'read_DRAM',2,1073741824,20.25,'GB/s'),"
             "(1,'copy_L2',1,1048576,88.75,'GB/s'),(1,'int8_dot_avx512vnni',1,0,150,'GOPS'),"
             "(1,'byte_shuffle_avx512vnni',1,0,333,'GB/s'),"
@@ -111,19 +102,19 @@ static void make_fixture(const char *path)
         snprintf(p, sizeof p, "pf=%d", pf[i]);
         result(db, 3, "i2_s.avx2", "I2_S", p, 2560, 2560, 8, 1, 2.0, pfus[i], 7.0, 500.0, "ok", "");
     }
-    sql(db, "INSERT INTO tuned(run_id,variant,m,k,n,threads,strategy,best_params,default_params,"
+    mp_test_sql(db, "INSERT INTO tuned(run_id,variant,m,k,n,threads,strategy,best_params,default_params,"
             "chosen_params,best_us,default_us,gain_pct,p_value,aba_confirmed,decision,evaluations,"
             "seconds,created) VALUES(3,'i2_s.avx2',2560,2560,8,1,'exhaustive','pf=4096','pf=8192',"
             "'pf=4096',180.5,200,9.7,0.001,1,'winner: 9.7% faster',5,12,'2026-01-03')");
     /* e2e rows (the table comes from migration 3; created here only for an older schema) */
-    sql(db, "CREATE TABLE IF NOT EXISTS e2e(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL "
+    mp_test_sql(db, "CREATE TABLE IF NOT EXISTS e2e(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL "
             "REFERENCES runs(id), model TEXT NOT NULL, variant TEXT NOT NULL, method TEXT, layers "
             "INTEGER, model_layers INTEGER, test TEXT NOT NULL, n_prompt INTEGER, n_gen INTEGER, "
             "batch INTEGER, threads INTEGER, reps INTEGER, tps_median REAL, tps_min REAL, tps_max "
             "REAL, tps_spread REAL, model_bytes INTEGER, ternary_bytes INTEGER, bpw REAL, prompts "
             "INTEGER, tokens INTEGER, matched INTEGER, match_share REAL, seed INTEGER, status TEXT, "
             "reason TEXT, times_s TEXT, created TEXT, UNIQUE(run_id, variant, test))");
-    sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
+    mp_test_sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
             "batch,threads,reps,tps_median,bpw,prompts,tokens,matched,match_share,status,reason) "
             "VALUES(4,'bitnetcpp-125m','i2_s.avx2','I2_S',2,12,'tg16',0,16,1,2,3,123.45,2.0,NULL,"
             "NULL,NULL,NULL,'ok','2 of 12 layers'),"
@@ -136,14 +127,14 @@ static void make_fixture(const char *path)
             "(4,'bitnetcpp-700m','i2_s.avx512','I2_S',24,24,'tg16',0,16,1,2,3,91.34,2.0,NULL,"
             "NULL,NULL,NULL,'ok','')");
     /* issue 37: the logit figures beside the exact match (migration 10) */
-    sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
+    mp_test_sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
             "prompts,tokens,matched,match_share,status,reason,logit_diff,first_diff) VALUES"
             "(4,'bitnetcpp-700m','i2_s.avx2','I2_S',24,24,'lossless',2,2.0,20,320,20,1.0,'ok','',"
             "0.0,0),"
             "(4,'bitnetcpp-700m','tq2_0.avx2','TQ2_0',24,24,'lossless',2,2.0625,20,320,3,0.15,"
             "'ok','',0.0339,2)");
     /* issue 17: rows with a bound (decode ok, prefill unstable), one with a profile */
-    sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
+    mp_test_sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
             "batch,threads,reps,tps_median,bpw,status,reason,bound_tps,bound_share,profile,lm_head) VALUES"
             "(4,'bitnet-b1.58-2b-4t','vnni_int2.avx512vnni','VNNI_INT2',30,30,'tg16',0,16,1,2,3,"
             "20.93,2.0,'ok','',20.56,1.018,'qkv=0.003172,o=0.002083,ffn_up=0.01087,"
@@ -157,17 +148,27 @@ static void make_fixture(const char *path)
     mp_store_close(s);
 }
 
+/* A fresh folder (dir: 64 bytes) holding the fixture as NAME (db: 128 bytes). */
+static void fixture_in(char *dir, char *db, const char *name)
+{
+    mp_test_tmpdir(dir, 64, "report");
+    snprintf(db, 128, "%s/%s", dir, name);
+    make_fixture(db);
+}
+
+/* fixture_in as fix.db, md = DIR/REPORT.md, the database open for additions
+ * (close *s after). */
+static sqlite3 *fixture_store(char *dir, char *db, char *md, mp_store **s)
+{
+    fixture_in(dir, db, "fix.db");
+    snprintf(md, 128, "%s/REPORT.md", dir);
+    return store_db(db, s);
+}
+
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = 0;
-    fclose(f);
+    char *b = mp_test_slurp(path, NULL);
+    cr_assert(b, "cannot open %s", path);
     return b;
 }
 
@@ -184,25 +185,15 @@ static int count_files(const char *dir)
     return n;
 }
 
-#define RUN(code, ...)                                                                    \
-    do {                                                                                  \
-        char args_[4096];                                                                 \
-        snprintf(args_, sizeof args_, __VA_ARGS__);                                       \
-        int rc_ = mp_test_cli(out, sizeof out, args_);                                    \
-        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_,  \
-                     code, out);                                                          \
-    } while (0)
-
+#define RUN(code, ...) MP_TEST_EXPECT(out, code, "", __VA_ARGS__)
 #define HAS(text, needle) \
     cr_assert(strstr(text, needle), "report lacks '%s':\n%s", needle, text)
 
 Test(report, sections_and_numbers)
 {
     char dir[64], db[128], md[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/fix.db", dir);
+    fixture_in(dir, db, "fix.db");
     snprintf(md, sizeof md, "%s/REPORT.md", dir);
-    make_fixture(db);
     RUN(0, "report --db %s --out %s --plots %s/plots", db, md, dir);
     char *t = slurp(md);
     /* machine and caveats */
@@ -291,13 +282,10 @@ Test(report, sections_and_numbers)
 Test(report, empty_store_says_what_fills_each_section)
 {
     char dir[64], db[128], md[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/empty.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "report", "empty.db");
     snprintf(md, sizeof md, "%s/R.md", dir);
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    sql(mp_store_db(s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,"
+    mp_test_sql(store_db(db, &s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,"
                         "'emptyfp','Empty CPU',2,2)");
     mp_store_close(s);
     RUN(0, "report --db %s --out %s", db, md);
@@ -329,10 +317,8 @@ static void check_magic(const char *path, const char *magic, size_t len, const c
 Test(report, every_plot_kind)
 {
     char dir[64], db[128], pd[128], path[256];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/fix.db", dir);
+    fixture_in(dir, db, "fix.db");
     snprintf(pd, sizeof pd, "%s/plots", dir);
-    make_fixture(db);
     static const char *const kinds[] = {"roofline", "gbps", "threads", "prompt", "tuner"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         RUN(0, "plot %s --db %s --outdir %s", kinds[i], db, pd);
@@ -359,7 +345,7 @@ Test(report, every_plot_kind)
     /* a switch-like space (Vec-LUT techniques) is drawn as a ranked landscape */
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    sql(h, "UPDATE runs SET kind='tune' WHERE id=2");
+    mp_test_sql(h, "UPDATE runs SET kind='tune' WHERE id=2");
     sqlite3_close(h);
     snprintf(pd, sizeof pd, "%s/switch", dir);
     RUN(0, "plot tuner --variant vlut_i2.avx2 --db %s --outdir %s", db, pd);
@@ -381,10 +367,8 @@ Test(report, every_plot_kind)
 Test(report, many_variants_fastest_per_method)
 {
     char dir[64], db[128], pd[128], path[256];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/many.db", dir);
+    fixture_in(dir, db, "many.db");
     snprintf(pd, sizeof pd, "%s/plots", dir);
-    make_fixture(db);
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
     for (int i = 0; i < 14; i++) {
@@ -407,15 +391,13 @@ Test(report, many_variants_fastest_per_method)
 Test(report, warm_cache_option)
 {
     char dir[64], db[128], md[128], pd[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/fix.db", dir);
+    fixture_in(dir, db, "fix.db");
     snprintf(md, sizeof md, "%s/R.md", dir);
     snprintf(pd, sizeof pd, "%s/plots", dir);
-    make_fixture(db);
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
     result(h, 3, "i2_s.avx2", "I2_S", "pf=8192", 2560, 2560, 1, 1, 2.0, 50, 32.77, 262.1, "ok", "");
-    sql(h, "UPDATE results SET cache_mode='warm' WHERE id=(SELECT max(id) FROM results)");
+    mp_test_sql(h, "UPDATE results SET cache_mode='warm' WHERE id=(SELECT max(id) FROM results)");
     sqlite3_close(h);
     RUN(0, "report --db %s --out %s", db, md);
     char *t = slurp(md);
@@ -435,8 +417,7 @@ Test(report, warm_cache_option)
 Test(report, bad_input)
 {
     char dir[64], db[128], path[256], od[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(od, sizeof od, "%s/out", dir);
+    mp_test_scratch(dir, sizeof dir, od, sizeof od, "report", "out");
     /* missing database: exit 2, nothing created */
     snprintf(db, sizeof db, "%s/nosuch.db", dir);
     RUN(2, "report --db %s --out %s/R.md", db, dir);
@@ -468,7 +449,7 @@ Test(report, bad_input)
     snprintf(db, sizeof db, "%s/other.db", dir);
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    sql(h, "CREATE TABLE foo(x)");
+    mp_test_sql(h, "CREATE TABLE foo(x)");
     sqlite3_close(h);
     RUN(3, "report --db %s --out %s/R.md", db, dir);
     cr_assert(strstr(out, "not mpbench's"), "%s", out);
@@ -494,9 +475,7 @@ Test(report, bad_input)
     /* a plot with no data: exit 1 with a clear message, no file left */
     snprintf(db, sizeof db, "%s/bare.db", dir);
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    sql(mp_store_db(s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,'b','B',"
+    mp_test_sql(store_db(db, &s), "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,'b','B',"
                         "2,2)");
     mp_store_close(s);
     static const char *const kinds[] = {"roofline", "gbps", "threads", "prompt", "tuner", "all"};
@@ -552,9 +531,7 @@ static int stop_after_one(const char *params, double us, void *ctx)
 Test(report, store_typed_readers)
 {
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/fix.db", dir);
-    make_fixture(db);
+    fixture_in(dir, db, "fix.db");
     mp_store *s;
     mp_err e;
     cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
@@ -652,7 +629,7 @@ Test(report, store_typed_readers)
     cr_assert_str_eq(dec, "winner: 9.7% faster");
     cr_assert_eq(mp_store_rep_tune_group(s, m.id, "tq2_0.avx2", &g, &e), 0);
     /* NULL text from the database reads as "" */
-    sql(mp_store_db(s), "UPDATE tuned SET strategy=NULL, decision=NULL;"
+    mp_test_sql(mp_store_db(s), "UPDATE tuned SET strategy=NULL, decision=NULL;"
                         "UPDATE run_counters SET reason=NULL;"
                         "UPDATE results SET method=NULL, status=NULL, reason=NULL WHERE run_id=2;"
                         "UPDATE probe SET unit=NULL");
@@ -686,23 +663,17 @@ Test(report, store_typed_readers)
 Test(report, a_share_above_100_percent_is_flagged_not_clamped)
 {
     char dir[64], db[128], md[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/fix.db", dir);
-    snprintf(md, sizeof md, "%s/REPORT.md", dir);
-    make_fixture(db);
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    sqlite3 *h = mp_store_db(s);
+    sqlite3 *h = fixture_store(dir, db, md, &s);
     /* run 5 (no --probe-bw of its own): the probe's 12.5 GB/s at 1 thread is the
      * bandwidth roof; q8_0 reads 30 GB/s, above it */
-    sql(h, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status) VALUES"
+    mp_test_sql(h, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status) VALUES"
            "(5,1,'run','2026-01-05','mpbench run',0.5,'ok')");
     result(h, 5, "q8_0.avx2", "Q8_0", "", 2560, 2560, 1, 1, 8.5, 100, 30.0, 130, "ok", "");
     /* f16 with its own ceiling at N = 1, 1 thread: 20 GOPS x 13107200 B /
      * (2*2560*2560) = 20 GB/s compute roof, below the bandwidth roof?  no: 12.5
      * < 20, bandwidth bound */
-    sql(h, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit,n,m,k) VALUES"
+    mp_test_sql(h, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit,n,m,k) VALUES"
            "(1,'ceiling_f16.avx2',1,65536,20,'GOPS',1,6912,2560),"
            "(1,'ceiling_vnni_int1.avx2',1,65536,4,'GOPS',1,6912,2560)");
     result(h, 5, "f16.avx2", "F16", "", 2560, 2560, 1, 1, 16.0, 100, 10.0, 130, "ok", "");
@@ -747,22 +718,16 @@ Test(report, a_share_above_100_percent_is_flagged_not_clamped)
 Test(report, lossless_labels_from_numerics)
 {
     char dir[64], db[128], md[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/fix.db", dir);
-    snprintf(md, sizeof md, "%s/REPORT.md", dir);
-    make_fixture(db);
     mp_store *s;
-    mp_err e;
-    cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    sqlite3 *h = mp_store_db(s);
-    sql(h, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
+    sqlite3 *h = fixture_store(dir, db, md, &s);
+    mp_test_sql(h, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
            "prompts,tokens,matched,match_share,status,reason) VALUES"
            "(4,'bitnetcpp-125m','tl1_0.avx2.bm32','TL1_0',2,11,'lossless',2,2.0,10,80,4,0.4,'ok',''),"
            "(4,'bitnetcpp-125m','tl1_1.avx2.bm32','TL1_1',2,11,'lossless',2,2.0,10,80,10,1.0,'ok',''),"
            "(4,'tiny','tq1_0.avx2','TQ1_0',2,2,'lossless',2,1.69,0,0,0,0,'skipped',"
            "'K = 128 is not a multiple of 256')");
     result(h, 2, "tl1_0.avx2.bm32", "TL1_0", "", 2560, 2560, 1, 1, 2.0, 100, 5, 50, "ok", "");
-    sql(h, "UPDATE results SET max_rel_err = 0.031 WHERE variant = 'tl1_0.avx2.bm32'");
+    mp_test_sql(h, "UPDATE results SET max_rel_err = 0.031 WHERE variant = 'tl1_0.avx2.bm32'");
     mp_store_close(s);
     RUN(0, "report --db %s --out %s", db, md);
     char *t = slurp(md);
@@ -795,8 +760,7 @@ Test(report, committed_report_regenerates_from_committed_db, .timeout = 120)
     cr_assert(strstr(out, "match"), "%s", out);
     /* a copy with one number changed must fail, naming the line */
     char dir[64], md[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(md, sizeof md, "%s/REPORT.md", dir);
+    mp_test_scratch(dir, sizeof dir, md, sizeof md, "report", "REPORT.md");
     char *t = slurp("REPORT.md");
     char *p = strstr(t, "## 1. Machine");
     cr_assert(p, "REPORT.md has no section 1");

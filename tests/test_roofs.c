@@ -21,35 +21,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mp_test.h"
 #include "../harness/core/mp_core.h"
 #include "../harness/store/mp_store_internal.h"
 #include "../harness/store/mp_store_report.h"
 #include "../harness/report/mp_report.h"
 
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mptest-roofs-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
-static void sql(sqlite3 *db, const char *s)
-{
-    char *msg = NULL;
-    int rc = sqlite3_exec(db, s, NULL, NULL, &msg);
-    cr_assert_eq(rc, SQLITE_OK, "fixture SQL failed: %s\n%s", msg ? msg : "?", s);
-}
-
 static void result(sqlite3 *db, const char *variant, int n, int t, const char *cache,
                    double bpw, double gbps)
 {
     const int m = 2560, k = 2560;
-    char *q = sqlite3_mprintf(
+    mp_test_sqlf(db,
         "INSERT INTO results(run_id,variant,method,family,isa,params,m,k,n,threads,cache_mode,"
         "bpw,packed_bytes,reps,median_us,gbps,status,reason) VALUES(2,%Q,'X','mad','avx2','',"
         "%d,%d,%d,%d,%Q,%f,%lld,9,100,%f,'ok','')",
         variant, m, k, n, t, cache, bpw, (long long)((double)m * k * bpw / 8), gbps);
-    sql(db, q);
-    sqlite3_free(q);
 }
 
 /* Known figures: read_DRAM 50 / 80 GB/s at 1 / 2 threads (a plain read of 40
@@ -64,13 +50,13 @@ static void fixture(const char *path)
     mp_err e;
     cr_assert_eq(mp_store_open(path, &s, &e), MP_OK, "%s", e.msg);
     sqlite3 *db = mp_store_db(s);
-    sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,'roofsfp',"
+    mp_test_sql(db, "INSERT INTO machines(id,fingerprint,cpu_model,cores,pus) VALUES(1,'roofsfp',"
             "'Roof CPU',2,2)");
-    sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,status) VALUES"
+    mp_test_sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,status) VALUES"
             "(1,1,'probe','2026-01-01','mpbench probe','ok'),"
             "(2,1,'sweep','2026-01-02','mpbench sweep','ok'),"
             "(3,1,'e2e','2026-01-03','mpbench e2e','ok')");
-    sql(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit,n,m,k) VALUES"
+    mp_test_sql(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit,n,m,k) VALUES"
             "(1,'read_DRAM',1,4294967296,50,'GB/s',NULL,NULL,NULL),"
             "(1,'read_DRAM_plain',1,4294967296,40,'GB/s',NULL,NULL,NULL),"
             "(1,'read_DRAM',2,4294967296,80,'GB/s',NULL,NULL,NULL),"
@@ -90,7 +76,7 @@ static void fixture(const char *path)
     result(db, "i2_s.avx2", 1, 4, "cold", 2.0, 20.0);
     result(db, "i2_s.avx2", 1, 1, "warm", 2.0, 12.0);
     result(db, "tq2_0.avx2", 1, 2, "cold", 2.0625, 2.0);
-    sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,"
+    mp_test_sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,"
             "tps_median,bound_tps,bound_share,status,reason) VALUES"
             "(3,'bitnetcpp-125m','i2_s.avx2','I2_S',12,12,'tg16',2,10,10.25,0.9756,'ok',''),"
             "(3,'bitnetcpp-125m','i2_s.avx2','I2_S',12,12,'pp64',2,500,400,1.25,'ok','')");
@@ -125,8 +111,7 @@ static const mp_rep_row *row(const mp_rep *r, const char *variant, int n, int t,
 Test(roofs, compute_roof_is_the_ceiling_at_the_rows_own_n_and_threads)
 {
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/roofs.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "roofs", "roofs.db");
     fixture(db);
     mp_rep r;
     mp_err e;
@@ -228,8 +213,7 @@ Test(roofs, committed_rows_are_under_their_roofs, .timeout = 120)
 Test(roofs, a_row_above_its_roof_is_caught, .timeout = 120)
 {
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/roofs.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "roofs", "roofs.db");
     fixture(db);
     lines l;
     int checked = 0, has = 0;
@@ -243,7 +227,7 @@ Test(roofs, a_row_above_its_roof_is_caught, .timeout = 120)
     cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
     /* 2 threads, N = 1: 22.5 GB/s from its own ceiling (2 x the one-thread
      * ceiling would have made it 25, and 23.6 legal) */
-    sql(mp_store_db(s), "UPDATE results SET gbps = 22.5 * 1.05 WHERE variant = 'i2_s.avx2' AND "
+    mp_test_sql(mp_store_db(s), "UPDATE results SET gbps = 22.5 * 1.05 WHERE variant = 'i2_s.avx2' AND "
                         "n = 1 AND threads = 2 AND cache_mode = 'cold'");
     mp_store_close(s);
     cr_assert_eq(above_roof(db, &l, &checked, &has), 1, "%s", l.text);
@@ -251,7 +235,7 @@ Test(roofs, a_row_above_its_roof_is_caught, .timeout = 120)
     cr_assert(strstr(l.text, "compute roof 22.50"), "%s", l.text);
     /* within 3%: noise, not a wrong roof */
     cr_assert_eq(mp_store_open(db, &s, &e), MP_OK, "%s", e.msg);
-    sql(mp_store_db(s), "UPDATE results SET gbps = 22.5 * 1.02 WHERE variant = 'i2_s.avx2' AND "
+    mp_test_sql(mp_store_db(s), "UPDATE results SET gbps = 22.5 * 1.02 WHERE variant = 'i2_s.avx2' AND "
                         "n = 1 AND threads = 2 AND cache_mode = 'cold';"
                         "UPDATE e2e SET tps_median = 10.25 * 1.05 WHERE test = 'tg16'");
     mp_store_close(s);

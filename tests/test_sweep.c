@@ -15,67 +15,6 @@
 
 static char out[65536];
 
-static const char *bin(void)
-{
-    const char *b = getenv("MPBENCH_BIN");
-    return b && *b ? b : "./mpbench";
-}
-
-static void tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mpsweep-XXXXXX");
-    cr_assert(mkdtemp(buf));
-}
-
-/* fork+exec mpbench with a NULL-terminated argument list, its stderr to `err`
- * (or discarded); returns the pid */
-static pid_t spawn_err(char *const *args, const char *err)
-{
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        freopen(err ? err : "/dev/null", "w", stderr);
-        freopen("/dev/null", "w", stdout);
-        execv(bin(), args);
-        _exit(127);
-    }
-    return pid;
-}
-
-static pid_t spawn(char *const *args)
-{
-    return spawn_err(args, NULL);
-}
-
-static long query_long(const char *db, const char *sql)
-{
-    sqlite3 *h;
-    long v = -1;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-        sqlite3_busy_timeout(h, 5000);
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return v;
-}
-
-static void query_text(const char *db, const char *sql, char *buf, size_t len)
-{
-    sqlite3 *h;
-    buf[0] = 0;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-            sqlite3_column_text(st, 0))
-            snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-}
-
 #define SWEEP_SHAPES "64x256,128x256,192x256,256x256,64x512,128x512,192x512,256x512"
 #define KEYS "SELECT count(*) FROM results"
 #define DISTINCT "SELECT count(DISTINCT variant||'|'||params||'|'||m||'|'||k||'|'||n||'|'||threads) FROM results"
@@ -83,29 +22,18 @@ static void query_text(const char *db, const char *sql, char *buf, size_t len)
 Test(sweep, resume_after_kill_9_measures_only_what_is_missing, .timeout = 300)
 {
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/s.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "sweep", "s.db");
     /* naive2 is slow enough that the sweep is still running when we kill it */
     char *args[] = {"mpbench", "sweep", "--variant", "naive2.scalar,i2_s.scalar",
                     "--shape", SWEEP_SHAPES, "--n", "1,3", "--reps", "3", "--min-time", "0.15",
                     "--counters", "none", "--db", db, NULL};
-    pid_t pid = spawn(args);
-    long rows = 0;
-    for (int i = 0; i < 6000 && rows < 2; i++) {
-        usleep(10000);
-        rows = query_long(db, KEYS);
-    }
-    cr_assert_geq(rows, 2, "the sweep stored nothing in 60 s");
-    kill(pid, SIGKILL);
+    long partial = mp_test_kill_midway(args, db, KEYS, 2);
     int st;
-    waitpid(pid, &st, 0);
-    cr_assert(WIFSIGNALED(st), "sweep finished before it was killed: make it longer");
-    long partial = query_long(db, KEYS);
     cr_assert_lt(partial, 32, "killed sweep already had everything");
     /* the same command again: only the missing results are measured, and it says so */
     char err[160], want[96], got[1024] = "";
     snprintf(err, sizeof err, "%s/resume.err", dir);
-    pid = spawn_err(args, err);
+    pid_t pid = mp_test_spawn(args, err);
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "resumed sweep failed");
     FILE *f = fopen(err, "r");
@@ -115,45 +43,44 @@ Test(sweep, resume_after_kill_9_measures_only_what_is_missing, .timeout = 300)
     fclose(f);
     snprintf(want, sizeof want, "resuming, %ld of 32 results already stored", partial);
     cr_assert(strstr(got, want), "resumed sweep did not say '%s': %s", want, got);
-    cr_assert_eq(query_long(db, KEYS), 32, "2 variants x 8 shapes x 2 n");
-    cr_assert_eq(query_long(db, DISTINCT), 32, "each result exactly once");
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM runs WHERE kind='sweep'"), 2);
+    cr_assert_eq(mp_test_query_long(db, KEYS), 32, "2 variants x 8 shapes x 2 n");
+    cr_assert_eq(mp_test_query_long(db, DISTINCT), 32, "each result exactly once");
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs WHERE kind='sweep'"), 2);
     /* the second run measured only the rest */
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM results WHERE run_id=(SELECT max(id) FROM runs)"),
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE run_id=(SELECT max(id) FROM runs)"),
                  32 - partial);
     /* a third time: nothing left to do, nothing added */
-    pid = spawn(args);
+    pid = mp_test_spawn(args, NULL);
     waitpid(pid, &st, 0);
-    cr_assert_eq(query_long(db, KEYS), 32);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM runs"), 2, "no empty run recorded");
+    cr_assert_eq(mp_test_query_long(db, KEYS), 32);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs"), 2, "no empty run recorded");
 }
 
 Test(sweep, two_sweeps_on_one_database_at_once, .timeout = 300)
 {
     char dir[64], db[128];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/c.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "sweep", "c.db");
     char *a[] = {"mpbench", "sweep", "--variant", "i2_s.scalar,naive2.scalar", "--shape",
                  SWEEP_SHAPES, "--n", "1", "--reps", "2", "--min-time", "0", "--db", db, NULL};
     char *b[] = {"mpbench", "sweep", "--variant", "i2_s*,f32.scalar", "--shape", SWEEP_SHAPES,
                  "--n", "2", "--reps", "2", "--min-time", "0", "--db", db, NULL};
-    pid_t pa = spawn(a), pb = spawn(b);
+    pid_t pa = mp_test_spawn(a, NULL), pb = mp_test_spawn(b, NULL);
     int sa, sb;
     waitpid(pa, &sa, 0);
     waitpid(pb, &sb, 0);
     cr_assert(WIFEXITED(sa) && WEXITSTATUS(sa) == 0, "sweep A failed");
     cr_assert(WIFEXITED(sb) && WEXITSTATUS(sb) == 0, "sweep B failed");
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM results WHERE n=1"), 16);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM results WHERE n=2"), 32);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE n=1"), 16);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE n=2"), 32);
     char ic[64];
-    query_text(db, "PRAGMA integrity_check", ic, sizeof ic);
+    mp_test_query_text(db, "PRAGMA integrity_check", ic, sizeof ic);
     cr_assert_str_eq(ic, "ok");
 }
 
 Test(sweep, shard_and_merge_equal_the_unsharded_set, .timeout = 300)
 {
     char dir[64];
-    tmpdir(dir, sizeof dir);
+    mp_test_tmpdir(dir, sizeof dir, "sweep");
     const char *common = "--variant 'i2_s.avx2,naive2.scalar' --shape 64x256,128x512,96x384 "
                          "--n 1,2 --threads 1,2 --reps 2 --min-time 0";
     char cmd[1024];
@@ -169,9 +96,9 @@ Test(sweep, shard_and_merge_equal_the_unsharded_set, .timeout = 300)
     char m[128], all[128];
     snprintf(m, sizeof m, "%s/m.db", dir);
     snprintf(all, sizeof all, "%s/all.db", dir);
-    cr_assert_eq(query_long(all, KEYS), 24);
-    cr_assert_eq(query_long(m, KEYS), 24);
-    cr_assert_eq(query_long(m, DISTINCT), 24);
+    cr_assert_eq(mp_test_query_long(all, KEYS), 24);
+    cr_assert_eq(mp_test_query_long(m, KEYS), 24);
+    cr_assert_eq(mp_test_query_long(m, DISTINCT), 24);
     /* the same keys, not just the same count */
     snprintf(cmd, sizeof cmd,
              "sqlite3 %s \"ATTACH '%s' AS o; SELECT count(*) FROM results r WHERE NOT EXISTS "
@@ -183,7 +110,7 @@ Test(sweep, shard_and_merge_equal_the_unsharded_set, .timeout = 300)
     pclose(p);
     cr_assert_eq(missing, 0);
     /* the machine fingerprint came along */
-    cr_assert_eq(query_long(m, "SELECT count(*) FROM machines WHERE fingerprint<>''"), 1);
+    cr_assert_eq(mp_test_query_long(m, "SELECT count(*) FROM machines WHERE fingerprint<>''"), 1);
     /* the merged database knows the sweep is complete */
     snprintf(cmd, sizeof cmd, "sweep %s --db %s", common, m);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0);
@@ -193,17 +120,16 @@ Test(sweep, shard_and_merge_equal_the_unsharded_set, .timeout = 300)
 Test(sweep, counters_software_positive_hardware_recorded)
 {
     char dir[64], db[128], cmd[512];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/k.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "sweep", "k.db");
     snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar --shape 256x1024 --n 4 --threads 1,2 "
                               "--reps 3 --min-time 0 --counters cycles,instructions --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     /* software events: always counted, positive */
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM counters WHERE event='task-clock' AND value>0"), 2);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM run_counters WHERE event='task-clock' AND status='ok'"), 1);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM counters WHERE event='task-clock' AND value>0"), 2);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM run_counters WHERE event='task-clock' AND status='ok'"), 1);
     /* cycles: counted where the machine allows it, otherwise recorded once with a reason */
-    long counted = query_long(db, "SELECT count(*) FROM counters WHERE event='cycles' AND value>0");
-    long refused = query_long(db, "SELECT count(*) FROM run_counters WHERE event='cycles' AND "
+    long counted = mp_test_query_long(db, "SELECT count(*) FROM counters WHERE event='cycles' AND value>0");
+    long refused = mp_test_query_long(db, "SELECT count(*) FROM run_counters WHERE event='cycles' AND "
                                   "status='unavailable' AND length(reason)>0");
     cr_assert((counted == 2 && refused == 0) || (counted == 0 && refused == 1),
               "cycles neither counted nor recorded unavailable (counted %ld, refused %ld)", counted,
@@ -212,7 +138,7 @@ Test(sweep, counters_software_positive_hardware_recorded)
     snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar --shape 64x128 --counters bogus_event_xyz --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
     cr_assert(strstr(out, "unknown event 'bogus_event_xyz'"), "%s", out);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM runs"), 1, "the failed sweep left a run row");
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs"), 1, "the failed sweep left a run row");
     /* the PAPI backend runs too: events it cannot count are recorded, the sweep succeeds */
     snprintf(cmd, sizeof cmd, "sweep --variant i2_s.scalar --shape 64x128 --counters cycles "
                               "--counters-backend papi --reps 2 --min-time 0 --db %s", db);
@@ -222,8 +148,7 @@ Test(sweep, counters_software_positive_hardware_recorded)
 Test(sweep, bad_databases_and_arguments)
 {
     char dir[64], path[128], cmd[512];
-    tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/bad.db", dir);
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "sweep", "bad.db");
     FILE *f = fopen(path, "w");
     fputs("SQLite format 3 but not really, just text that looks odd", f);
     fclose(f);
@@ -247,8 +172,7 @@ Test(sweep, bad_databases_and_arguments)
 Test(probe, stores_positive_figures_shown_by_list_machine, .timeout = 300)
 {
     char dir[64], db[128], cmd[512];
-    tmpdir(dir, sizeof dir);
-    snprintf(db, sizeof db, "%s/p.db", dir);
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "sweep", "p.db");
     snprintf(cmd, sizeof cmd, "probe --quick --threads 1,2 --ceiling-variants i2_s.scalar --db %s "
                               "--format csv", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
@@ -258,29 +182,29 @@ Test(probe, stores_positive_figures_shown_by_list_machine, .timeout = 300)
     mp_probe_read rd[8];
     long nr = mp_registry_probe_reads(rd, 8);
     cr_assert_geq(nr, 2, "plain and prefetched reads at least");
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE value > 0 AND kind NOT LIKE "
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe WHERE value > 0 AND kind NOT LIKE "
                                 "'ceiling_%'"), 2 * 4 * (nr + 3) + 2);
     /* issue 37: read_<level> is the best of its methods, at every thread count */
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe a WHERE a.kind IN ('read_L1',"
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe a WHERE a.kind IN ('read_L1',"
                                 "'read_L2','read_L3','read_DRAM') AND a.value IS NOT (SELECT "
                                 "max(b.value) FROM probe b WHERE b.run_id=a.run_id AND "
                                 "b.threads=a.threads AND b.kind LIKE a.kind||'\\_%' ESCAPE '\\')"),
                  0);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'read\\_DRAM\\_%' "
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'read\\_DRAM\\_%' "
                                 "ESCAPE '\\'"), 2 * nr);
     /* issue 37: the compute ceilings, one per N (1 and 128 by default) and
      * thread count, each at M >= 1024 of a real K, in GOPS */
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'ceiling_%'"), 4);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind = 'ceiling_i2_s.scalar' "
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'ceiling_%'"), 4);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe WHERE kind = 'ceiling_i2_s.scalar' "
                                 "AND value > 0 AND unit = 'GOPS' AND m >= 1024 AND k IN (2560, 6912) AND "
                                 "((n = 1 AND threads IN (1, 2)) OR (n = 128 AND threads IN (1, 2)))"),
                  4);
-    cr_assert_eq(query_long(db, "SELECT count(DISTINCT n || '/' || threads) FROM probe WHERE "
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(DISTINCT n || '/' || threads) FROM probe WHERE "
                                 "kind = 'ceiling_i2_s.scalar'"), 4);
     /* the other rows carry no N or shape */
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind NOT LIKE 'ceiling_%' AND "
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe WHERE kind NOT LIKE 'ceiling_%' AND "
                                 "(n IS NOT NULL OR m IS NOT NULL)"), 0);
-    cr_assert_eq(query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'int8_dot%' AND unit='GOPS'"), 1);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe WHERE kind LIKE 'int8_dot%' AND unit='GOPS'"), 1);
     snprintf(cmd, sizeof cmd, "list machine --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     cr_assert(strstr(out, "probe (newest in"), "%s", out);

@@ -49,12 +49,20 @@ static int rank_of(double cost)
     return r;
 }
 
-Test(tuner, exhaustive_finds_the_optimum)
+/* One search of the bowl from {0, p1, 0} with seed 1; calls counts the cost calls. */
+static mp_search_result search_bowl(mp_strategy st, int budget, int p1, int *calls)
 {
     mp_space sp = space();
-    int start[MP_MAX_PARAMS] = {0}, calls = 0;
+    int start[MP_MAX_PARAMS] = {0, p1, 0};
     mp_search_result r;
-    mp_search(&sp, MP_EXHAUSTIVE, 0, start, 1, bowl, &calls, &r);
+    mp_search(&sp, st, budget, start, 1, bowl, calls, &r);
+    return r;
+}
+
+Test(tuner, exhaustive_finds_the_optimum)
+{
+    int calls = 0;
+    mp_search_result r = search_bowl(MP_EXHAUSTIVE, 0, 0, &calls);
     cr_assert_eq(r.best_cost, 1.0);
     cr_assert(r.best[0] == 5 && r.best[1] == 2 && r.best[2] == 3);
     cr_assert_eq(r.evaluations, 256);
@@ -63,10 +71,8 @@ Test(tuner, exhaustive_finds_the_optimum)
 
 Test(tuner, halving_finds_the_optimum_on_a_noiseless_cost)
 {
-    mp_space sp = space();
-    int start[MP_MAX_PARAMS] = {0}, calls = 0;
-    mp_search_result r;
-    mp_search(&sp, MP_HALVING, 0, start, 1, bowl, &calls, &r);
+    int calls = 0;
+    mp_search_result r = search_bowl(MP_HALVING, 0, 0, &calls);
     cr_assert_eq(r.best_cost, 1.0);
     /* 256 + 128 + ... + 1 evaluations */
     cr_assert_eq(r.evaluations, 511);
@@ -74,10 +80,8 @@ Test(tuner, halving_finds_the_optimum_on_a_noiseless_cost)
 
 Test(tuner, model_hill_climbs_to_the_optimum)
 {
-    mp_space sp = space();
-    int start[MP_MAX_PARAMS] = {0, 7, 0}, calls = 0;
-    mp_search_result r;
-    mp_search(&sp, MP_MODEL, 64, start, 1, bowl, &calls, &r);
+    int calls = 0;
+    mp_search_result r = search_bowl(MP_MODEL, 64, 7, &calls);
     cr_assert_eq(r.best_cost, 1.0, "stuck at %g", r.best_cost);
     cr_assert_leq(r.evaluations, 64);
     /* far fewer evaluations than exhaustive: it only looks at neighbours */
@@ -184,13 +188,6 @@ Test(tuner, real_tune_exports_a_config_that_parses_back, .timeout = 300)
     cr_assert(strstr(out, "| i2_s.avx2 | 64x512 | 4 | 1 | exhaustive |"), "%s", out);
 }
 
-static void write_conf(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 Test(tuner, bad_configs_name_the_line)
 {
     char dir[] = "/tmp/mptune-XXXXXX", p[128];
@@ -210,13 +207,13 @@ Test(tuner, bad_configs_name_the_line)
         {"# nothing\n", "empty"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        write_conf(p, cases[i].text);
+        mp_test_write(p, cases[i].text);
         cr_assert_eq(mp_tuned_load(p, NULL, 0, &t, e.msg, sizeof e.msg), MP_EUSAGE, "case %zu accepted", i);
         cr_assert(strstr(e.msg, cases[i].needle), "case %zu: '%s' lacks '%s'", i, e.msg,
                   cases[i].needle);
     }
     /* a config from another machine is refused unless forced */
-    write_conf(p, "fingerprint other-machine\ni2_s.avx2 64x512 n=1 threads=1 pf=0\n");
+    mp_test_write(p, "fingerprint other-machine\ni2_s.avx2 64x512 n=1 threads=1 pf=0\n");
     cr_assert_eq(mp_tuned_load(p, "this-machine", 0, &t, e.msg, sizeof e.msg), MP_EUSAGE);
     cr_assert(strstr(e.msg, "fingerprint mismatch"), "%s", e.msg);
     cr_assert_eq(mp_tuned_load(p, "this-machine", 1, &t, e.msg, sizeof e.msg), MP_OK, "%s", e.msg);

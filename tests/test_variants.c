@@ -25,15 +25,7 @@ static void run_grid(int idx, int real)
         ns = mp_test_real_shapes(shapes, 64);
         cr_assert_geq(ns, 20, "expected the real models' shapes, got %d", ns);
     } else {
-        /* K at, below and above common blocks (32, 128, 192, 256), M tails, one row */
-        static const int odd_m[] = {1, 7, 33, 100};
-        static const int odd_k[] = {32, 64, 96, 128, 160, 192, 256, 320, 384, 576, 1600, 2048};
-        for (size_t i = 0; i < sizeof odd_m / sizeof odd_m[0]; i++)
-            for (size_t j = 0; j < sizeof odd_k / sizeof odd_k[0]; j++) {
-                shapes[ns][0] = odd_m[i];
-                shapes[ns][1] = odd_k[j];
-                ns++;
-            }
+        ns = mp_test_odd_shapes(shapes, 64);
     }
     static const int ns_tok[] = {1, 3, 32};
     int ran = 0;
@@ -123,16 +115,9 @@ ParameterizedTest(int *i, variants, saturated_worst_case)
     float y[16], ref[16];
     mp_ref_gemm(w, 0.5f, m, k, x, n, ref, 0, m);
     cr_assert_eq(ref[0], 127.0f * k * 0.5f / (127.0f / 3.0f), "reference sanity");
-    size_t bytes = v->packed_size(m, k, param);
-    uint8_t *p = mp_alloc(bytes);
-    v->pack(w, 0.5f, m, k, param, p);
-    mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.5f, .w = p};
-    memcpy(op.param, param, sizeof op.param);
-    void *act = mp_alloc(v->act_size(n, k, param));
-    v->prepare(&op, x, n, act, 0, n);
-    size_t ssz = v->scratch_size ? v->scratch_size(n, k, param) : 0;
-    void *scr = ssz ? mp_alloc(ssz) : NULL;
-    v->compute(&op, act, n, y, 0, m, scr);
+    mp_test_op t;
+    mp_test_op_make(&t, v, param, w, 0.5f, m, k, x, n);
+    v->compute(&t.op, t.act, n, y, 0, m, t.scratch);
     int differ = 0;
     for (int j = 0; j < m * n; j++) {
         if (!strcmp(v->method, "WRONG_ON_PURPOSE")) { /* test build: must be caught */
@@ -144,9 +129,7 @@ ParameterizedTest(int *i, variants, saturated_worst_case)
     }
     if (!strcmp(v->method, "WRONG_ON_PURPOSE"))
         cr_assert(differ, "%s was judged correct in the saturated case", v->name);
-    mp_free(scr);
-    mp_free(act);
-    mp_free(p);
+    mp_test_op_free(&t);
     mp_free(x);
     mp_free(w);
 }

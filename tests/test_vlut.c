@@ -354,26 +354,19 @@ static void saturated(const mp_variant *v, const int *param)
             x[(size_t)t * k + j] = t % 2 ? -2.5f : 2.5f;
     float *ref = mp_alloc(sizeof(float) * (size_t)n * m), *y = mp_alloc(sizeof(float) * (size_t)n * m);
     mp_ref_gemm(w, 0.5f, m, k, x, n, ref, 0, m);
-    uint8_t *p = mp_alloc(v->packed_size(m, k, param));
-    v->pack(w, 0.5f, m, k, param, p);
-    mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.5f, .w = p};
-    memcpy(op.param, param, sizeof op.param);
-    void *act = mp_alloc(v->act_size(n, k, param));
-    v->prepare(&op, x, n, act, 0, n);
-    void *scr = mp_alloc(v->scratch_size(n, k, param));
+    mp_test_op t;
+    mp_test_op_make(&t, v, param, w, 0.5f, m, k, x, n);
     for (int nn = 1; nn <= n; nn += 32) { /* GEMV (N = 1) and table paths */
         for (int j = 0; j < n * m; j++)
             y[j] = -1.0f;
-        v->prepare(&op, x, nn, act, 0, nn);
-        v->compute(&op, act, nn, y, 0, m, scr);
+        v->prepare(&t.op, x, nn, t.act, 0, nn);
+        v->compute(&t.op, t.act, nn, y, 0, m, t.scratch);
         for (int j = 0; j < nn * m; j++)
             cr_assert(!memcmp(&y[j], &ref[j], sizeof(float)),
                       "%s saturated K=%d N=%d: y[%d] = %.9g, reference %.9g", v->name, k, nn, j,
                       y[j], ref[j]);
     }
-    mp_free(scr);
-    mp_free(act);
-    mp_free(p);
+    mp_test_op_free(&t);
     mp_free(y);
     mp_free(ref);
     mp_free(x);

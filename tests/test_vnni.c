@@ -301,28 +301,21 @@ Test(vnni, gemm_matches_scalar_sibling)
         mp_gen_weights(5, w, (size_t)m * k, v->domain == MP_DOMAIN_BINARY);
         float *x = mp_alloc(sizeof(float) * (size_t)n * k);
         mp_gen_acts(6, x, (size_t)n * k);
-        uint8_t *p = mp_alloc(v->packed_size(m, k, param));
-        v->pack(w, 0.25f, m, k, param, p);
-        mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.25f, .w = p};
-        memcpy(op.param, param, sizeof op.param);
-        void *act = mp_alloc(v->act_size(n, k, param));
-        v->prepare(&op, x, n, act, 0, n);
-        void *scr = mp_alloc(v->scratch_size(n, k, param));
+        mp_test_op t;
+        mp_test_op_make(&t, v, param, w, 0.25f, m, k, x, n);
         float *y = mp_alloc(sizeof(float) * (size_t)n * m);
         float *ys = mp_alloc(sizeof(float) * (size_t)n * m);
-        v->compute(&op, act, n, y, 0, 48, scr); /* two row ranges, as two threads */
-        v->compute(&op, act, n, y, 48, m, scr);
-        mp_op os = op;
+        v->compute(&t.op, t.act, n, y, 0, 48, t.scratch); /* two row ranges, as two threads */
+        v->compute(&t.op, t.act, n, y, 48, m, t.scratch);
+        mp_op os = t.op;
         os.v = s;
-        s->compute(&os, act, n, ys, 0, m, NULL);
+        s->compute(&os, t.act, n, ys, 0, m, NULL);
         for (int j = 0; j < n * m; j++)
             cr_assert(memcmp(&y[j], &ys[j], sizeof(float)) == 0, "%s: y[%d] = %g, scalar %g",
                       v->name, j, y[j], ys[j]);
         mp_free(ys);
         mp_free(y);
-        mp_free(scr);
-        mp_free(act);
-        mp_free(p);
+        mp_test_op_free(&t);
         mp_free(x);
         mp_free(w);
     }

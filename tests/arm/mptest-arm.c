@@ -52,18 +52,7 @@ static double now_s(void)
 /* The shapes of one grid: real-model ones or the odd ones. */
 static int grid_shapes(int real, int (*shapes)[2])
 {
-    int ns = 0;
-    if (real)
-        return mp_test_real_shapes(shapes, 64);
-    static const int odd_m[] = {1, 7, 33, 100};
-    static const int odd_k[] = {32, 64, 96, 128, 160, 192, 256, 320, 384, 576, 1600, 2048};
-    for (size_t i = 0; i < sizeof odd_m / sizeof odd_m[0]; i++)
-        for (size_t j = 0; j < sizeof odd_k / sizeof odd_k[0]; j++) {
-            shapes[ns][0] = odd_m[i];
-            shapes[ns][1] = odd_k[j];
-            ns++;
-        }
-    return ns;
+    return real ? mp_test_real_shapes(shapes, 64) : mp_test_odd_shapes(shapes, 64);
 }
 
 /* One variant (registry index vi) over one grid; returns 1 when it passed. */
@@ -164,16 +153,9 @@ static int run_saturated(const mp_variant *v)
         y[j] = NAN;
     mp_ref_gemm(w, 0.5f, m, k, x, n, ref, 0, m);
     int ok = ref[0] == 127.0f * k * 0.5f / (127.0f / 3.0f);
-    size_t bytes = v->packed_size(m, k, param);
-    uint8_t *p = mp_alloc(bytes);
-    v->pack(w, 0.5f, m, k, param, p);
-    mp_op op = {.v = v, .m = m, .k = k, .w_scale = 0.5f, .w = p};
-    memcpy(op.param, param, sizeof op.param);
-    void *act = mp_alloc(v->act_size(n, k, param));
-    v->prepare(&op, x, n, act, 0, n);
-    size_t ssz = v->scratch_size ? v->scratch_size(n, k, param) : 0;
-    void *scr = ssz ? mp_alloc(ssz) : NULL;
-    v->compute(&op, act, n, y, 0, m, scr);
+    mp_test_op t;
+    mp_test_op_make(&t, v, param, w, 0.5f, m, k, x, n);
+    v->compute(&t.op, t.act, n, y, 0, m, t.scratch);
     int bad = -1;
     for (int j = 0; j < m * n && bad < 0; j++)
         if (memcmp(&y[j], &ref[j], sizeof(float)))
@@ -185,9 +167,7 @@ static int run_saturated(const mp_variant *v)
                y[bad], ref[bad]);
     else
         printf("PASS %s saturated: K=%d, %d outputs\n", v->name, k, m * n);
-    mp_free(scr);
-    mp_free(act);
-    mp_free(p);
+    mp_test_op_free(&t);
     mp_free(x);
     mp_free(w);
     return ok && bad < 0;
