@@ -3,7 +3,7 @@
 #include "catalog.h"
 #include "../kernels/f32/f32.h"
 #include "../kernels/naive2/naive2.h"
-#include "../kernels/i2s/i2s.h"
+#include "../kernels/i2_s/i2s.h"
 #include "../kernels/common/mp_numerics.h"
 
 #define F32_ROW(isa_tok, isa_bits, fn)                                              \

@@ -2,7 +2,7 @@
  * llama.cpp's baselines F16, Q8_0, Q4_0, TQ1_0, TQ2_0 (seed 000 Table 7, seed
  * 001 §5, seed 004 Tables 4-5) with ggml's block layouts byte for byte. */
 #include "catalog.h"
-#include "../kernels/i2s/i2s.h"
+#include "../kernels/i2_s/i2s.h"
 #include "../kernels/f16/f16.h"
 #include "../kernels/q8_0/q8_0.h"
 #include "../kernels/q4_0/q4_0.h"
