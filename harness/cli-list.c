@@ -1,4 +1,5 @@
 /* cli-list.c - `mpbench list models|shapes|variants|formats|machine`. */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,6 +109,24 @@ static int list_variants(void)
     return 0;
 }
 
+/* `list variants --source [GLOB]`: where the pack, prepare and compute of each
+ * variant whose name matches GLOB (fnmatch; all without one) are defined, as
+ * the catalog row records them ("file:function", MP_SOURCES in variants/catalog.h). */
+static int list_variant_sources(const char *glob)
+{
+    int hits = 0;
+    for (int i = 0; i < mp_registry_count(); i++) {
+        const mp_variant *v = mp_registry_get(i);
+        if (glob && fnmatch(glob, v->name, 0))
+            continue;
+        printf("%s\n  pack     %s\n  prepare  %s\n  compute  %s\n", v->name,
+               v->pack_src ? v->pack_src : "?", v->prepare_src ? v->prepare_src : "?",
+               v->compute_src ? v->compute_src : "?");
+        hits++;
+    }
+    return hits ? 0 : mp_die(2, "list variants --source: no variant matches '%s'", glob);
+}
+
 /* The traits table (variants/mp_formats.h): one row per weight format. */
 static int list_formats(void)
 {
@@ -190,8 +209,14 @@ int mp_cmd_list(int argc, char **argv)
         return list_shapes(argc - 1, argv + 1);
     if (!strcmp(argv[1], "formats"))
         return argc == 2 ? list_formats() : mp_die(2, "list formats takes no arguments");
-    if (!strcmp(argv[1], "variants"))
-        return argc == 2 ? list_variants() : mp_die(2, "list variants takes no arguments");
+    if (!strcmp(argv[1], "variants")) {
+        if (argc == 2)
+            return list_variants();
+        if (!strcmp(argv[2], "--source") && argc <= 4)
+            return list_variant_sources(argc == 4 ? argv[3] : NULL);
+        return mp_die(2, "list variants: unexpected argument '%s' (usage: mpbench list "
+                         "variants [--source [GLOB]])", argv[2]);
+    }
     if (!strcmp(argv[1], "machine"))
         return list_machine(argc - 1, argv + 1);
     return mp_die(2, "list: unknown kind '%s' (models, shapes, variants, formats, machine)", argv[1]);

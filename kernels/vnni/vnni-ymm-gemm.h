@@ -4,9 +4,9 @@
  * dequantisation, the GEMV loop and the GEMV/GEMM dispatch.  The including
  * file defines make_consts, int2_up, int1_up, int2_gemv_block, int1_gemv_block
  * and ukernel (where the two ISAs differ: vpdpbusd or vpmaddubsw) and
- * MP_VNNI_YMM_ENTRY(kind), its entry point's name. */
-#ifndef MP_VNNI_YMM_ENTRY
-#error "define MP_VNNI_YMM_ENTRY before including vnni-ymm-gemm.h"
+ * MP_VNNI_YMM_INT2, MP_VNNI_YMM_INT1, its entry points' names. */
+#if !defined(MP_VNNI_YMM_INT2) || !defined(MP_VNNI_YMM_INT1)
+#error "define MP_VNNI_YMM_INT2 and MP_VNNI_YMM_INT1 before including vnni-ymm-gemm.h"
 #endif
 
 /* GEMV: each 16-row block's dot products over all k tiles (the includer's
@@ -79,7 +79,7 @@ static inline __attribute__((always_inline)) void up_tile(const consts *c, const
 
 #include "vnni-gemm.h"
 
-void MP_VNNI_YMM_ENTRY(int2)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+void MP_VNNI_YMM_INT2(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
                              void *scratch)
 {
     if (n >= op->param[MP_VNNI_P_GEMV])
@@ -88,7 +88,7 @@ void MP_VNNI_YMM_ENTRY(int2)(const mp_op *op, const void *act, int n, float *y, 
         gemv(op, act, n, y, m0, m1, 0);
 }
 
-void MP_VNNI_YMM_ENTRY(int1)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+void MP_VNNI_YMM_INT1(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
                              void *scratch)
 {
     if (n >= op->param[MP_VNNI_P_GEMV])
