@@ -33,78 +33,36 @@
                 mp_##PNAME##_prepare##PREP, "kernels/tl/tl-" #ISA ".c", mp_tl_gemm__##ISA), \
      __VA_ARGS__}
 
-/* One line per path (kernels/tl/tl-ISA.c): the scalar one, and on x86 the AVX2
- * and AVX-512 ones, both with the AVX2 prepare, or on Arm NEON's tbl lookups
- * with the scalar prepare's tables. */
-#define TL_SCALAR(NAME, KIND, PNAME, METHOD, BM)                                         \
-    TL_ROW(NAME, KIND, PNAME, METHOD, BM, scalar, MP_ISA_SCALAR, , "kernels/tl/tl-scalar.c", \
-           .n_params = 0)
-#define TL_AVX2(NAME, KIND, PNAME, METHOD, BM)                                           \
-    TL_ROW(NAME, KIND, PNAME, METHOD, BM, avx2, MP_ISA_AVX2, __avx2, "kernels/tl/tl-avx2.c", \
-           PF_PARAM)
-#define TL_AVX512(NAME, KIND, PNAME, METHOD, BM)                                         \
-    TL_ROW(NAME, KIND, PNAME, METHOD, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2,   \
-           "kernels/tl/tl-avx2.c", PF_RB_PARAMS)
-#define TL_NEON(NAME, KIND, PNAME, METHOD, BM)                                           \
-    TL_ROW(NAME, KIND, PNAME, METHOD, BM, neon, MP_ISA_NEON, , "kernels/tl/tl-scalar.c",  \
-           .n_params = 0)
+/* One row per path (kernels/tl/tl-ISA.c), each named in full: the scalar one,
+ * and on x86 the AVX2 and AVX-512 ones, both with the AVX2 prepare, or on Arm
+ * NEON's tbl lookups with the scalar prepare's tables. */
+#if MP_CATALOG_X86
+#define TL_SIMD_ROWS(AVX2, AVX512, NEON, KIND, PNAME, METHOD, BM)                           \
+    TL_ROW(AVX2, KIND, PNAME, METHOD, BM, avx2, MP_ISA_AVX2, __avx2, "kernels/tl/tl-avx2.c", \
+           PF_PARAM),                                                                       \
+    TL_ROW(AVX512, KIND, PNAME, METHOD, BM, avx512, MP_ISA_AVX512 | MP_ISA_AVX2, __avx2,     \
+           "kernels/tl/tl-avx2.c", PF_RB_PARAMS),
+#elif MP_CATALOG_ARM
+#define TL_SIMD_ROWS(AVX2, AVX512, NEON, KIND, PNAME, METHOD, BM)                           \
+    TL_ROW(NEON, KIND, PNAME, METHOD, BM, neon, MP_ISA_NEON, , "kernels/tl/tl-scalar.c",     \
+           .n_params = 0),
+#else
+#define TL_SIMD_ROWS(AVX2, AVX512, NEON, KIND, PNAME, METHOD, BM)
+#endif
+#define TL_ROWS(SCALAR, AVX2, AVX512, NEON, KIND, PNAME, METHOD, BM)                        \
+    TL_ROW(SCALAR, KIND, PNAME, METHOD, BM, scalar, MP_ISA_SCALAR, , "kernels/tl/tl-scalar.c", \
+           .n_params = 0),                                                                  \
+    TL_SIMD_ROWS(AVX2, AVX512, NEON, KIND, PNAME, METHOD, BM)
 
+/* names: scalar, avx2, avx512, neon */
 const mp_variant mp_catalog_elut[] = {
-    TL_SCALAR("tl1_0.scalar.bm16", tl1, tl1_0, TL1_0, 16),
-#if MP_CATALOG_X86
-    TL_AVX2("tl1_0.avx2.bm16", tl1, tl1_0, TL1_0, 16),
-    TL_AVX512("tl1_0.avx512.bm16", tl1, tl1_0, TL1_0, 16),
-#elif MP_CATALOG_ARM
-    TL_NEON("tl1_0.neon.bm16", tl1, tl1_0, TL1_0, 16),
-#endif
-    TL_SCALAR("tl1_0.scalar.bm32", tl1, tl1_0, TL1_0, 32),
-#if MP_CATALOG_X86
-    TL_AVX2("tl1_0.avx2.bm32", tl1, tl1_0, TL1_0, 32),
-    TL_AVX512("tl1_0.avx512.bm32", tl1, tl1_0, TL1_0, 32),
-#elif MP_CATALOG_ARM
-    TL_NEON("tl1_0.neon.bm32", tl1, tl1_0, TL1_0, 32),
-#endif
-    TL_SCALAR("tl1_1.scalar.bm16", tl1, tl1_1, TL1_1, 16),
-#if MP_CATALOG_X86
-    TL_AVX2("tl1_1.avx2.bm16", tl1, tl1_1, TL1_1, 16),
-    TL_AVX512("tl1_1.avx512.bm16", tl1, tl1_1, TL1_1, 16),
-#elif MP_CATALOG_ARM
-    TL_NEON("tl1_1.neon.bm16", tl1, tl1_1, TL1_1, 16),
-#endif
-    TL_SCALAR("tl1_1.scalar.bm32", tl1, tl1_1, TL1_1, 32),
-#if MP_CATALOG_X86
-    TL_AVX2("tl1_1.avx2.bm32", tl1, tl1_1, TL1_1, 32),
-    TL_AVX512("tl1_1.avx512.bm32", tl1, tl1_1, TL1_1, 32),
-#elif MP_CATALOG_ARM
-    TL_NEON("tl1_1.neon.bm32", tl1, tl1_1, TL1_1, 32),
-#endif
-    TL_SCALAR("tl2_0.scalar.bm16", tl2, tl2_0, TL2_0, 16),
-#if MP_CATALOG_X86
-    TL_AVX2("tl2_0.avx2.bm16", tl2, tl2_0, TL2_0, 16),
-    TL_AVX512("tl2_0.avx512.bm16", tl2, tl2_0, TL2_0, 16),
-#elif MP_CATALOG_ARM
-    TL_NEON("tl2_0.neon.bm16", tl2, tl2_0, TL2_0, 16),
-#endif
-    TL_SCALAR("tl2_0.scalar.bm32", tl2, tl2_0, TL2_0, 32),
-#if MP_CATALOG_X86
-    TL_AVX2("tl2_0.avx2.bm32", tl2, tl2_0, TL2_0, 32),
-    TL_AVX512("tl2_0.avx512.bm32", tl2, tl2_0, TL2_0, 32),
-#elif MP_CATALOG_ARM
-    TL_NEON("tl2_0.neon.bm32", tl2, tl2_0, TL2_0, 32),
-#endif
-    TL_SCALAR("tl2_1.scalar.bm16", tl2, tl2_1, TL2_1, 16),
-#if MP_CATALOG_X86
-    TL_AVX2("tl2_1.avx2.bm16", tl2, tl2_1, TL2_1, 16),
-    TL_AVX512("tl2_1.avx512.bm16", tl2, tl2_1, TL2_1, 16),
-#elif MP_CATALOG_ARM
-    TL_NEON("tl2_1.neon.bm16", tl2, tl2_1, TL2_1, 16),
-#endif
-    TL_SCALAR("tl2_1.scalar.bm32", tl2, tl2_1, TL2_1, 32),
-#if MP_CATALOG_X86
-    TL_AVX2("tl2_1.avx2.bm32", tl2, tl2_1, TL2_1, 32),
-    TL_AVX512("tl2_1.avx512.bm32", tl2, tl2_1, TL2_1, 32),
-#elif MP_CATALOG_ARM
-    TL_NEON("tl2_1.neon.bm32", tl2, tl2_1, TL2_1, 32),
-#endif
+    TL_ROWS("tl1_0.scalar.bm16", "tl1_0.avx2.bm16", "tl1_0.avx512.bm16", "tl1_0.neon.bm16", tl1, tl1_0, TL1_0, 16)
+    TL_ROWS("tl1_0.scalar.bm32", "tl1_0.avx2.bm32", "tl1_0.avx512.bm32", "tl1_0.neon.bm32", tl1, tl1_0, TL1_0, 32)
+    TL_ROWS("tl1_1.scalar.bm16", "tl1_1.avx2.bm16", "tl1_1.avx512.bm16", "tl1_1.neon.bm16", tl1, tl1_1, TL1_1, 16)
+    TL_ROWS("tl1_1.scalar.bm32", "tl1_1.avx2.bm32", "tl1_1.avx512.bm32", "tl1_1.neon.bm32", tl1, tl1_1, TL1_1, 32)
+    TL_ROWS("tl2_0.scalar.bm16", "tl2_0.avx2.bm16", "tl2_0.avx512.bm16", "tl2_0.neon.bm16", tl2, tl2_0, TL2_0, 16)
+    TL_ROWS("tl2_0.scalar.bm32", "tl2_0.avx2.bm32", "tl2_0.avx512.bm32", "tl2_0.neon.bm32", tl2, tl2_0, TL2_0, 32)
+    TL_ROWS("tl2_1.scalar.bm16", "tl2_1.avx2.bm16", "tl2_1.avx512.bm16", "tl2_1.neon.bm16", tl2, tl2_1, TL2_1, 16)
+    TL_ROWS("tl2_1.scalar.bm32", "tl2_1.avx2.bm32", "tl2_1.avx512.bm32", "tl2_1.neon.bm32", tl2, tl2_1, TL2_1, 32)
     {0},
 };
