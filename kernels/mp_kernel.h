@@ -117,6 +117,10 @@ typedef struct mp_variant {
     int k_multiple;        /* K must be a multiple of this (1 = any) */
     int m_align;           /* compute row ranges start at multiples of this */
     const char *source;    /* paper section it implements, e.g. "seed 004 §2" */
+    /* Where the slots are defined, "file:function" with the file from the top of
+     * the tree ("kernels/tl/tl-avx2.c:mp_tl_gemm__avx2"): the catalog row says it
+     * (variants/catalog.h, MP_SOURCES); `mpbench list variants --source` prints it. */
+    const char *pack_src, *prepare_src, *compute_src;
     /* How a SIMD path may differ from its scalar sibling, relative to max|y|:
      * 0 = bit for bit (the default; integer paths must use it).  A float path
      * whose summation order differs sets a bound and justifies it in its test. */

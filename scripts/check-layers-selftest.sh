@@ -36,7 +36,7 @@ plant sql harness/engine/plan.c 'static const char *q = "SELECT 1";'
 plant commands harness/report/report-out.c 'int mp_cmd_stray(int argc, char **argv) { return argc; }'
 plant commands harness/cli/cli-run.c '#include "cli-private.h"'
 plant commands harness/cli/mp_cli.h 'int mp_list_helper(int argc);'
-plant clocks kernels/i2s/i2s-scalar.c 'static double t(void) { return mp_now(); }'
+plant clocks kernels/i2_s/i2s-scalar.c 'static double t(void) { return mp_now(); }'
 
 # cycles: two headers of core/ that include each other
 echo '#include "loop-b.h"' >"$scratch/harness/core/loop-a.h"

@@ -251,7 +251,7 @@ Test(engine, layer_rules_hold_and_their_check_can_fail, .timeout = 120)
         {"tuner/search.c", "#include \"../harness/mp_harness.h\""},
         {"harness/cli/cli-list.c", "static const char *q = \"SELECT 1\";"},
         {"harness/e2e/e2e.c", "#include <sqlite3.h>"},
-        {"kernels/i2s/i2s-scalar.c", "static double t(void) { return mp_now(); }"},
+        {"kernels/i2_s/i2s-scalar.c", "static double t(void) { return mp_now(); }"},
     };
     for (size_t i = 0; i < sizeof plant / sizeof plant[0]; i++) {
         snprintf(cmd, sizeof cmd,

@@ -27,7 +27,7 @@
 #include "../harness/gguf/mp_gguf.h"
 #include "../kernels/common/mp_numerics.h"
 #include "../kernels/f16/f16.h"
-#include "../kernels/i2s/i2s.h"
+#include "../kernels/i2_s/i2s.h"
 #include "../kernels/tq/tq.h"
 #include "../variants/mp_registry.h"
 

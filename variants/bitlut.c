@@ -5,12 +5,14 @@
 #include "catalog.h"
 #include "../kernels/tmac/tmac.h"
 
-#define TMAC_ROW(ISA, ISABITS, FN, PREP, ...)                                                 \
-    {.name = "tmac_int2." ISA, MP_TRAITS_K(TMAC_INT2), .isa = ISABITS,                  \
+#define TMAC_ROW(NAME, ISA, ISABITS, PREP, PREP_FILE, ...)                               \
+    {.name = NAME, MP_TRAITS_K(TMAC_INT2), .isa = ISABITS,                              \
      .m_align = MP_TMAC_BM,                                                             \
      .check = mp_tmac_check, .packed_size = mp_tmac_packed_size, .pack = mp_tmac_pack,  \
      .unpack = mp_tmac_unpack, .act_size = mp_tmac_act_size,                            \
-     .prepare = PREP, .compute = FN, __VA_ARGS__}
+     .prepare = PREP, .compute = mp_tmac_gemm__##ISA, __VA_ARGS__,                       \
+     MP_SOURCES("kernels/tmac/tmac-scalar.c", mp_tmac_pack, PREP_FILE, PREP,               \
+                "kernels/tmac/tmac-" #ISA ".c", mp_tmac_gemm__##ISA)}
 
 #define PF_PARAM                                                                     \
     .n_params = 1,                                                                   \
@@ -19,14 +21,14 @@
                 .doc = "software prefetch distance along the packed stream, bytes (0 = off)"}}
 
 const mp_variant mp_catalog_bitlut[] = {
-    TMAC_ROW("scalar", MP_ISA_SCALAR, mp_tmac_gemm__scalar, mp_tmac_prepare, .n_params = 0),
+    TMAC_ROW("tmac_int2.scalar", scalar, MP_ISA_SCALAR, mp_tmac_prepare, "kernels/tmac/tmac-scalar.c", .n_params = 0),
 #if MP_CATALOG_X86
-    TMAC_ROW("avx2", MP_ISA_AVX2, mp_tmac_gemm__avx2, mp_tmac_prepare__avx2, PF_PARAM),
-    TMAC_ROW("avx512", MP_ISA_AVX512 | MP_ISA_AVX2, mp_tmac_gemm__avx512, mp_tmac_prepare__avx2,
+    TMAC_ROW("tmac_int2.avx2", avx2, MP_ISA_AVX2, mp_tmac_prepare__avx2, "kernels/tmac/tmac-avx2.c", PF_PARAM),
+    TMAC_ROW("tmac_int2.avx512", avx512, MP_ISA_AVX512 | MP_ISA_AVX2, mp_tmac_prepare__avx2, "kernels/tmac/tmac-avx2.c",
              PF_PARAM),
 #endif
 #if MP_CATALOG_ARM /* tbl lookups (tmac-neon.c), the scalar prepare's tables */
-    TMAC_ROW("neon", MP_ISA_NEON, mp_tmac_gemm__neon, mp_tmac_prepare, .n_params = 0),
+    TMAC_ROW("tmac_int2.neon", neon, MP_ISA_NEON, mp_tmac_prepare, "kernels/tmac/tmac-scalar.c", .n_params = 0),
 #endif
     {0},
 };

@@ -5,7 +5,20 @@
  * table + its kernel source; adding a family = one line in MP_FAMILIES
  * (kernels/mp_kernel.h) + its table.  What a row shares with every other row of
  * its weight format (method, family, numerics, domain, block) comes from the
- * format's traits row (mp_formats.h) through MP_TRAITS(ID). */
+ * format's traits row (mp_formats.h) through MP_TRAITS(ID).
+ *
+ * Name -> code.  Every row spells its name in full, as a string literal, so
+ * `grep -rn '"tl2_1.avx512.bm16"' variants/` finds it, and records where its
+ * pack, prepare and compute are defined (MP_SOURCES; `mpbench list variants
+ * --source GLOB` prints them).  A name is FAMILY.ISA[.fixed parameters]; its
+ * kernels are in kernels/D/, where D is FAMILY itself or the part of FAMILY
+ * before a digit or '_' that starts its width or kind (the longest such folder):
+ * i2_s, q4_0, q8_0, f16, f32, i8, naive2 are folders of their own; tq1_0, tq2_0
+ * -> tq/; tl1_0 ... tl2_1 -> tl/; tmac_int2 -> tmac/; vlut_i2, vlut_i1 -> vlut/;
+ * vnni_int2, vnni_int1 -> vnni/; llamacpp -> llamacpp/.  The compute of path ISA
+ * is in that folder's file ending in -ISA.c (the build gives it ISA's flags),
+ * except the peers', thin adapters in variants/peer.c over kernels/llamacpp/.
+ * tests/test_catalog_source.c checks all of this. */
 #ifndef MP_CATALOG_H
 #define MP_CATALOG_H
 
@@ -45,6 +58,15 @@
  * family vnni, variants/i8.c).  The registry concatenates them in this order. */
 #define MP_CATALOG_EXTRA(X) X(VNNI, i8, "I8: int8 weights, the dot products without up-convert")
 #define MP_CATALOG_TABLES(X) MP_FAMILIES(X) MP_CATALOG_EXTRA(X)
+
+/* "file:function" of one slot; the function as the row names it, macros
+ * expanded (a row's PREP_AVX2 is its function's name). */
+#define MP_STR_(x) #x
+#define MP_STR(x) MP_STR_(x)
+#define MP_SRC(file, fn) file ":" MP_STR(fn)
+#define MP_SOURCES(pack_file, pack, prepare_file, prepare, compute_file, compute)        \
+    .pack_src = MP_SRC(pack_file, pack), .prepare_src = MP_SRC(prepare_file, prepare), \
+    .compute_src = MP_SRC(compute_file, compute)
 
 #define MP_DECLARE_TABLE(E, f, doc) extern const mp_variant mp_catalog_##f[];
 MP_CATALOG_TABLES(MP_DECLARE_TABLE)

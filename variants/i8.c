@@ -6,18 +6,20 @@
 #include "catalog.h"
 #include "../kernels/i8/i8.h"
 
-#define I8_ROW(isa_tok, isa_bits)                                                     \
-    {.name = "i8." #isa_tok, MP_TRAITS_K(I8), .isa = isa_bits, .m_align = 1,           \
+#define I8_ROW(NAME, isa_tok, isa_bits)                                               \
+    {.name = NAME, MP_TRAITS_K(I8), .isa = isa_bits, .m_align = 1,                     \
      .packed_size = mp_i8_packed_size, .pack = mp_i8_pack, .unpack = mp_i8_unpack,      \
      .act_size = mp_i8_act_size, .prepare = mp_i8_prepare,                              \
-     .compute = mp_i8_gemm__##isa_tok}
+     .compute = mp_i8_gemm__##isa_tok,                                                 \
+     MP_SOURCES("kernels/i8/i8-scalar.c", mp_i8_pack, "kernels/i8/i8-scalar.c",         \
+                mp_i8_prepare, "kernels/i8/i8-" #isa_tok ".c", mp_i8_gemm__##isa_tok)}
 
 const mp_variant mp_catalog_i8[] = {
-    I8_ROW(scalar, MP_ISA_SCALAR),
+    I8_ROW("i8.scalar", scalar, MP_ISA_SCALAR),
 #if MP_CATALOG_X86
-    I8_ROW(avx2, MP_ISA_AVX2),
-    I8_ROW(avxvnni, MP_ISA_AVX2 | MP_ISA_AVXVNNI),
-    I8_ROW(avx512vnni, MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVX512VNNI),
+    I8_ROW("i8.avx2", avx2, MP_ISA_AVX2),
+    I8_ROW("i8.avxvnni", avxvnni, MP_ISA_AVX2 | MP_ISA_AVXVNNI),
+    I8_ROW("i8.avx512vnni", avx512vnni, MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVX512VNNI),
 #endif
     {0},
 };

@@ -2,7 +2,7 @@
  * llama.cpp's baselines F16, Q8_0, Q4_0, TQ1_0, TQ2_0 (seed 000 Table 7, seed
  * 001 §5, seed 004 Tables 4-5) with ggml's block layouts byte for byte. */
 #include "catalog.h"
-#include "../kernels/i2s/i2s.h"
+#include "../kernels/i2_s/i2s.h"
 #include "../kernels/f16/f16.h"
 #include "../kernels/q8_0/q8_0.h"
 #include "../kernels/q4_0/q4_0.h"
@@ -12,12 +12,14 @@
  * the scalar path ignores it */
 #define I2S_PF {"pf", 8192, 5, {0, 2048, 4096, 8192, 16384}, "prefetch distance, bytes"}
 
-#define I2S_ROW(isa_tok, isa_bits, fn)                                              \
-    {.name = "i2_s." isa_tok, MP_TRAITS_K(I2_S), .isa = isa_bits, .m_align = 4,     \
+#define I2S_ROW(NAME, ISA, isa_bits)                                                \
+    {.name = NAME, MP_TRAITS_K(I2_S), .isa = isa_bits, .m_align = 4,                \
      .n_params = 1, .params = {I2S_PF},                                             \
      .packed_size = mp_i2s_packed_size, .pack = mp_i2s_pack,                        \
      .unpack = mp_i2s_unpack, .act_size = mp_i2s_act_size,                          \
-     .prepare = mp_i2s_prepare, .compute = fn}
+     .prepare = mp_i2s_prepare, .compute = mp_i2s_gemm__##ISA,                      \
+     MP_SOURCES("kernels/i2_s/i2s-scalar.c", mp_i2s_pack, "kernels/i2_s/i2s-scalar.c", \
+                mp_i2s_prepare, "kernels/i2_s/i2s-" #ISA ".c", mp_i2s_gemm__##ISA)}
 
 /* Every path of these formats sums in the fixed order documented in its header,
  * so SIMD equals scalar bit for bit: sibling_tol stays 0 for all of them.
@@ -26,82 +28,90 @@
  * Q8_0/F16 at N = 32 (1.25x / 1.5x).  It does not pay for F16 at N = 1 (0.7x
  * of AVX2: one vcvtph2ps zmm per 16 weights per row against two ymm) nor for
  * Q8_0 at N = 1 (1.0x: memory-bound, no vpsignb in AVX-512). */
-#define F16_ROW(isa_tok, isa_bits, fn)                                              \
-    {.name = "f16." isa_tok, MP_TRAITS_K(F16), .isa = isa_bits, .m_align = 4,       \
+#define F16_ROW(NAME, ISA, isa_bits)                                                \
+    {.name = NAME, MP_TRAITS_K(F16), .isa = isa_bits, .m_align = 4,                 \
      .packed_size = mp_f16_packed_size, .pack = mp_f16_pack,                        \
      .unpack = mp_f16_unpack, .act_size = mp_f16_act_size,                          \
-     .prepare = mp_f16_prepare, .compute = fn}
+     .prepare = mp_f16_prepare, .compute = mp_f16_gemm__##ISA,                      \
+     MP_SOURCES("kernels/f16/f16-scalar.c", mp_f16_pack, "kernels/f16/f16-scalar.c", \
+                mp_f16_prepare, "kernels/f16/f16-" #ISA ".c", mp_f16_gemm__##ISA)}
 
-#define Q8_0_ROW(isa_tok, isa_bits, fn)                                             \
-    {.name = "q8_0." isa_tok, MP_TRAITS_K(Q8_0), .isa = isa_bits, .m_align = 4,     \
+#define Q8_0_ROW(NAME, ISA, isa_bits)                                               \
+    {.name = NAME, MP_TRAITS_K(Q8_0), .isa = isa_bits, .m_align = 4,                \
      .packed_size = mp_q8_0_packed_size, .pack = mp_q8_0_pack,                      \
      .unpack = mp_q8_0_unpack, .act_size = mp_q80act_size,                          \
-     .prepare = mp_q80act_prepare, .compute = fn}
+     .prepare = mp_q80act_prepare, .compute = mp_q8_0_gemm__##ISA,                  \
+     MP_SOURCES("kernels/q8_0/q8_0-scalar.c", mp_q8_0_pack, "kernels/q8_0/q8_0-scalar.c", \
+                mp_q80act_prepare, "kernels/q8_0/q8_0-" #ISA ".c", mp_q8_0_gemm__##ISA)}
 
-#define Q4_0_ROW(isa_tok, isa_bits, fn)                                             \
-    {.name = "q4_0." isa_tok, MP_TRAITS_K(Q4_0), .isa = isa_bits, .m_align = 4,     \
+#define Q4_0_ROW(NAME, ISA, isa_bits)                                               \
+    {.name = NAME, MP_TRAITS_K(Q4_0), .isa = isa_bits, .m_align = 4,                \
      .packed_size = mp_q4_0_packed_size, .pack = mp_q4_0_pack,                      \
      .unpack = mp_q4_0_unpack, .act_size = mp_q80act_size,                          \
-     .prepare = mp_q80act_prepare, .compute = fn}
+     .prepare = mp_q80act_prepare, .compute = mp_q4_0_gemm__##ISA,                  \
+     MP_SOURCES("kernels/q4_0/q4_0-scalar.c", mp_q4_0_pack, "kernels/q8_0/q8_0-scalar.c", \
+                mp_q80act_prepare, "kernels/q4_0/q4_0-" #ISA ".c", mp_q4_0_gemm__##ISA)}
 
-#define TQ_ROW(fmt, FMT, isa_tok, isa_bits, fn)                                     \
-    {.name = fmt "." isa_tok, MP_TRAITS_K(FMT), .isa = isa_bits, .m_align = 4,      \
-     .act_size = mp_q8k_act_size, .prepare = mp_q8k_prepare, .compute = fn
-#define TQ1_ROW(isa_tok, isa_bits, fn)                                              \
-    TQ_ROW("tq1_0", TQ1_0, isa_tok, isa_bits, fn),                                \
-        .packed_size = mp_tq1_0_packed_size, .pack = mp_tq1_0_pack,                 \
-        .unpack = mp_tq1_0_unpack}
-#define TQ2_ROW(isa_tok, isa_bits, fn)                                              \
-    TQ_ROW("tq2_0", TQ2_0, isa_tok, isa_bits, fn),                                \
-        .packed_size = mp_tq2_0_packed_size, .pack = mp_tq2_0_pack,                 \
-        .unpack = mp_tq2_0_unpack}
+/* TQ1_0 and TQ2_0 share the Q8_K activations and the scalar file; the SIMD
+ * files are per format (tq1_0-ISA.c, tq2_0-ISA.c) */
+#define TQ_ROW(NAME, fmt, FMT, ISA, isa_bits, cfile)                                \
+    {.name = NAME, MP_TRAITS_K(FMT), .isa = isa_bits, .m_align = 4,                 \
+     .act_size = mp_q8k_act_size, .prepare = mp_q8k_prepare,                        \
+     .compute = mp_##fmt##_gemm__##ISA, .packed_size = mp_##fmt##_packed_size,      \
+     .pack = mp_##fmt##_pack, .unpack = mp_##fmt##_unpack,                          \
+     MP_SOURCES("kernels/tq/tq-scalar.c", mp_##fmt##_pack, "kernels/tq/tq-scalar.c", \
+                mp_q8k_prepare, cfile, mp_##fmt##_gemm__##ISA)}
+#define TQ1_ROW(NAME, ISA, isa_bits)                                                \
+    TQ_ROW(NAME, tq1_0, TQ1_0, ISA, isa_bits, "kernels/tq/tq1_0-" #ISA ".c")
+#define TQ2_ROW(NAME, ISA, isa_bits)                                                \
+    TQ_ROW(NAME, tq2_0, TQ2_0, ISA, isa_bits, "kernels/tq/tq2_0-" #ISA ".c")
 
 const mp_variant mp_catalog_mad[] = {
-    I2S_ROW("scalar", MP_ISA_SCALAR, mp_i2s_gemm__scalar),
+    I2S_ROW("i2_s.scalar", scalar, MP_ISA_SCALAR),
 #if MP_CATALOG_X86
-    I2S_ROW("avx2", MP_ISA_AVX2, mp_i2s_gemm__avx2),
-    I2S_ROW("avx512", MP_ISA_AVX512, mp_i2s_gemm__avx512),
+    I2S_ROW("i2_s.avx2", avx2, MP_ISA_AVX2),
+    I2S_ROW("i2_s.avx512", avx512, MP_ISA_AVX512),
 #endif
 #if MP_CATALOG_ARM
-    I2S_ROW("neon", MP_ISA_NEON, mp_i2s_gemm__neon),
-    I2S_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_i2s_gemm__dotprod),
+    I2S_ROW("i2_s.neon", neon, MP_ISA_NEON),
+    I2S_ROW("i2_s.dotprod", dotprod, MP_ISA_NEON | MP_ISA_DOTPROD),
 #endif
-    F16_ROW("scalar", MP_ISA_SCALAR, mp_f16_gemm__scalar),
+    F16_ROW("f16.scalar", scalar, MP_ISA_SCALAR),
 #if MP_CATALOG_X86
-    F16_ROW("avx2", MP_ISA_AVX2, mp_f16_gemm__avx2),
-    F16_ROW("avx512", MP_ISA_AVX512, mp_f16_gemm__avx512),
+    F16_ROW("f16.avx2", avx2, MP_ISA_AVX2),
+    F16_ROW("f16.avx512", avx512, MP_ISA_AVX512),
 #endif
-    Q8_0_ROW("scalar", MP_ISA_SCALAR, mp_q8_0_gemm__scalar),
+    Q8_0_ROW("q8_0.scalar", scalar, MP_ISA_SCALAR),
 #if MP_CATALOG_X86
-    Q8_0_ROW("avx2", MP_ISA_AVX2, mp_q8_0_gemm__avx2),
-    Q8_0_ROW("avx512", MP_ISA_AVX512, mp_q8_0_gemm__avx512),
+    Q8_0_ROW("q8_0.avx2", avx2, MP_ISA_AVX2),
+    Q8_0_ROW("q8_0.avx512", avx512, MP_ISA_AVX512),
 #endif
 #if MP_CATALOG_ARM
-    Q8_0_ROW("neon", MP_ISA_NEON, mp_q8_0_gemm__neon),
-    Q8_0_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_q8_0_gemm__dotprod),
+    Q8_0_ROW("q8_0.neon", neon, MP_ISA_NEON),
+    Q8_0_ROW("q8_0.dotprod", dotprod, MP_ISA_NEON | MP_ISA_DOTPROD),
 #endif
-    Q4_0_ROW("scalar", MP_ISA_SCALAR, mp_q4_0_gemm__scalar),
+    Q4_0_ROW("q4_0.scalar", scalar, MP_ISA_SCALAR),
 #if MP_CATALOG_X86
-    Q4_0_ROW("avx2", MP_ISA_AVX2, mp_q4_0_gemm__avx2),
-    Q4_0_ROW("avx512", MP_ISA_AVX512, mp_q4_0_gemm__avx512),
+    Q4_0_ROW("q4_0.avx2", avx2, MP_ISA_AVX2),
+    Q4_0_ROW("q4_0.avx512", avx512, MP_ISA_AVX512),
 #endif
-    TQ1_ROW("scalar", MP_ISA_SCALAR, mp_tq1_0_gemm__scalar),
+    TQ_ROW("tq1_0.scalar", tq1_0, TQ1_0, scalar, MP_ISA_SCALAR, "kernels/tq/tq-scalar.c"),
 #if MP_CATALOG_X86
-    TQ1_ROW("avx2", MP_ISA_AVX2, mp_tq1_0_gemm__avx2),
-    TQ1_ROW("avx512", MP_ISA_AVX512, mp_tq1_0_gemm__avx512),
+    TQ1_ROW("tq1_0.avx2", avx2, MP_ISA_AVX2),
+    TQ1_ROW("tq1_0.avx512", avx512, MP_ISA_AVX512),
 #endif
 #if MP_CATALOG_ARM
-    TQ1_ROW("neon", MP_ISA_NEON, mp_tq1_0_gemm__neon),
-    TQ1_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_tq1_0_gemm__dotprod),
+    TQ1_ROW("tq1_0.neon", neon, MP_ISA_NEON),
+    TQ1_ROW("tq1_0.dotprod", dotprod, MP_ISA_NEON | MP_ISA_DOTPROD),
 #endif
-    TQ2_ROW("scalar", MP_ISA_SCALAR, mp_tq2_0_gemm__scalar),
+    TQ_ROW("tq2_0.scalar", tq2_0, TQ2_0, scalar, MP_ISA_SCALAR, "kernels/tq/tq-scalar.c"),
 #if MP_CATALOG_X86
-    TQ2_ROW("avx2", MP_ISA_AVX2, mp_tq2_0_gemm__avx2),
-    TQ2_ROW("avx512", MP_ISA_AVX512, mp_tq2_0_gemm__avx512),
+    TQ2_ROW("tq2_0.avx2", avx2, MP_ISA_AVX2),
+    TQ2_ROW("tq2_0.avx512", avx512, MP_ISA_AVX512),
 #endif
 #if MP_CATALOG_ARM
-    TQ2_ROW("neon", MP_ISA_NEON, mp_tq2_0_gemm__neon),
-    TQ2_ROW("dotprod", MP_ISA_NEON | MP_ISA_DOTPROD, mp_tq2_0_gemm__dotprod),
+    TQ2_ROW("tq2_0.neon", neon, MP_ISA_NEON),
+    TQ2_ROW("tq2_0.dotprod", dotprod, MP_ISA_NEON | MP_ISA_DOTPROD),
 #endif
     {0},
 };

@@ -11,6 +11,9 @@ int mp_registry_count(void);
  * before the first lookup (tests/variants/ does, from a constructor). */
 void mp_registry_add_testing(const mp_variant *table);
 const mp_variant *mp_registry_get(int i);
+/* How many of the first rows come from the catalog (variants/); the test
+ * tables of mp_registry_add_testing come after them. */
+int mp_registry_catalog_count(void);
 const mp_variant *mp_registry_find(const char *name);
 /* 1 when the CPU (after MPBENCH_MAX_ISA) has the variant's ISA and, for a peer,
  * its library loaded. */

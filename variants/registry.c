@@ -11,7 +11,7 @@
 #include "catalog.h"
 
 static const mp_variant *const *all;
-static int n_all;
+static int n_all, n_catalog;
 /* Tables registered by test builds (tests/variants/): the canary of the
  * regression gate and variants that fail on purpose.  Never in the product. */
 static const mp_variant *extra_tables[4];
@@ -47,6 +47,7 @@ static void build(void)
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const mp_variant *v = tables[t]; v->name; v++)
             list[n++] = v;
+    n_catalog = n;
     for (int t = 0; t < n_extra; t++)
         for (const mp_variant *v = extra_tables[t]; v->name; v++)
             list[n++] = v;
@@ -58,6 +59,12 @@ int mp_registry_count(void)
 {
     build();
     return n_all;
+}
+
+int mp_registry_catalog_count(void)
+{
+    build();
+    return n_catalog;
 }
 
 const mp_variant *mp_registry_get(int i)

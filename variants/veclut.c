@@ -52,38 +52,42 @@ static void suggest_i1(int m, int k, int n, long l1d, long l2, int *param)
     suggest(5, l1d, n, param);
 }
 
-#define I2_ROW(isa_tok, isa_bits, fn, prep, gv_def)                                               \
-    {.name = "vlut_i2." isa_tok, MP_TRAITS_K(VLUT_I2), .isa = isa_bits, .m_align = 1, \
+#define I2_ROW(NAME, ISA, isa_bits, prep, prep_file, gv_def)                                     \
+    {MP_SOURCES("kernels/vlut/vlut-scalar.c", mp_vlut_i2_pack, prep_file, prep,                   \
+                "kernels/vlut/vlut-" #ISA ".c", mp_vlut_gemm__##ISA),                               \
+     .name = NAME, MP_TRAITS_K(VLUT_I2), .isa = isa_bits, .m_align = 1, \
      .check = mp_vlut_i2_check, .packed_size = mp_vlut_i2_packed_size,              \
      .pack = mp_vlut_i2_pack, .unpack = mp_vlut_i2_unpack,                          \
      .act_size = mp_vlut_act_size, .prepare = prep,                      \
-     .scratch_size = mp_vlut_i2_scratch_size, .compute = fn, .suggest = suggest_i2, \
+     .scratch_size = mp_vlut_i2_scratch_size, .compute = mp_vlut_gemm__##ISA, .suggest = suggest_i2, \
      VLUT_COMMON_PARAMS(gv_def, 36, 16, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64)}
 
-#define I1_ROW(isa_tok, isa_bits, fn, prep, gv_def)                                               \
-    {.name = "vlut_i1." isa_tok, MP_TRAITS_K(VLUT_I1), .isa = isa_bits, .m_align = 1, \
+#define I1_ROW(NAME, ISA, isa_bits, prep, prep_file, gv_def)                                     \
+    {MP_SOURCES("kernels/vlut/vlut-scalar.c", mp_vlut_i1_pack, prep_file, prep,                   \
+                "kernels/vlut/vlut-" #ISA ".c", mp_vlut_gemm__##ISA),                               \
+     .name = NAME, MP_TRAITS_K(VLUT_I1), .isa = isa_bits, .m_align = 1, \
      .check = mp_vlut_i1_check, .packed_size = mp_vlut_i1_packed_size,              \
      .pack = mp_vlut_i1_pack, .unpack = mp_vlut_i1_unpack,                          \
      .act_size = mp_vlut_act_size, .prepare = prep,                      \
-     .scratch_size = mp_vlut_i1_scratch_size, .compute = fn, .suggest = suggest_i1, \
+     .scratch_size = mp_vlut_i1_scratch_size, .compute = mp_vlut_gemm__##ISA, .suggest = suggest_i1, \
      VLUT_COMMON_PARAMS(gv_def, 15, 12, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60)}
 
 const mp_variant mp_catalog_veclut[] = {
-    I2_ROW("scalar", MP_ISA_SCALAR, mp_vlut_gemm__scalar, mp_vlut_prepare, 4),
+    I2_ROW("vlut_i2.scalar", scalar, MP_ISA_SCALAR, mp_vlut_prepare, "kernels/vlut/vlut-scalar.c", 4),
 #if MP_CATALOG_X86
-    I2_ROW("avx2", MP_ISA_AVX2, mp_vlut_gemm__avx2, mp_vlut_prepare__avx2, 3),
-    I2_ROW("avx512", MP_ISA_AVX512, mp_vlut_gemm__avx512, mp_vlut_prepare__avx512, 4),
+    I2_ROW("vlut_i2.avx2", avx2, MP_ISA_AVX2, mp_vlut_prepare__avx2, "kernels/vlut/vlut-avx2.c", 3),
+    I2_ROW("vlut_i2.avx512", avx512, MP_ISA_AVX512, mp_vlut_prepare__avx512, "kernels/vlut/vlut-avx512.c", 4),
 #endif
 #if MP_CATALOG_ARM /* the table path at every N by default (no NEON GEMV path yet) */
-    I2_ROW("neon", MP_ISA_NEON, mp_vlut_gemm__neon, mp_vlut_prepare, 0),
+    I2_ROW("vlut_i2.neon", neon, MP_ISA_NEON, mp_vlut_prepare, "kernels/vlut/vlut-scalar.c", 0),
 #endif
-    I1_ROW("scalar", MP_ISA_SCALAR, mp_vlut_gemm__scalar, mp_vlut_prepare, 6),
+    I1_ROW("vlut_i1.scalar", scalar, MP_ISA_SCALAR, mp_vlut_prepare, "kernels/vlut/vlut-scalar.c", 6),
 #if MP_CATALOG_X86
-    I1_ROW("avx2", MP_ISA_AVX2, mp_vlut_gemm__avx2, mp_vlut_prepare__avx2, 3),
-    I1_ROW("avx512", MP_ISA_AVX512, mp_vlut_gemm__avx512, mp_vlut_prepare__avx512, 6),
+    I1_ROW("vlut_i1.avx2", avx2, MP_ISA_AVX2, mp_vlut_prepare__avx2, "kernels/vlut/vlut-avx2.c", 3),
+    I1_ROW("vlut_i1.avx512", avx512, MP_ISA_AVX512, mp_vlut_prepare__avx512, "kernels/vlut/vlut-avx512.c", 6),
 #endif
 #if MP_CATALOG_ARM
-    I1_ROW("neon", MP_ISA_NEON, mp_vlut_gemm__neon, mp_vlut_prepare, 0),
+    I1_ROW("vlut_i1.neon", neon, MP_ISA_NEON, mp_vlut_prepare, "kernels/vlut/vlut-scalar.c", 0),
 #endif
     {0},
 };

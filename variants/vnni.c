@@ -32,43 +32,52 @@
 #define YMM_PARAMS VNNI_MTILE(16), VNNI_NTILE(6), VNNI_KTILE(256, 4, 64, 128, 256, 512), VNNI_GEMV(4)
 #define AVX2_PARAMS VNNI_MTILE(16), VNNI_NTILE(6), VNNI_KTILE(256, 3, 64, 128, 256), VNNI_GEMV(4)
 
-#define VNNI_ROW(fmt, FMT, isa_tok, isa_bits, prep, chk, np, ...)                           \
-    {.name = "vnni_" #fmt "." #isa_tok, MP_TRAITS_K(FMT), .isa = isa_bits,                  \
+/* PREP: a prepare and its file (PREP_SCALAR, PREP_AVX2, PREP_AVX512 below) */
+#define VNNI_FIRST_(a, b) a
+#define VNNI_FIRST(...) VNNI_FIRST_(__VA_ARGS__)
+#define VNNI_SECOND_(a, b) b
+#define VNNI_SECOND(...) VNNI_SECOND_(__VA_ARGS__)
+#define VNNI_ROW(NAME, fmt, FMT, isa_tok, isa_bits, PREP, chk, np, ...)                     \
+    {MP_SOURCES("kernels/vnni/vnni-scalar.c", mp_vnni_##fmt##_pack, VNNI_SECOND(PREP),       \
+                VNNI_FIRST(PREP),                                                          \
+                "kernels/vnni/vnni-" #isa_tok ".c", mp_vnni_##fmt##_gemm__##isa_tok),       \
+     .name = NAME, MP_TRAITS_K(FMT), .isa = isa_bits,                  \
      .m_align = 16, .check = chk, .n_params = np,                                           \
      .params = {__VA_ARGS__}, .packed_size = mp_vnni_##fmt##_packed_size,                  \
      .pack = mp_vnni_##fmt##_pack, .unpack = mp_vnni_##fmt##_unpack,                        \
-     .act_size = mp_vnni_act_size, .prepare = prep,                                         \
+     .act_size = mp_vnni_act_size, .prepare = VNNI_FIRST(PREP),                                         \
      .scratch_size = mp_vnni_scratch_size, .compute = mp_vnni_##fmt##_gemm__##isa_tok}
 
-#define PREP_AVX2 mp_vnni_prepare__avx2
-#define PREP_AVX512 mp_vnni_prepare__avx512vnni
+#define PREP_AVX2 mp_vnni_prepare__avx2, "kernels/vnni/vnni-avx2.c"
+#define PREP_AVX512 mp_vnni_prepare__avx512vnni, "kernels/vnni/vnni-avx512vnni.c"
+#define PREP_SCALAR mp_vnni_prepare, "kernels/vnni/vnni-scalar.c"
 #define AVX512VNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVX512 | MP_ISA_AVX512VNNI)
 #define AVXVNNI_BITS (MP_ISA_AVX2 | MP_ISA_AVXVNNI)
 #define DOTPROD_BITS (MP_ISA_NEON | MP_ISA_DOTPROD)
 #define I8MM_BITS (MP_ISA_NEON | MP_ISA_DOTPROD | MP_ISA_I8MM)
 
 const mp_variant mp_catalog_vnni[] = {
-    VNNI_ROW(int2, VNNI_INT2, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW("vnni_int2.scalar", int2, VNNI_INT2, scalar, MP_ISA_SCALAR, PREP_SCALAR, NULL, 0, {0}),
 #if MP_CATALOG_X86
-    VNNI_ROW(int2, VNNI_INT2, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
-    VNNI_ROW(int2, VNNI_INT2, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW(int2, VNNI_INT2, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 4,
+    VNNI_ROW("vnni_int2.avx2", int2, VNNI_INT2, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
+    VNNI_ROW("vnni_int2.avxvnni", int2, VNNI_INT2, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
+    VNNI_ROW("vnni_int2.avx512vnni", int2, VNNI_INT2, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 4,
              ZMM_PARAMS),
 #endif
 #if MP_CATALOG_ARM /* sdot / smmla (vnni-arm.h); no tunables yet, scalar prepare */
-    VNNI_ROW(int2, VNNI_INT2, dotprod, DOTPROD_BITS, mp_vnni_prepare, NULL, 0, {0}),
-    VNNI_ROW(int2, VNNI_INT2, i8mm, I8MM_BITS, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW("vnni_int2.dotprod", int2, VNNI_INT2, dotprod, DOTPROD_BITS, PREP_SCALAR, NULL, 0, {0}),
+    VNNI_ROW("vnni_int2.i8mm", int2, VNNI_INT2, i8mm, I8MM_BITS, PREP_SCALAR, NULL, 0, {0}),
 #endif
-    VNNI_ROW(int1, VNNI_INT1, scalar, MP_ISA_SCALAR, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW("vnni_int1.scalar", int1, VNNI_INT1, scalar, MP_ISA_SCALAR, PREP_SCALAR, NULL, 0, {0}),
 #if MP_CATALOG_X86
-    VNNI_ROW(int1, VNNI_INT1, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
-    VNNI_ROW(int1, VNNI_INT1, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW(int1, VNNI_INT1, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 5,
+    VNNI_ROW("vnni_int1.avx2", int1, VNNI_INT1, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
+    VNNI_ROW("vnni_int1.avxvnni", int1, VNNI_INT1, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
+    VNNI_ROW("vnni_int1.avx512vnni", int1, VNNI_INT1, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 5,
              ZMM_PARAMS, VNNI_SEQ(1)),
 #endif
 #if MP_CATALOG_ARM
-    VNNI_ROW(int1, VNNI_INT1, dotprod, DOTPROD_BITS, mp_vnni_prepare, NULL, 0, {0}),
-    VNNI_ROW(int1, VNNI_INT1, i8mm, I8MM_BITS, mp_vnni_prepare, NULL, 0, {0}),
+    VNNI_ROW("vnni_int1.dotprod", int1, VNNI_INT1, dotprod, DOTPROD_BITS, PREP_SCALAR, NULL, 0, {0}),
+    VNNI_ROW("vnni_int1.i8mm", int1, VNNI_INT1, i8mm, I8MM_BITS, PREP_SCALAR, NULL, 0, {0}),
 #endif
     {0},
 };

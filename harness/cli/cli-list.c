@@ -1,6 +1,8 @@
 /* cli-list.c - `mpbench list models|shapes|variants|formats|machine|gguf`: each
  * kind parses its own options from its table (cli/mp_options.h) and answers
- * --help, as `list` itself does. */
+ * --help, as `list` itself does.  `list variants --source [GLOB]`: where each
+ * variant's pack, prepare and compute are defined. */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +45,7 @@ static int list_models(void)
 }
 
 typedef struct list_opts {
+    int source; /* list variants --source */
     const char *model, *db;
 } list_opts;
 
@@ -55,6 +58,11 @@ static const mp_opt machine_table[] = {
              "results/mpbench.db)"),
     MP_OPT_END};
 static const mp_opt no_table[] = {MP_OPT_END};
+static const mp_opt variants_table[] = {
+    MP_OPT_F("source", 0, list_opts, source,
+             "where each variant's pack, prepare and compute are defined (file:function); "
+             "an optional GLOB after it picks the variants"),
+    MP_OPT_END};
 
 static int list_shapes(const list_opts *o)
 {
@@ -113,6 +121,24 @@ static int list_variants(void)
     char peer[1024]; /* issue 15: which llama.cpp build the llamacpp.* peers run */
     printf("\n%s\n", mp_registry_peers_describe(peer, sizeof peer));
     return 0;
+}
+
+/* `list variants --source [GLOB]`: where the pack, prepare and compute of each
+ * variant whose name matches GLOB (fnmatch; all without one) are defined, as
+ * the catalog row records them ("file:function", MP_SOURCES in variants/catalog.h). */
+static int list_variant_sources(const char *glob)
+{
+    int hits = 0;
+    for (int i = 0; i < mp_registry_count(); i++) {
+        const mp_variant *v = mp_registry_get(i);
+        if (glob && fnmatch(glob, v->name, 0))
+            continue;
+        printf("%s\n  pack     %s\n  prepare  %s\n  compute  %s\n", v->name,
+               v->pack_src ? v->pack_src : "?", v->prepare_src ? v->prepare_src : "?",
+               v->compute_src ? v->compute_src : "?");
+        hits++;
+    }
+    return hits ? 0 : mp_die(2, "list variants --source: no variant matches '%s'", glob);
 }
 
 /* The traits table (variants/mp_formats.h): one row per weight format. */
@@ -185,8 +211,8 @@ static const struct {
     {"models", "", "the model files of models/shapes/", no_table},
     {"shapes", "--model NAME | --gguf FILE", "a model's layers and distinct ternary shapes",
      shapes_table},
-    {"variants", "", "every variant, its method, family, numerics, availability, parameters",
-     no_table},
+    {"variants", "[--source [GLOB]]",
+     "every variant, its method, family, numerics, availability, parameters", variants_table},
     {"formats", "", "the weight formats' traits", no_table},
     {"machine", "[--db PATH]", "this machine: CPU, caches, counters, newest probe",
      machine_table},
@@ -227,7 +253,7 @@ int mp_cmd_list(int argc, char **argv)
     char about[160];
     snprintf(about, sizeof about, "Prints %s.\n", kinds[k].help);
     mp_cmd_spec spec = {.name = name, .synopsis = kinds[k].synopsis, .about = about,
-                        .opts = kinds[k].table};
+                        .opts = kinds[k].table, .max_pos = k == 2};
     list_opts o = {.db = "results/mpbench.db"};
     mp_opts_out po;
     int rc;
@@ -236,7 +262,11 @@ int mp_cmd_list(int argc, char **argv)
     switch (k) {
     case 0: return list_models();
     case 1: return list_shapes(&o);
-    case 2: return list_variants();
+    case 2:
+        if (po.npos && !o.source)
+            return mp_die(2, "list variants: unexpected argument '%s' (usage: mpbench list "
+                             "variants [--source [GLOB]])", po.pos[0]);
+        return o.source ? list_variant_sources(po.npos ? po.pos[0] : NULL) : list_variants();
     case 3: return list_formats();
     default: return list_machine(&o);
     }

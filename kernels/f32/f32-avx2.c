@@ -3,6 +3,7 @@
 
 #include "../common/mp_x86.h"
 
+/* f32-simd.h's FN(mp_f32_gemm) is this file's compute slot, mp_f32_gemm__avx2 */
 #define FN(x) x##__avx2
 #define V __m256
 #define VL 8

@@ -2,6 +2,7 @@
  * vectors. */
 #include <immintrin.h>
 
+/* f32-simd.h's FN(mp_f32_gemm) is this file's compute slot, mp_f32_gemm__avx512 */
 #define FN(x) x##__avx512
 #define V __m512
 #define VL 16

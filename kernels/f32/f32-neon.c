@@ -1,6 +1,7 @@
 /* f32-neon.c - F32 with NEON FMA: the template f32-simd.h over 4-float vectors. */
 #include <arm_neon.h>
 
+/* f32-simd.h's FN(mp_f32_gemm) is this file's compute slot, mp_f32_gemm__neon */
 #define FN(x) x##__neon
 #define V float32x4_t
 #define VL 4

@@ -6,59 +6,14 @@
 #include <immintrin.h>
 
 #include "q8_0.h"
-#include "../common/mp_rows4.h"
-#include "../common/mp_x86.h"
 
-enum { PF_BYTES = 8192 };
-
-static __attribute__((noinline)) void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t step,
-                         const void *act, int k, int t, int prefetch, float *out)
-{
-    const float *dx = mp_q80act_d(act, k, t);
-    const int8_t *qx = mp_q80act_q(act, k, t);
-    const int nb = k / MP_Q80_QK;
-    const __m512i ones = _mm512_set1_epi16(1), zero = _mm512_setzero_si512();
-    __m512 acc[4];
-    for (int i = 0; i < 4; i++)
-        acc[i] = _mm512_setzero_ps();
-    int b = 0;
-    for (; b + 2 <= nb; b += 2) {
-        mp_x86_prefetch_unit(pf0, (size_t)b / 2, 2 * step, prefetch);
-        __m512i a = _mm512_loadu_si512((const void *)(qx + 32 * b));
-        for (int i = 0; i < 4; i++) {
-            const uint8_t *blk = wr[i] + (size_t)b * MP_Q80_BYTES;
-            __m512i w = _mm512_inserti64x4(
-                _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(blk + 2))),
-                _mm256_loadu_si256((const __m256i *)(blk + MP_Q80_BYTES + 2)), 1);
-            __m512i sa = _mm512_mask_sub_epi8(a, _mm512_movepi8_mask(w), zero, a);
-            __m512i p = _mm512_madd_epi16(_mm512_maddubs_epi16(_mm512_abs_epi8(w), sa), ones);
-            __m512 d = _mm512_insertf32x8(
-                _mm512_castps256_ps512(_mm256_set1_ps(mp_x86_half_at(blk) * dx[b])),
-                _mm256_set1_ps(mp_x86_half_at(blk + MP_Q80_BYTES) * dx[b + 1]), 1);
-            acc[i] = _mm512_add_ps(acc[i], _mm512_mul_ps(_mm512_cvtepi32_ps(p), d));
-        }
-    }
-    if (b < nb) { /* odd block count: the last (even) block into lanes 0-7 only */
-        __m256i a = _mm256_loadu_si256((const __m256i *)(qx + 32 * b));
-        for (int i = 0; i < 4; i++) {
-            const uint8_t *blk = wr[i] + (size_t)b * MP_Q80_BYTES;
-            __m256i w = _mm256_loadu_si256((const __m256i *)(blk + 2));
-            __m256i p = _mm256_madd_epi16(
-                _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)),
-                _mm256_set1_epi16(1));
-            __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(mp_x86_half_at(blk) * dx[b]));
-            acc[i] = _mm512_mask_add_ps(acc[i], 0x00ff, acc[i], _mm512_castps256_ps512(t));
-        }
-    }
-    for (int i = 0; i < 4; i++)
-        out[i] = mp_x86_fold16(acc[i]);
-}
+#define ROWS4_Q8_0 1
+#include "q8_0-rows4-x86.h"
 
 /* Contract: K % 32 == 0, rows [m0, m1), all N tokens; no over-reads. */
 void mp_q8_0_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
                           int m1, void *scratch)
 {
     (void)scratch;
-    const size_t row_bytes = (size_t)(op->k / MP_Q80_QK) * MP_Q80_BYTES;
-    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, MP_Q80_BYTES, PF_BYTES, 1, rows4, rows4);
+    rows4_gemm(op, act, n, y, m0, m1);
 }

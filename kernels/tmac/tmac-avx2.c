@@ -83,17 +83,8 @@ void mp_tmac_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m
                         void *scratch)
 {
     (void)scratch;
-    const int k = op->k;
     size_t pf = op->v->n_params > 0 ? (size_t)op->param[0] : PF_DEFAULT;
-    int32_t sums[MP_TMAC_BM];
-    for (int r0 = m0; r0 < m1; r0 += MP_TMAC_BM) {
-        const uint8_t *blk = op->w + (size_t)(r0 / MP_TMAC_BM) * mp_tmac_blk_bytes(k);
-        int nr = m1 - r0 < MP_TMAC_BM ? m1 - r0 : MP_TMAC_BM;
-        for (int t = 0; t < n; t++) {
-            block(blk, k / 8, mp_tmac_tab(act, k, t), pf, sums);
-            mp_tmac_store(op, act, t, sums, r0, nr, y);
-        }
-    }
+    mp_tmac_gemm_blocks(op, act, n, y, m0, m1, pf, block);
 }
 
 /* The tables of mp_tmac_prepare (tmac-scalar.c) with AVX2, used by the AVX2 and
@@ -112,17 +103,9 @@ void mp_tmac_prepare__avx2(const mp_op *op, const float *x, int n, void *act, in
     const __m128i rev = _mm_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
     const __m256 half = _mm256_set1_ps(0.5f);
     for (int t = t0; t < t1; t++) {
-        uint8_t *base = (uint8_t *)act + (size_t)t * mp_tmac_act_stride(k);
-        uint8_t *tab = base + MP_TMAC_HDR;
-        int8_t *q = (int8_t *)(tab + (size_t)k / 4 * 16);
-        mp_tmac_hdr h = {mp_quant_row(x + (size_t)t * k, k, q), 1, 0};
-        for (int j = 0; j < k; j++)
-            h.qsum += q[j];
-        for (int gr = 0; gr < k / 4; gr++) {
-            const int8_t *a = q + 4 * gr;
-            int s = abs(a[0]) + abs(a[1]) + abs(a[2]) + abs(a[3]);
-            h.tmax = s > h.tmax ? s : h.tmax;
-        }
+        mp_tmac_hdr h;
+        uint8_t *tab = mp_tmac_prep_token(x, k, act, t, &h);
+        const int8_t *q = (const int8_t *)(tab + (size_t)k / 4 * 16);
         const __m256 rs = _mm256_set1_ps(127.0f / (float)h.tmax);
         for (int gr = 0; gr < k / 4; gr++) {
             const int8_t *a = q + 4 * gr;
@@ -139,6 +122,6 @@ void mp_tmac_prepare__avx2(const mp_op *op, const float *x, int n, void *act, in
             _mm_storeu_si128((__m128i *)(tab + (size_t)gr * 16),
                              _mm_packus_epi16(_mm_add_epi16(t8, bias), _mm_add_epi16(m8, bias)));
         }
-        memcpy(base, &h, sizeof h);
+        memcpy(tab - MP_TMAC_HDR, &h, sizeof h);
     }
 }

@@ -63,15 +63,6 @@ void mp_tmac_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int
                           void *scratch)
 {
     (void)scratch;
-    const int k = op->k;
     size_t pf = op->v->n_params > 0 ? (size_t)op->param[0] : PF_DEFAULT;
-    int32_t sums[MP_TMAC_BM];
-    for (int r0 = m0; r0 < m1; r0 += MP_TMAC_BM) {
-        const uint8_t *blk = op->w + (size_t)(r0 / MP_TMAC_BM) * mp_tmac_blk_bytes(k);
-        int nr = m1 - r0 < MP_TMAC_BM ? m1 - r0 : MP_TMAC_BM;
-        for (int t = 0; t < n; t++) {
-            block(blk, k / 8, mp_tmac_tab(act, k, t), pf, sums);
-            mp_tmac_store(op, act, t, sums, r0, nr, y);
-        }
-    }
+    mp_tmac_gemm_blocks(op, act, n, y, m0, m1, pf, block);
 }

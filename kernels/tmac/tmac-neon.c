@@ -65,18 +65,16 @@ static void block_sums(const uint8_t *o, const uint8_t *tab, int k, int32_t *sum
 
 /* Contract: rows [m0, m1), m0 a multiple of 32, all tokens; K % 8 == 0; no
  * over-read. */
+/* block_sums as the x86 paths' block function (no software prefetch here) */
+static void block(const uint8_t *o, int nsteps, const uint8_t *tab, size_t pf, int32_t *sums)
+{
+    (void)pf;
+    block_sums(o, tab, nsteps * 8, sums);
+}
+
 void mp_tmac_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
                         void *scratch)
 {
     (void)scratch;
-    const int k = op->k;
-    int32_t sums[MP_TMAC_BM];
-    for (int r0 = m0; r0 < m1; r0 += MP_TMAC_BM) {
-        const uint8_t *o = op->w + (size_t)(r0 / MP_TMAC_BM) * mp_tmac_blk_bytes(k);
-        int nr = m1 - r0 < MP_TMAC_BM ? m1 - r0 : MP_TMAC_BM;
-        for (int t = 0; t < n; t++) {
-            block_sums(o, mp_tmac_tab(act, k, t), k, sums);
-            mp_tmac_store(op, act, t, sums, r0, nr, y);
-        }
-    }
+    mp_tmac_gemm_blocks(op, act, n, y, m0, m1, 0, block);
 }

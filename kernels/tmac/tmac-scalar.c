@@ -89,17 +89,9 @@ void mp_tmac_prepare(const mp_op *op, const float *x, int n, void *act, int t0, 
     (void)n;
     const int k = op->k;
     for (int t = t0; t < t1; t++) {
-        uint8_t *base = (uint8_t *)act + (size_t)t * mp_tmac_act_stride(k);
-        uint8_t *tab = base + MP_TMAC_HDR;
-        int8_t *q = (int8_t *)(tab + (size_t)k / 4 * 16);
-        mp_tmac_hdr h = {mp_quant_row(x + (size_t)t * k, k, q), 1, 0};
-        for (int j = 0; j < k; j++)
-            h.qsum += q[j];
-        for (int gr = 0; gr < k / 4; gr++) {
-            const int8_t *a = q + 4 * gr;
-            int s = abs(a[0]) + abs(a[1]) + abs(a[2]) + abs(a[3]);
-            h.tmax = s > h.tmax ? s : h.tmax;
-        }
+        mp_tmac_hdr h;
+        uint8_t *tab = mp_tmac_prep_token(x, k, act, t, &h);
+        const int8_t *q = (const int8_t *)(tab + (size_t)k / 4 * 16);
         const float rs = 127.0f / (float)h.tmax;
         for (int gr = 0; gr < k / 4; gr++) {
             const int8_t *a = q + 4 * gr;
@@ -116,7 +108,7 @@ void mp_tmac_prepare(const mp_op *op, const float *x, int n, void *act, int t0, 
                 o[15 - i] = (uint8_t)(-t8 + 128);
             }
         }
-        memcpy(base, &h, sizeof h);
+        memcpy(tab - MP_TMAC_HDR, &h, sizeof h);
     }
 }
 

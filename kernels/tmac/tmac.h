@@ -29,8 +29,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../mp_kernel.h"
+#include "../common/mp_numerics.h"
 
 enum { MP_TMAC_BM = 32, MP_TMAC_STEP = 64, MP_TMAC_HDR = 64, MP_TMAC_FLUSH = 64 };
 
@@ -76,6 +78,48 @@ void mp_tmac_prepare__avx2(const mp_op *op, const float *x, int n, void *act, in
 /* Rows [row0, row0 + nrows) of token t from their sums s8 -> y. */
 void mp_tmac_store(const mp_op *op, const void *act, int t, const int32_t *s8, int row0,
                    int nrows, float *y);
+
+/* The start of prepare for token t, shared by the scalar and AVX2 table
+ * builders: the int8 activations quantized into their place after the tables,
+ * their sum and the largest group sum of |a| (the table scale) into *h.
+ * Returns the token's tables (its header is MP_TMAC_HDR bytes before them). */
+static inline uint8_t *mp_tmac_prep_token(const float *x, int k, void *act, int t,
+                                          mp_tmac_hdr *h)
+{
+    uint8_t *tab = (uint8_t *)act + (size_t)t * mp_tmac_act_stride(k) + MP_TMAC_HDR;
+    int8_t *q = (int8_t *)(tab + (size_t)k / 4 * 16);
+    *h = (mp_tmac_hdr){mp_quant_row(x + (size_t)t * k, k, q), 1, 0};
+    for (int j = 0; j < k; j++)
+        h->qsum += q[j];
+    for (int gr = 0; gr < k / 4; gr++) {
+        const int8_t *a = q + 4 * gr;
+        int s = abs(a[0]) + abs(a[1]) + abs(a[2]) + abs(a[3]);
+        h->tmax = s > h->tmax ? s : h->tmax;
+    }
+    return tab;
+}
+
+/* The compute of every SIMD path around its block function: every
+ * MP_TMAC_BM-row block for each token, its int32 sums by block (K / 8 steps,
+ * prefetching pf bytes ahead), then stored.  Always inlined, so block is a
+ * direct call. */
+typedef void mp_tmac_block_fn(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf,
+                              int32_t *sums);
+static inline __attribute__((always_inline)) void
+mp_tmac_gemm_blocks(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                    size_t pf, mp_tmac_block_fn *block)
+{
+    const int k = op->k;
+    int32_t sums[MP_TMAC_BM];
+    for (int r0 = m0; r0 < m1; r0 += MP_TMAC_BM) {
+        const uint8_t *blk = op->w + (size_t)(r0 / MP_TMAC_BM) * mp_tmac_blk_bytes(k);
+        int nr = m1 - r0 < MP_TMAC_BM ? m1 - r0 : MP_TMAC_BM;
+        for (int t = 0; t < n; t++) {
+            block(blk, k / 8, mp_tmac_tab(act, k, t), pf, sums);
+            mp_tmac_store(op, act, t, sums, r0, nr, y);
+        }
+    }
+}
 
 MP_DECLARE_COMPUTE(mp_tmac_gemm); /* mp_tmac_gemm__<isa>, one per kernel file */
 

@@ -97,28 +97,30 @@ static void tq2_block(float d, const uint8_t *c, uint8_t *out)
     memcpy(out, &blk, MP_TQ2_BYTES);
 }
 
-void mp_tq1_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
-                   uint8_t *out)
+/* Both packs: each 256-weight block's codes and scale into one packed block. */
+static void pack_blocks(const int8_t *w, float w_scale, int m, int k, uint8_t *out,
+                        size_t block_bytes, void (*block)(float, const uint8_t *, uint8_t *))
 {
-    (void)param;
     const size_t nblk = (size_t)m * (k / MP_QK_K);
     for (size_t i = 0; i < nblk; i++) {
         uint8_t c[MP_QK_K];
         float d = tq_codes(w + i * MP_QK_K, w_scale, c);
-        tq1_block(d, c, out + i * MP_TQ1_BYTES);
+        block(d, c, out + i * block_bytes);
     }
+}
+
+void mp_tq1_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
+                   uint8_t *out)
+{
+    (void)param;
+    pack_blocks(w, w_scale, m, k, out, MP_TQ1_BYTES, tq1_block);
 }
 
 void mp_tq2_0_pack(const int8_t *w, float w_scale, int m, int k, const int *param,
                    uint8_t *out)
 {
     (void)param;
-    const size_t nblk = (size_t)m * (k / MP_QK_K);
-    for (size_t i = 0; i < nblk; i++) {
-        uint8_t c[MP_QK_K];
-        float d = tq_codes(w + i * MP_QK_K, w_scale, c);
-        tq2_block(d, c, out + i * MP_TQ2_BYTES);
-    }
+    pack_blocks(w, w_scale, m, k, out, MP_TQ2_BYTES, tq2_block);
 }
 
 void mp_tq1_0_quant_ref(const float *x, int k, uint8_t *out)

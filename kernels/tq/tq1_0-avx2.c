@@ -17,16 +17,7 @@
 
 #include "tq.h"
 #include "../common/mp_x86.h"
-
-static inline __m256i mul3(__m256i s)
-{
-    return _mm256_add_epi8(s, _mm256_add_epi8(s, s));
-}
-
-static inline __m128i mul3x(__m128i s)
-{
-    return _mm_add_epi8(s, _mm_add_epi8(s, s));
-}
+#include "tq1_0-x86.h"
 
 /* Codes 0..2 of the 32 signed-rep bytes s. */
 static inline __m256i trits(__m256i s)
@@ -36,18 +27,6 @@ static inline __m256i trits(__m256i s)
     return _mm256_sub_epi8(_mm256_setzero_si256(), t);
 }
 
-/* qh's 4 bytes, byte j's trit m placed at byte 4m + j, as signed-rep bytes
- * 3^m s: dword m of the broadcast times 3^m, even and odd bytes multiplied
- * apart in 16-bit lanes so that no carry crosses a byte. */
-static inline __m128i qh_plane(uint32_t qh)
-{
-    const __m128i pw = _mm_set_epi16(27, 27, 9, 9, 3, 3, 1, 1);
-    __m128i s = _mm_xor_si128(_mm_set1_epi32((int)qh), _mm_set1_epi8((char)0x80));
-    __m128i lo = _mm_and_si128(_mm_mullo_epi16(s, pw), _mm_set1_epi16(0xff));
-    __m128i hi = _mm_mullo_epi16(_mm_andnot_si128(_mm_set1_epi16(0xff), s), pw);
-    return _mm_or_si128(lo, hi);
-}
-
 /* sum(code * q) over one block, in int16 lanes. */
 static inline __m256i block16(const uint8_t *blk, const __m256i *q)
 {
@@ -55,14 +34,14 @@ static inline __m256i block16(const uint8_t *blk, const __m256i *q)
     __m256i s = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)blk), flip);
     __m256i p = _mm256_maddubs_epi16(trits(s), q[0]);
     for (int n = 1; n < 5; n++) {
-        s = mul3(s);
+        s = mul3y(s);
         p = _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(s), q[n]));
     }
     __m128i sb = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(blk + 32)), _mm256_castsi256_si128(flip));
     __m128i sb3 = mul3x(sb);
     __m256i v = _mm256_set_m128i(sb3, sb);                 /* trits 0 | 1 */
     p = _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(v), q[5]));
-    v = mul3(mul3(v));                                     /* trits 2 | 3 */
+    v = mul3y(mul3y(v));                                     /* trits 2 | 3 */
     p = _mm256_add_epi16(p, _mm256_maddubs_epi16(trits(v), q[6]));
     __m128i sb81 = mul3x(_mm256_extracti128_si256(v, 1));  /* 27 s * 3: trit 4 */
     uint32_t qh;

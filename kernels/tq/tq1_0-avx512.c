@@ -12,18 +12,11 @@
 
 #include "tq.h"
 #include "../common/mp_x86.h"
+#include "tq1_0-x86.h"
 
 static inline __m512i mul3(__m512i s)
 {
     return _mm512_add_epi8(s, _mm512_add_epi8(s, s));
-}
-static inline __m256i mul3y(__m256i s)
-{
-    return _mm256_add_epi8(s, _mm256_add_epi8(s, s));
-}
-static inline __m128i mul3x(__m128i s)
-{
-    return _mm_add_epi8(s, _mm_add_epi8(s, s));
 }
 
 static inline __m512i trits(__m512i s)
@@ -36,18 +29,6 @@ static inline __m512i trits(__m512i s)
 static inline __m512i join(__m256i lo, __m256i hi)
 {
     return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-}
-
-/* qh's 4 bytes, byte j's trit m placed at byte 4m + j, as signed-rep bytes
- * 3^m s: dword m of the broadcast times 3^m, even and odd bytes multiplied
- * apart in 16-bit lanes so that no carry crosses a byte. */
-static inline __m128i qh_plane(uint32_t qh)
-{
-    const __m128i pw = _mm_set_epi16(27, 27, 9, 9, 3, 3, 1, 1);
-    __m128i s = _mm_xor_si128(_mm_set1_epi32((int)qh), _mm_set1_epi8((char)0x80));
-    __m128i lo = _mm_and_si128(_mm_mullo_epi16(s, pw), _mm_set1_epi16(0xff));
-    __m128i hi = _mm_mullo_epi16(_mm_andnot_si128(_mm_set1_epi16(0xff), s), pw);
-    return _mm_or_si128(lo, hi);
 }
 
 static inline __m512i block16(const uint8_t *blk, const __m512i *q)

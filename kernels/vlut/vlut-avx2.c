@@ -16,42 +16,11 @@
 #define VSUB(a, b) _mm256_sub_epi16((a), (b))
 #define VZERO() _mm256_setzero_si256()
 
-typedef struct w256 {
-    __m256i lo, hi;
-} w256;
-#define W w256
-
-static inline w256 wzero256(void)
-{
-    return (w256){_mm256_setzero_si256(), _mm256_setzero_si256()};
-}
-
-static inline w256 wadd16_256(w256 w, __m256i v)
-{
-    w.lo = _mm256_add_epi32(w.lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(v)));
-    w.hi = _mm256_add_epi32(w.hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(v, 1)));
-    return w;
-}
-
-static inline void wstore256(int32_t *p, w256 w)
-{
-    _mm256_storeu_si256((__m256i *)p, w.lo);
-    _mm256_storeu_si256((__m256i *)(p + 8), w.hi);
-}
-
-static inline void vacc32_256(int32_t *p, __m256i v)
-{
-    __m256i lo = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(v));
-    __m256i hi = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(v, 1));
-    _mm256_storeu_si256((__m256i *)p, _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)p), lo));
-    _mm256_storeu_si256((__m256i *)(p + 8),
-                        _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(p + 8)), hi));
-}
-
-#define WZERO() wzero256()
-#define WADD16(w, v) wadd16_256((w), (v))
-#define WSTORE(p, w) wstore256((p), (w))
-#define VACC32(p, v) vacc32_256((p), (v))
+/* int16 -> int32 widening of each half (vlut-simd.h builds W and its
+ * operations from these) */
+#define V32ADD(a, b) _mm256_add_epi32((a), (b))
+#define VWIDEN_LO(v) _mm256_cvtepi16_epi32(_mm256_castsi256_si128((v)))
+#define VWIDEN_HI(v) _mm256_cvtepi16_epi32(_mm256_extracti128_si256((v), 1))
 
 #include "vlut-simd.h"
 
@@ -289,21 +258,5 @@ void mp_vlut_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m
         gemv__avx2(op, act, n, y, m0, m1, scratch);
         return;
     }
-    job__avx2 c;
-    job_init__avx2(&c, op, act, n);
-    const int stream = P[MP_VLUT_P_STREAM];
-    switch (mp_vlut_ntile_eff(n, P) / VL) {
-    case 1:
-        gemm_nv__avx2(&c, y, m0, m1, scratch, stream, 1);
-        break;
-    case 2:
-        gemm_nv__avx2(&c, y, m0, m1, scratch, stream, 2);
-        break;
-    case 4:
-        gemm_nv__avx2(&c, y, m0, m1, scratch, stream, 4);
-        break;
-    default:
-        gemm_nv__avx2(&c, y, m0, m1, scratch, stream, 8);
-        break;
-    }
+    gemm_tiles__avx2(op, act, n, y, m0, m1, scratch);
 }

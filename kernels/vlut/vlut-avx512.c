@@ -18,42 +18,11 @@
 #define VSUB(a, b) _mm512_sub_epi16((a), (b))
 #define VZERO() _mm512_setzero_si512()
 
-typedef struct w512 {
-    __m512i lo, hi;
-} w512;
-#define W w512
-
-static inline w512 wzero512(void)
-{
-    return (w512){_mm512_setzero_si512(), _mm512_setzero_si512()};
-}
-
-static inline w512 wadd16_512(w512 w, __m512i v)
-{
-    w.lo = _mm512_add_epi32(w.lo, _mm512_cvtepi16_epi32(_mm512_castsi512_si256(v)));
-    w.hi = _mm512_add_epi32(w.hi, _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(v, 1)));
-    return w;
-}
-
-static inline void wstore512(int32_t *p, w512 w)
-{
-    _mm512_storeu_si512((void *)p, w.lo);
-    _mm512_storeu_si512((void *)(p + 16), w.hi);
-}
-
-static inline void vacc32_512(int32_t *p, __m512i v)
-{
-    __m512i lo = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(v));
-    __m512i hi = _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(v, 1));
-    _mm512_storeu_si512((void *)p, _mm512_add_epi32(_mm512_loadu_si512((const void *)p), lo));
-    _mm512_storeu_si512((void *)(p + 16),
-                        _mm512_add_epi32(_mm512_loadu_si512((const void *)(p + 16)), hi));
-}
-
-#define WZERO() wzero512()
-#define WADD16(w, v) wadd16_512((w), (v))
-#define WSTORE(p, w) wstore512((p), (w))
-#define VACC32(p, v) vacc32_512((p), (v))
+/* int16 -> int32 widening of each half (vlut-simd.h builds W and its
+ * operations from these) */
+#define V32ADD(a, b) _mm512_add_epi32((a), (b))
+#define VWIDEN_LO(v) _mm512_cvtepi16_epi32(_mm512_castsi512_si256((v)))
+#define VWIDEN_HI(v) _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64((v), 1))
 
 #include "vlut-simd.h"
 
@@ -308,18 +277,5 @@ void mp_vlut_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int
         mp_vlut_gemm__avx2(op, act, n, y, m0, m1, scratch);
         return;
     }
-    job__avx512 c;
-    job_init__avx512(&c, op, act, n);
-    const int stream = P[MP_VLUT_P_STREAM];
-    switch (mp_vlut_ntile_eff(n, P) / VL) {
-    case 1:
-        gemm_nv__avx512(&c, y, m0, m1, scratch, stream, 1);
-        break;
-    case 2:
-        gemm_nv__avx512(&c, y, m0, m1, scratch, stream, 2);
-        break;
-    default:
-        gemm_nv__avx512(&c, y, m0, m1, scratch, stream, 4);
-        break;
-    }
+    gemm_tiles__avx512(op, act, n, y, m0, m1, scratch);
 }

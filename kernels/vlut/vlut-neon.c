@@ -92,21 +92,5 @@ void mp_vlut_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m
         mp_vlut_gemm__scalar(op, act, n, y, m0, m1, scratch);
         return;
     }
-    job__neon c;
-    job_init__neon(&c, op, act, n);
-    const int stream = P[MP_VLUT_P_STREAM];
-    switch (mp_vlut_ntile_eff(n, P) / VL) {
-    case 1:
-        gemm_nv__neon(&c, y, m0, m1, scratch, stream, 1);
-        break;
-    case 2:
-        gemm_nv__neon(&c, y, m0, m1, scratch, stream, 2);
-        break;
-    case 4:
-        gemm_nv__neon(&c, y, m0, m1, scratch, stream, 4);
-        break;
-    default:
-        gemm_nv__neon(&c, y, m0, m1, scratch, stream, 8);
-        break;
-    }
+    gemm_tiles__neon(op, act, n, y, m0, m1, scratch);
 }

@@ -9,9 +9,12 @@
  *   VADD(a,b) VSUB(a,b)   int16 lane add / subtract (no saturation)
  *   VZERO()
  *   VACC32(p, v)          p[0..VL) += sign-extended lanes of v (int32 memory)
- *   W                     vector of VL int32 lanes as two halves (struct)
+ *   W                     vector of VL int32 lanes (a struct)
  *   WZERO() WADD16(w, v)  w += sign-extended v
  *   WSTORE(p, w)          p[0..VL) = w
+ * or, for x86 (a W of two vectors of VL/2 int32 each, written here once), only
+ *   VWIDEN_LO(v) VWIDEN_HI(v)  the low / high VL/2 lanes of v sign-extended
+ *   V32ADD(a, b)               int32 lane add
  *   FN(name)              name with the ISA suffix
  * Only tcl = 1 is specialised here (tcl = 0 is the per-token scalar LUT baseline
  * of the ablation and runs the portable code).
@@ -22,6 +25,43 @@
 #include "../common/mp_numerics.h"
 
 #define VLUT_INLINE static inline __attribute__((always_inline))
+
+#ifdef VWIDEN_LO
+typedef struct FN(w) {
+    V lo, hi;
+} FN(w);
+#define W FN(w)
+
+static inline W FN(wzero)(void)
+{
+    return (W){VZERO(), VZERO()};
+}
+
+static inline W FN(wadd16)(W w, V v)
+{
+    w.lo = V32ADD(w.lo, VWIDEN_LO(v));
+    w.hi = V32ADD(w.hi, VWIDEN_HI(v));
+    return w;
+}
+
+static inline void FN(wstore)(int32_t *p, W w)
+{
+    VSTORE(p, w.lo);
+    VSTORE(p + VL / 2, w.hi);
+}
+
+static inline void FN(vacc32)(int32_t *p, V v)
+{
+    V lo = VWIDEN_LO(v), hi = VWIDEN_HI(v);
+    VSTORE(p, V32ADD(VLOAD(p), lo));
+    VSTORE(p + VL / 2, V32ADD(VLOAD(p + VL / 2), hi));
+}
+
+#define WZERO() FN(wzero)()
+#define WADD16(w, v) FN(wadd16)((w), (v))
+#define WSTORE(p, w) FN(wstore)((p), (w))
+#define VACC32(p, v) FN(vacc32)((p), (v))
+#endif
 
 static const int FN(pow3)[6] = {1, 3, 9, 27, 81, 243};
 
@@ -325,4 +365,24 @@ static void FN(job_init)(FN(job) * c, const mp_op *op, const void *act, int n)
         MP_ABORT("vlut: bad K=%d for %s", op->k, op->v->name);
     c->S = FN(pow3)[c->gm.gm];
     mp_vlut_act_map(act, n, op->k, P, &c->A);
+}
+
+/* The table path for N_tile a multiple of VL: N_tile / VL vectors per token
+ * tile, each count its own instantiation of gemm_nv (128 tokens at most, the
+ * largest ntile of the catalog: NV <= 128 / VL). */
+static void FN(gemm_tiles)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                           void *scratch)
+{
+    FN(job) c;
+    FN(job_init)(&c, op, act, n);
+    const int stream = op->param[MP_VLUT_P_STREAM];
+    const int nv = mp_vlut_ntile_eff(n, op->param) / VL;
+    if (nv == 1)
+        FN(gemm_nv)(&c, y, m0, m1, scratch, stream, 1);
+    else if (nv == 2)
+        FN(gemm_nv)(&c, y, m0, m1, scratch, stream, 2);
+    else if (nv == 4 || 128 / VL <= 4)
+        FN(gemm_nv)(&c, y, m0, m1, scratch, stream, 4);
+    else
+        FN(gemm_nv)(&c, y, m0, m1, scratch, stream, 8);
 }

@@ -110,7 +110,9 @@ static inline __attribute__((always_inline)) void ukernel(const int MR, const in
         }
 }
 
-#define MP_VNNI_YMM_ENTRY(kind) mp_vnni_##kind##_gemm__avx2
+/* this file's compute slots (the catalog rows name them) */
+#define MP_VNNI_YMM_INT2 mp_vnni_int2_gemm__avx2
+#define MP_VNNI_YMM_INT1 mp_vnni_int1_gemm__avx2
 #include "vnni-ymm-gemm.h"
 
 /* ---- prepare: mp_q8act_fill with AVX2, bit for bit ------------------------------

@@ -311,54 +311,21 @@ static const ukernel_fn uk_table[4][14] = {
     {UKP_ROW(4)},
 };
 
-static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                 void *scratch, int int1)
+static inline __attribute__((always_inline)) void up_tile(const consts *c, const uint8_t *src,
+                                                          uint8_t *dst, int mr, int int1)
 {
-    const consts c = make_consts();
-    const int k = op->k, bm = op->param[MP_VNNI_P_MTILE], bn = op->param[MP_VNNI_P_NTILE];
-    const int bkt = op->param[MP_VNNI_P_KTILE] / 16;
-    const size_t nt = ((size_t)k + 15) / 16;
-    const size_t tb = int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES;
-    uint8_t *wb = scratch;
-    int32_t *cs = (int32_t *)((uint8_t *)scratch + (size_t)bm * op->param[MP_VNNI_P_KTILE]);
-    const int8_t *qt[16];
-    for (int r = m0; r < m1; r += bm) {
-        int rows = m1 - r < bm ? m1 - r : bm;
-        int mr = (rows + 15) / 16;
-        for (size_t j0 = 0; j0 < nt; j0 += (size_t)bkt) {
-            int ntk = nt - j0 < (size_t)bkt ? (int)(nt - j0) : bkt;
-            for (int i = 0; i < mr; i++) {
-                const uint8_t *src = op->w + ((size_t)(r / 16 + i) * nt + j0) * tb;
-                for (int jj = 0; jj < ntk; jj++) {
-                    uint8_t *dst = wb + ((size_t)4 * jj * mr + i) * 64;
-                    if (int1) {
-                        MP_UNROLL for (int g = 0; g < 4; g++)
-                            _mm512_store_si512(dst + (size_t)g * mr * 64,
-                                               int1_up(&c, src + jj * tb + 8 * g));
-                    } else {
-                        __m512i u[4];
-                        int2_up(&c, _mm512_loadu_si512(src + jj * tb), u);
-                        MP_UNROLL for (int g = 0; g < 4; g++)
-                            _mm512_store_si512(dst + (size_t)g * mr * 64, u[g]);
-                    }
-                }
-            }
-            for (int t0 = 0; t0 < n; t0 += bn) {
-                int nb = n - t0 < bn ? n - t0 : bn;
-                for (int t = 0; t < nb; t++)
-                    qt[t] = mp_q8act_q(act, k, t0 + t) + j0 * 16;
-                uk_table[mr - 1][nb - 1](wb, 4 * ntk, qt, cs + (size_t)t0 * bm, bm, j0 == 0);
-            }
-        }
-        for (int t = 0; t < n; t++) {
-            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
-            float *yt = y + (size_t)t * op->m + r;
-            const int32_t *ct = cs + (size_t)t * bm;
-            for (int i = 0; i < rows; i++)
-                yt[i] = mp_dequant(ct[i] - h->qsum, op->w_scale, h->x_scale);
-        }
+    if (int1) {
+        MP_UNROLL for (int g = 0; g < 4; g++)
+            _mm512_store_si512(dst + (size_t)g * mr * 64, int1_up(c, src + 8 * g));
+    } else {
+        __m512i u[4];
+        int2_up(c, _mm512_loadu_si512(src), u);
+        MP_UNROLL for (int g = 0; g < 4; g++)
+            _mm512_store_si512(dst + (size_t)g * mr * 64, u[g]);
     }
 }
+
+#include "vnni-gemm.h"
 
 /* GEMV below gemm_n tokens, the unpack-once GEMM from there on */
 static void gemm_or_gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1,

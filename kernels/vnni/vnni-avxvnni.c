@@ -103,5 +103,7 @@ static inline __attribute__((always_inline)) void ukernel(const int MR, const in
             _mm256_store_si256((__m256i *)(cs + t * bm + 8 * i), acc[i][t]);
 }
 
-#define MP_VNNI_YMM_ENTRY(kind) mp_vnni_##kind##_gemm__avxvnni
+/* this file's compute slots (the catalog rows name them) */
+#define MP_VNNI_YMM_INT2 mp_vnni_int2_gemm__avxvnni
+#define MP_VNNI_YMM_INT1 mp_vnni_int1_gemm__avxvnni
 #include "vnni-ymm-gemm.h"

@@ -6,7 +6,7 @@
  * `mpbench compare` flags a 25% slowdown, and that it does not without it. */
 #include <stdlib.h>
 
-#include "../../kernels/i2s/i2s.h"
+#include "../../kernels/i2_s/i2s.h"
 #include "mp_test_variants.h"
 
 static int slowdown_pct(void)

@@ -1,7 +1,7 @@
 /* testing.c - the catalog table of test-only variants, registered by a
  * constructor when a test build links this file (build/mptest, and
  * build/mpbench-test, the binary `make regress` and the CLI tests run). */
-#include "../../kernels/i2s/i2s.h"
+#include "../../kernels/i2_s/i2s.h"
 #include "../../variants/mp_registry.h"
 #include "mp_test_variants.h"
 

@@ -4,7 +4,7 @@
  * command that re-runs exactly that point, and that the command reproduces it. */
 #include <math.h>
 
-#include "../../kernels/i2s/i2s.h"
+#include "../../kernels/i2_s/i2s.h"
 #include "mp_test_variants.h"
 
 void mp_wrong_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0, int m1,

@@ -1,0 +1,49 @@
+/* vnni-gemm.h - the unpack-once GEMM tile loop of seed 003 §III written once
+ * for every x86 path: included by vnni-ymm-gemm.h (AVX2, AVX-VNNI) and
+ * vnni-avx512vnni.c after their micro-kernels.  Per mtile rows and ktile of K,
+ * the packed weight tiles are up-converted into scratch once (the includer's
+ * up_tile), then every ntile tokens run the register-blocked micro-kernel on
+ * them (uk_table), and each row block is dequantised at its end.  The includer
+ * defines:
+ *   consts, make_consts()            its up-convert constants
+ *   up_tile(c, src, dst, mr, int1)   one packed 16 x 16 tile at src up-converted
+ *                                    to int8: group g to dst + g * mr * 64
+ *   uk_table[mr - 1][nr - 1]         micro-kernels, ukernel_fn */
+
+static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                 void *scratch, int int1)
+{
+    const consts c = make_consts();
+    const int k = op->k, bm = op->param[MP_VNNI_P_MTILE], bn = op->param[MP_VNNI_P_NTILE];
+    const int bkt = op->param[MP_VNNI_P_KTILE] / 16;
+    const size_t nt = ((size_t)k + 15) / 16;
+    const size_t tb = int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES;
+    uint8_t *wb = scratch;
+    int32_t *cs = (int32_t *)((uint8_t *)scratch + (size_t)bm * op->param[MP_VNNI_P_KTILE]);
+    const int8_t *qt[16];
+    for (int r = m0; r < m1; r += bm) {
+        int rows = m1 - r < bm ? m1 - r : bm;
+        int mr = (rows + 15) / 16;
+        for (size_t j0 = 0; j0 < nt; j0 += (size_t)bkt) {
+            int ntk = nt - j0 < (size_t)bkt ? (int)(nt - j0) : bkt;
+            for (int i = 0; i < mr; i++) {
+                const uint8_t *src = op->w + ((size_t)(r / 16 + i) * nt + j0) * tb;
+                for (int jj = 0; jj < ntk; jj++)
+                    up_tile(&c, src + jj * tb, wb + ((size_t)4 * jj * mr + i) * 64, mr, int1);
+            }
+            for (int t0 = 0; t0 < n; t0 += bn) {
+                int nb = n - t0 < bn ? n - t0 : bn;
+                for (int t = 0; t < nb; t++)
+                    qt[t] = mp_q8act_q(act, k, t0 + t) + j0 * 16;
+                uk_table[mr - 1][nb - 1](wb, 4 * ntk, qt, cs + (size_t)t0 * bm, bm, j0 == 0);
+            }
+        }
+        for (int t = 0; t < n; t++) {
+            const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+            float *yt = y + (size_t)t * op->m + r;
+            const int32_t *ct = cs + (size_t)t * bm;
+            for (int i = 0; i < rows; i++)
+                yt[i] = mp_dequant(ct[i] - h->qsum, op->w_scale, h->x_scale);
+        }
+    }
+}
