@@ -221,8 +221,7 @@ static const mp_opt compare_table[] = {
     MP_OPT_FN_("format", compare_opts, fmt, format_arg, "table|md|csv", "output format (default table)"),
     MP_OPT_END};
 
-static const mp_cmd_spec compare_spec = {
-    .name = "compare",
+static const mp_cmd_spec compare_spec = MP_CMD_SPEC("compare", compare_table,
     .synopsis = "--base DB[:RUN] --new DB[:RUN] [--threshold PCT] [--normalize common|bw|none]\n"
                 "                       [--stat median|pNN] [--force] [--format table|md|csv]",
     .about = "Ratio of medians new/base per key with a 95% bootstrap interval, divided by\n"
@@ -234,8 +233,7 @@ static const mp_cmd_spec compare_spec = {
              "the low quantile is the time of the calls nobody interrupted.\n"
              "Without :RUN, --new is its database's newest run and --base its database's\n"
              "newest run on the same machine (a baseline database may hold one per\n"
-             "machine kind); runs of different machines are refused unless --force.\n",
-    .opts = compare_table};
+             "machine kind); runs of different machines are refused unless --force.\n");
 
 /* Both runs: the new first, so that a base database holding runs of several
  * machines (results/baseline/regress.db, one baseline per machine kind) gives

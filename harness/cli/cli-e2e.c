@@ -163,11 +163,8 @@ static const mp_opt e2e_table[] = {
     MP_OPT_I("threads", opts, threads, 1, 1024, "T", "threads (default 1)"),
     MP_OPT_I("reps", opts, reps, 1, 1000, "R", "timed repetitions (default 3)"),
     MP_OPT_I("layers", opts, layers, 1, 100000, "L", "the first L layers (default all)"),
-    MP_OPT_I("seed", opts, seed, 0, 2147483647, "S", "weights' and prompts' seed"),
-    MP_OPT_S("db", opts, db, "PATH", "database (default results/mpbench.db)"),
-    MP_OPT_F("no-db", 0, opts, no_db, "store nothing"),
-    MP_OPT_FMT(opts, fmt),
-    MP_OPT_F("quiet", 'q', opts, quiet, "no progress lines"),
+    MP_OPT_SEED(opts, seed, "weights' and prompts' seed"),
+    MP_OPT_STORE_ROWS(opts),
     MP_OPT_F("profile", 0, opts, profile, "split the token time over operation groups"),
     MP_OPT_FN_("lm-head", opts, head, head_arg, "f16|q8_0|q4_0", "embedding/head format (default f16)"),
     MP_OPT_FN_("weight-cache", opts, cache_dir, dir_arg, "DIR", "packed weights kept on disk"),
@@ -177,8 +174,7 @@ static const mp_opt e2e_table[] = {
     MP_OPT_I("tokens", opts, tokens, 1, 4096, "T", "--lossless: tokens per prompt (default 64)"),
     MP_OPT_END};
 
-static const mp_cmd_spec e2e_spec = {
-    .name = "e2e",
+static const mp_cmd_spec e2e_spec = MP_CMD_SPEC("e2e", e2e_table,
     .synopsis = "(--model NAME | --gguf FILE) (--variant GLOB[,GLOB] | --tuned FILE [--force]) [options]\n"
                 "       mpbench e2e --lossless --model NAME --variant GLOB[,GLOB] [--prompts P] [--tokens T] [...]",
     .about = "A BitNet-style decoder with the model file's architecture and synthetic\n"
@@ -215,8 +211,7 @@ static const mp_cmd_spec e2e_spec = {
           "clock read before and after it is at least PCT% of the fastest seen (a VM's\n"
           "slow stretches otherwise land in one figure and not in the other); decode\n"
           "rates are the kept steps' rate, and the reason says how many were kept\n"
-          "(a decode row with fewer than 8 kept is unstable).\n",
-    .opts = e2e_table};
+          "(a decode row with fewer than 8 kept is unstable).\n");
 
 /* The options that decide together: what applies to --lossless or to pp/tg;
  * --batch deduplicated and ascending. */

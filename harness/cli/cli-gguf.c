@@ -41,16 +41,14 @@ static const mp_opt pack_table[] = {
     MP_OPT_S("model", gguf_opts, model, "NAME", "the architecture (see mpbench list models)"),
     MP_OPT_S("variant", gguf_opts, variant, "tq2_0|tq1_0|i2_s",
              "the ternary linears' type (default i2_s)"),
-    MP_OPT_I("seed", gguf_opts, seed, 0, 2147483647, "S", "the runner's weight seed (default 1)"),
+    MP_OPT_SEED(gguf_opts, seed, "the runner's weight seed (default 1)"),
     MP_OPT_END};
 
-static const mp_cmd_spec pack_spec = {
-    .name = "pack --gguf-out",
+static const mp_cmd_spec pack_spec = MP_CMD_SPEC("pack --gguf-out", pack_table,
     .synopsis = "--gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] [--seed S]",
     .about = "Writes a GGUF file with the model's architecture (llama.cpp's bitnet when it\n"
              "has sub-norms, else llama) and the e2e runner's seeded weights, the ternary\n"
-             "linears in the given type.\n",
-    .opts = pack_table};
+             "linears in the given type.\n");
 
 int mp_cmd_pack_gguf(int argc, char **argv)
 {
@@ -79,6 +77,63 @@ int mp_cmd_pack_gguf(int argc, char **argv)
     fprintf(stderr, "%s: %s (%d layers, %s) with seed %d -> %s, %.1f MiB\n", out, m.name, m.layers,
             mp_gguf_type_name(type), seed, m.sub_norm ? "bitnet" : "llama",
             (double)st.st_size / (1024.0 * 1024.0));
+    return 0;
+}
+
+/* Our runner with variant v on the prompts llama.cpp decoded (its tokens lt and
+ * logits llg after each prompt), printing how far the two agree. */
+static int runner_compare(const char *path, const mp_model *m, const mp_variant *v, int P, int G,
+                          int (*prompts)[MP_E2E_PROMPT_MAX], const int *plen, const int *lt,
+                          const float *llg, int *ot, const mp_e2e_source *src)
+{
+    mp_err e;
+    int rc;
+    mp_e2e_spec s = {.model = *m, .layers = m->layers, .seed = 1, .src = src, .max_seqs = 1,
+                     .max_ctx = MP_E2E_PROMPT_MAX + G, .max_tokens = MP_E2E_PROMPT_MAX,
+                     .threads = 1};
+    for (int l = 0; l < MP_E2E_NLIN; l++) {
+        s.lin[l].v = v;
+        mp_variant_defaults(v, s.lin[l].param);
+    }
+    char binding[256];
+    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
+    mp_e2e *r;
+    if ((rc = mp_e2e_create(&s, pool, &r, &e))) {
+        mp_pool_destroy(pool);
+        return mp_die(rc, "%s", e.msg);
+    }
+    float *lg = mp_alloc(sizeof(float) * (size_t)m->vocab);
+    int match = 0, first = 0, tok_same = 0;
+    double maxd = 0, maxref = 0;
+    for (int p = 0; p < P; p++) {
+        unsigned char want[MP_E2E_PROMPT_MAX] = {0};
+        int seq[MP_E2E_PROMPT_MAX] = {0};
+        want[plen[p] - 1] = 1;
+        mp_e2e_reset(r);
+        mp_e2e_forward(r, prompts[p], seq, plen[p], want, lg);
+        for (int v = 0; v < m->vocab; v++) {
+            double d = fabs((double)lg[v] - llg[(size_t)p * m->vocab + v]);
+            maxd = d > maxd ? d : maxd;
+            maxref = fabs(lg[v]) > maxref ? fabs(lg[v]) : maxref;
+        }
+        mp_e2e_greedy(r, prompts[p], plen[p], G, ot, lg);
+        const int *l = lt + (size_t)p * G;
+        match += !memcmp(ot, l, sizeof(int) * G);
+        first += ot[0] == l[0];
+        int k = 0;
+        while (k < G && ot[k] == l[k])
+            k++;
+        tok_same += k;
+    }
+    printf("llama.cpp vs mpbench e2e (%s) on %s: %d of %d prompts give the same %d greedy tokens "
+           "(%.1f%%); first token %d of %d; tokens before the first difference %.1f%%\n", v->name,
+           path, match, P, G, 100.0 * match / P, first, P, 100.0 * tok_same / ((double)P * G));
+    printf("  logits after each prompt: max |mpbench - llama.cpp| = %.3g (%.2g of max |logit| "
+           "%.3g)\n", maxd, maxref > 0 ? maxd / maxref : 0.0, maxref);
+    mp_free(lg);
+    mp_e2e_free(r);
+    mp_e2e_spares_free();
+    mp_pool_destroy(pool);
     return 0;
 }
 
@@ -118,63 +173,13 @@ static int llama_compare(const char *path, const mp_model *m, int P, int G, cons
         free(ot);
         return mp_die(rc, "%s", e.msg);
     }
-    mp_e2e_spec s = {.model = *m, .layers = m->layers, .seed = 1, .src = &src, .max_seqs = 1,
-                     .max_ctx = MP_E2E_PROMPT_MAX + G, .max_tokens = MP_E2E_PROMPT_MAX,
-                     .threads = 1};
-    for (int l = 0; l < MP_E2E_NLIN; l++) {
-        s.lin[l].v = v;
-        mp_variant_defaults(v, s.lin[l].param);
-    }
-    char binding[256];
-    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
-    mp_e2e *r;
-    if ((rc = mp_e2e_create(&s, pool, &r, &e))) {
-        mp_pool_destroy(pool);
-        mp_gguf_source_free(&src);
-        mp_gguf_close(g);
-        free(llg);
-        free(lt);
-        free(ot);
-        return mp_die(rc, "%s", e.msg);
-    }
-    float *lg = mp_alloc(sizeof(float) * (size_t)m->vocab);
-    int match = 0, first = 0, tok_same = 0;
-    double maxd = 0, maxref = 0;
-    for (int p = 0; p < P; p++) {
-        unsigned char want[MP_E2E_PROMPT_MAX] = {0};
-        int seq[MP_E2E_PROMPT_MAX] = {0};
-        want[plen[p] - 1] = 1;
-        mp_e2e_reset(r);
-        mp_e2e_forward(r, prompts[p], seq, plen[p], want, lg);
-        for (int v = 0; v < m->vocab; v++) {
-            double d = fabs((double)lg[v] - llg[(size_t)p * m->vocab + v]);
-            maxd = d > maxd ? d : maxd;
-            maxref = fabs(lg[v]) > maxref ? fabs(lg[v]) : maxref;
-        }
-        mp_e2e_greedy(r, prompts[p], plen[p], G, ot, lg);
-        const int *l = lt + (size_t)p * G;
-        match += !memcmp(ot, l, sizeof(int) * G);
-        first += ot[0] == l[0];
-        int k = 0;
-        while (k < G && ot[k] == l[k])
-            k++;
-        tok_same += k;
-    }
-    printf("llama.cpp vs mpbench e2e (%s) on %s: %d of %d prompts give the same %d greedy tokens "
-           "(%.1f%%); first token %d of %d; tokens before the first difference %.1f%%\n", v->name,
-           path, match, P, G, 100.0 * match / P, first, P, 100.0 * tok_same / ((double)P * G));
-    printf("  logits after each prompt: max |mpbench - llama.cpp| = %.3g (%.2g of max |logit| "
-           "%.3g)\n", maxd, maxref > 0 ? maxd / maxref : 0.0, maxref);
-    mp_free(lg);
-    mp_e2e_free(r);
-    mp_e2e_spares_free();
-    mp_pool_destroy(pool);
+    rc = runner_compare(path, m, v, P, G, prompts, plen, lt, llg, ot, &src);
     mp_gguf_source_free(&src);
     mp_gguf_close(g);
     free(llg);
     free(lt);
     free(ot);
-    return 0;
+    return rc;
 }
 
 /* --llama P[,G]: P prompts (1-1000) of G tokens (1-200, default 16). */
@@ -196,13 +201,10 @@ static const mp_opt list_table[] = {
     MP_OPT_S("llama-variant", gguf_opts, lvar, "V", "our runner's variant (default i2_s.scalar)"),
     MP_OPT_END};
 
-static const mp_cmd_spec list_spec = {
-    .name = "list gguf",
+static const mp_cmd_spec list_spec = MP_CMD_SPEC("list gguf", list_table, .max_pos = 1,
     .synopsis = "FILE [--tensors] [--llama P[,G]] [--llama-variant V]",
     .about = "Prints our reader's view of a GGUF file, ggml's verdict on it and, with\n"
-             "--llama, llama.cpp's greedy tokens next to our runner's.\n",
-    .opts = list_table,
-    .max_pos = 1};
+             "--llama, llama.cpp's greedy tokens next to our runner's.\n");
 
 int mp_cmd_list_gguf(int argc, char **argv)
 {

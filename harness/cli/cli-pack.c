@@ -38,7 +38,7 @@ static const mp_opt pack_table[] = {
     MP_OPT_S("variant", pack_opts, vname, "NAME", "the variant whose layout is written"),
     MP_OPT_S("shape", pack_opts, shape, "MxK", "the weights' shape"),
     MP_OPT_S("weights", pack_opts, wpath, "FILE", "raw int8 weights, row-major, in {-1, 0, 1} (int1: +-1)"),
-    MP_OPT_I("seed", pack_opts, seed, 0, 2147483647, "S", "seeded weights instead of --weights"),
+    MP_OPT_SEED(pack_opts, seed, "seeded weights instead of --weights"),
     MP_OPT_S("out", pack_opts, out, "FILE", "the packed bytes (written whole or not at all)"),
     MP_OPT_FN_("scale", pack_opts, scale, scale_arg, "X", "the tensor's scale (default 1)"),
     MP_OPT_S("params", pack_opts, params, "name=value,...", "the variant's parameters"),
@@ -47,14 +47,12 @@ static const mp_opt pack_table[] = {
      .help = "a whole model as a GGUF file (mpbench pack --gguf-out --help)"},
     MP_OPT_END};
 
-static const mp_cmd_spec pack_spec = {
-    .name = "pack",
+static const mp_cmd_spec pack_spec = MP_CMD_SPEC("pack", pack_table,
     .synopsis = "--variant NAME --shape MxK (--weights FILE | --seed S) --out FILE\n"
                 "                    [--scale X] [--params name=value,...]\n"
                 "       mpbench pack --gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] [--seed S]",
     .about = "Writes the variant's packed bytes (scales included) for M x K ternary\n"
-             "weights given as raw int8, row-major.\n",
-    .opts = pack_table};
+             "weights given as raw int8, row-major.\n");
 
 /* The weights: read from --weights (size and values checked) or seeded. */
 static int pack_weights(const pack_opts *o, const mp_variant *v, int m, int k, int8_t **out)

@@ -35,15 +35,12 @@ static const mp_opt plot_table[] = {
     MP_OPT_C("cache", plot_cli, cache, "cold|warm", "which results (default cold)"),
     MP_OPT_END};
 
-static const mp_cmd_spec plot_spec = {
-    .name = "plot",
+static const mp_cmd_spec plot_spec = MP_CMD_SPEC("plot", plot_table, .max_pos = 1,
     .synopsis = "KIND [--db PATH] [--outdir DIR] [--threads T] [--n N]\n"
                 "                         [--variant NAME] [--machine FINGERPRINT] [--cache cold|warm]",
     .about = "KIND: roofline, gbps, threads, prompt, tuner or all.  Writes DIR/KIND.png,\n"
              "DIR/KIND.svg and the data DIR/KIND.dat with gnuplot and scripts/KIND.gp.\n"
-             "`all` writes every plot that has data and exits 1 only when none has.\n",
-    .opts = plot_table,
-    .max_pos = 1};
+             "`all` writes every plot that has data and exits 1 only when none has.\n");
 
 int mp_cmd_plot(int argc, char **argv)
 {

@@ -38,22 +38,17 @@ static const mp_opt probe_table[] = {
     MP_OPT_IL("ceiling-n", probe_opts, nv, nn, 1, 4096, "LIST", "N of the ceilings (default 1,128)"),
     MP_OPT_FN_("ceiling-time", probe_opts, budget, seconds_arg, "SEC",
                "seconds of timed calls per variant, N and thread count, in (0, 60] (default 0.15)"),
-    MP_OPT_S("db", probe_opts, db, "PATH", "database (default results/mpbench.db)"),
-    MP_OPT_F("no-db", 0, probe_opts, no_db, "store nothing"),
-    MP_OPT_FMT(probe_opts, fmt),
-    MP_OPT_F("quiet", 'q', probe_opts, quiet, "no progress lines"),
+    MP_OPT_STORE_ROWS(probe_opts),
     MP_OPT_END};
 
-static const mp_cmd_spec probe_spec = {
-    .name = "probe",
+static const mp_cmd_spec probe_spec = MP_CMD_SPEC("probe", probe_table,
     .synopsis = "[--threads LIST] [--quick] [--no-ceilings] [--ceiling-variants GLOB[,GLOB]]\n"
                 "                     [--ceiling-n LIST] [--ceiling-time SEC] [--db PATH | --no-db]",
     .about = "Bandwidth (read with each read method and their best, copy, triad) per\n"
              "thread count and working set (L1, L2, L3, DRAM), int8 dot-product and\n"
              "byte-shuffle peaks of one core, and each available variant's compute\n"
              "ceiling (seed 003's compute roof: GOPS at a real shape with warm weights,\n"
-             "per N and per thread count, the best of the timed calls).\n",
-    .opts = probe_table};
+             "per N and per thread count, the best of the timed calls).\n");
 
 int mp_cmd_probe(int argc, char **argv)
 {

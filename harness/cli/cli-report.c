@@ -35,8 +35,7 @@ static const mp_opt report_table[] = {
     MP_OPT_F("check", 0, report_opts, check, "write nothing; compare with --out and the CSVs (below)"),
     MP_OPT_END};
 
-static const mp_cmd_spec report_spec = {
-    .name = "report",
+static const mp_cmd_spec report_spec = MP_CMD_SPEC("report", report_table,
     .synopsis = "[--db PATH] [--out REPORT.md] [--csv DIR] [--claims TSV]\n"
                 "                      [--machine FINGERPRINT] [--plots DIR] [--cache cold|warm] [--check]",
     .about = "Regenerates the report from the store (`make report`) for one machine, each\n"
@@ -44,8 +43,7 @@ static const mp_cmd_spec report_spec = {
              "(linked relative to the report).  --cache cold: weights streamed from memory,\n"
              "as in the papers.  --check: write nothing; regenerate into temporary files and\n"
              "compare them with --out and the CSVs in place (every byte but the\n"
-             "generation-time line); exit 1 naming the first difference.\n",
-    .opts = report_table};
+             "generation-time line); exit 1 naming the first difference.\n");
 
 int mp_cmd_report(int argc, char **argv)
 {

@@ -31,25 +31,17 @@ static const mp_opt run_table[] = {
     MP_OPT_FN_("gguf", run_opts, model, mp_opt_gguf, "FILE", "every ternary shape of a GGUF model file"),
     MP_OPT_IL("n", run_opts, nv, nn, 1, 65536, "N", "tokens per call (default 1)"),
     MP_OPT_IL("threads", run_opts, tv, nt, 1, 1024, "T", "thread counts (default 1)"),
-    MP_OPT_I("reps", run_opts, bo.min_reps, 1, 1000000, "R", "minimum repetitions"),
-    MP_OPT_D("min-time", run_opts, bo.min_time, 0, 3600, "SEC", "minimum time per point"),
-    MP_OPT_FN_("clock-gate", run_opts, bo.clock_gate, mp_opt_clock_gate, "PCT",
-               "keep only calls made at full speed (see mpbench sweep --help)"),
-    MP_OPT_F("warm", 0, run_opts, bo.warm, "warm cache (default: weights rotated out of cache)"),
+    MP_OPT_TIMING_ROWS(run_opts, "keep only calls made at full speed (see mpbench sweep --help)",
+                       "warm cache (default: weights rotated out of cache)"),
     MP_OPT_S("params", run_opts, params, "name=value,...", "runtime parameters of the variants"),
-    MP_OPT_I("seed", run_opts, seed, 0, 2147483647, "S", "seed of the random inputs"),
-    MP_OPT_S("db", run_opts, db, "PATH", "database (default results/mpbench.db)"),
-    MP_OPT_F("no-db", 0, run_opts, no_db, "store nothing"),
-    MP_OPT_FMT(run_opts, fmt),
-    MP_OPT_F("quiet", 'q', run_opts, quiet, "no progress lines"),
+    MP_OPT_SEED(run_opts, seed, "seed of the random inputs"),
+    MP_OPT_STORE_ROWS(run_opts),
     MP_OPT_END};
 
-static const mp_cmd_spec run_spec = {
-    .name = "run",
+static const mp_cmd_spec run_spec = MP_CMD_SPEC("run", run_table,
     .synopsis = "--variant GLOB[,GLOB] (--shape MxK[xN][,...] | --model NAME | --gguf FILE) [options]",
     .about = "Measures each variant (cold cache unless --warm) on each shape, N and thread\n"
-             "count, and stores the results in the database.\n",
-    .opts = run_table};
+             "count, and stores the results in the database.\n");
 
 /* One case per selected variant with --params applied where it fits. */
 static int run_cases(const run_opts *o, mp_case **out, int *n)

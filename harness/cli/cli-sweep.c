@@ -52,23 +52,19 @@ static const mp_opt sweep_table[] = {
     MP_OPT_IL("threads", sweep_opts, tv, nt, 1, 1024, "LIST", "thread counts (default 1)"),
     MP_OPT_C("params", sweep_opts, params, "default|all", "each variant's default parameters or its whole grid"),
     MP_OPT_FN_("shard", sweep_opts, shard, mp_opt_shard, "I/N", "every N-th point from the I-th"),
-    MP_OPT_I("reps", sweep_opts, bo.min_reps, 1, 1000000, "R", "minimum repetitions"),
-    MP_OPT_D("min-time", sweep_opts, bo.min_time, 0, 3600, "SEC", "minimum time per point"),
-    MP_OPT_FN_("clock-gate", sweep_opts, bo.clock_gate, mp_opt_clock_gate, "PCT", "keep only calls made at full speed (below)"),
-    MP_OPT_F("warm", 0, sweep_opts, bo.warm, "warm cache"),
+    MP_OPT_TIMING_ROWS(sweep_opts, "keep only calls made at full speed (below)", "warm cache"),
     MP_OPT_S("counters", sweep_opts, counters, "LIST|none", "libpfm4 events (default: software events)"),
     MP_OPT_C("counters-backend", sweep_opts, backend, "pfm|papi", "counter library (default pfm)"),
-    MP_OPT_I("seed", sweep_opts, seed, 0, 2147483647, "S", "seed of the random inputs"),
-    MP_OPT_S("db", sweep_opts, db, "PATH", "database (default results/mpbench.db)"),
+    MP_OPT_SEED(sweep_opts, seed, "seed of the random inputs"),
+    MP_OPT_DB(sweep_opts, db),
     MP_OPT_FMT(sweep_opts, fmt),
     MP_OPT_F("rows", 0, sweep_opts, rows, "print every stored row of the sweep, not the summary"),
     MP_OPT_F("dry-run", 0, sweep_opts, dry, "list this shard's points; measure nothing"),
     MP_OPT_F("probe-bw", 0, sweep_opts, probe_bw, "store this run's DRAM read bandwidth"),
-    MP_OPT_F("quiet", 'q', sweep_opts, quiet, "no progress lines"),
+    MP_OPT_QUIET(sweep_opts, quiet),
     MP_OPT_END};
 
-static const mp_cmd_spec sweep_spec = {
-    .name = "sweep",
+static const mp_cmd_spec sweep_spec = MP_CMD_SPEC("sweep", sweep_table,
     .synopsis = "[--quick] [--variant GLOB] [--model NAME|all] [--gguf FILE] [--shape MxK] [options]",
     .about = "--quick: the most specialized available path of every method that has a\n"
           "SIMD path here (not naive2.scalar) on the bitnet-b1.58-2b-4t shapes,\n"
@@ -87,8 +83,7 @@ static const mp_cmd_spec sweep_spec = {
           "dependent adds before and after each call runs within PCT% (e.g. 90) of\n"
           "the fastest this process has seen, on every thread; the other calls are\n"
           "discarded and made again.  For shared hosts whose vCPUs slow down for\n"
-          "seconds at a time (the regression gate uses it).\n",
-    .opts = sweep_table};
+          "seconds at a time (the regression gate uses it).\n");
 
 /* For --quick: per method, the available variant with the richest ISA;
  * methods whose only path here is scalar (naive2: a teaching baseline) are

@@ -156,19 +156,18 @@ static const mp_opt tune_table[] = {
     MP_OPT_FN_("alpha", tune_opts, alpha, alpha_arg, "P", "rank test level, in (0, 1) (default 0.01)"),
     MP_OPT_FN_("reps", tune_opts, reps, reps_arg, "R", "repetitions of each side, >= 9 (default 9)"),
     MP_OPT_F("warm", 0, tune_opts, bo.warm, "warm cache"),
-    MP_OPT_I("seed", tune_opts, seed, 0, 2147483647, "S", "seed of the inputs and the search"),
-    MP_OPT_S("db", tune_opts, db, "PATH", "database (default results/mpbench.db)"),
+    MP_OPT_SEED(tune_opts, seed, "seed of the inputs and the search"),
+    MP_OPT_DB(tune_opts, db),
     MP_OPT_S("out", tune_opts, outp, "FILE", "tuned config (default results/tuned/FINGERPRINT.conf; "
              "with --from-sweep a folder)"),
     MP_OPT_F("force", 0, tune_opts, force, "replace a config of another machine"),
     MP_OPT_F("report", 0, tune_opts, want_report, "print every stored decision and stop"),
     MP_OPT_F("from-sweep", 0, tune_opts, from_sweep, "tuned configs from the sweeps' grids (below)"),
     MP_OPT_FN_("format", tune_opts, fmt, format_arg, "table|csv|md", "report format (default table)"),
-    MP_OPT_F("quiet", 'q', tune_opts, quiet, "no progress lines"),
+    MP_OPT_QUIET(tune_opts, quiet),
     MP_OPT_END};
 
-static const mp_cmd_spec tune_spec = {
-    .name = "tune",
+static const mp_cmd_spec tune_spec = MP_CMD_SPEC("tune", tune_table,
     .synopsis = "--variant GLOB (--model NAME | --gguf FILE | --shape MxK[xN]) --strategy S [options]\n"
                 "       mpbench tune --report [--db PATH] [--format table|csv|md]\n"
                 "       mpbench tune --from-sweep [--db PATH] [--out DIR] [--margin PCT] [--alpha P]",
@@ -179,8 +178,7 @@ static const mp_cmd_spec tune_spec = {
              "(default 3) with a one-sided Mann-Whitney U test p < --alpha (default 0.01)\n"
              "over >= 9 interleaved repetitions each, confirmed by an A-B-A round.\n"
              "Every evaluation and decision is stored as it is made; the same command\n"
-             "run again resumes.  It ends by printing the report table of this tune.\n",
-    .opts = tune_table};
+             "run again resumes.  It ends by printing the report table of this tune.\n");
 
 /* What one tune run works with, beside its options. */
 typedef struct tune_ctx {

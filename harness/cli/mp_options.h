@@ -111,4 +111,25 @@ int mp_opt_gguf(const char *arg, void *target, mp_err *e);
     {.name = nm, .kind = MP_OPT_FN, .off = offsetof(st, fld), .fn = f, .arg = a, .help = hlp}
 #define MP_OPT_END {.name = NULL}
 
+/* A command's spec over its table: the name, then the other fields
+ * (.synopsis, .about, .max_pos) as designated initializers. */
+#define MP_CMD_SPEC(nm, tbl, ...) {.name = nm, .opts = tbl, __VA_ARGS__}
+
+/* Rows several commands share, so that an option reads the same in each
+ * command's --help. */
+#define MP_OPT_DB(st, fld) MP_OPT_S("db", st, fld, "PATH", "database (default results/mpbench.db)")
+#define MP_OPT_QUIET(st, fld) MP_OPT_F("quiet", 'q', st, fld, "no progress lines")
+#define MP_OPT_SEED(st, fld, hlp) MP_OPT_I("seed", st, fld, 0, 2147483647, "S", hlp)
+/* --db, --no-db, --format, --quiet of a command that stores what it measures
+ * (fields db, no_db, fmt, quiet). */
+#define MP_OPT_STORE_ROWS(st)                                                          \
+    MP_OPT_DB(st, db), MP_OPT_F("no-db", 0, st, no_db, "store nothing"), MP_OPT_FMT(st, fmt), \
+        MP_OPT_QUIET(st, quiet)
+/* --reps, --min-time, --clock-gate, --warm into the command's mp_bench_opts bo. */
+#define MP_OPT_TIMING_ROWS(st, gate_hlp, warm_hlp)                                      \
+    MP_OPT_I("reps", st, bo.min_reps, 1, 1000000, "R", "minimum repetitions"),           \
+        MP_OPT_D("min-time", st, bo.min_time, 0, 3600, "SEC", "minimum time per point"),  \
+        MP_OPT_FN_("clock-gate", st, bo.clock_gate, mp_opt_clock_gate, "PCT", gate_hlp), \
+        MP_OPT_F("warm", 0, st, bo.warm, warm_hlp)
+
 #endif
