@@ -91,10 +91,7 @@ static int read_rows(sqlite3 *db, const char *path, const char *what, mp_cmp_run
     long long run = out->run_id;
     int cap = 0, rc = MP_OK;
     while (!rc && sqlite3_step(q) == SQLITE_ROW) {
-        if (out->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            out->rows = realloc(out->rows, sizeof *out->rows * (size_t)cap);
-        }
+        out->rows = mp_store_grow(out->rows, out->n, &cap, sizeof *out->rows, 64);
         mp_cmp_result *r = &out->rows[out->n++];
         memset(r, 0, sizeof *r);
         long long id = sqlite3_column_int64(q, 0);

@@ -9,15 +9,9 @@
 #include "mp_store_internal.h"
 #include "mp_store_e2e.h"
 
-static int db_error(mp_store *s, mp_err *e)
-{
-    return mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(mp_store_db(s)));
-}
-
 int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp_e2e_row *r,
                      mp_err *e)
 {
-    sqlite3 *db = mp_store_db(s);
     const char *sql =
         "INSERT OR IGNORE INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,"
         "n_gen,batch,threads,reps,tps_median,tps_min,tps_max,tps_spread,model_bytes,"
@@ -26,26 +20,18 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
         "logit_diff,first_diff) "
         "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_error(s, e);
+    if (!(st = mp_store_prepare(s, sql)))
+        return mp_store_db_error(s, e);
     char now[32];
     time_t tt = time(NULL);
     struct tm tm;
     gmtime_r(&tt, &tm);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
     int c = 1, lossless = !strcmp(r->test, "lossless");
-    sqlite3_bind_int64(st, c++, run_id);
-    sqlite3_bind_text(st, c++, r->model, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, c++, r->variant, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, c++, r->method, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, c++, r->layers);
-    sqlite3_bind_int(st, c++, r->model_layers);
-    sqlite3_bind_text(st, c++, r->test, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, c++, r->n_prompt);
-    sqlite3_bind_int(st, c++, r->n_gen);
-    sqlite3_bind_int(st, c++, r->batch);
-    sqlite3_bind_int(st, c++, r->threads);
-    sqlite3_bind_int(st, c++, r->reps);
+    mp_store_bind(st, c, "Itttiitiiiii", (int64_t)run_id, r->model, r->variant, r->method,
+                  r->layers, r->model_layers, r->test, r->n_prompt, r->n_gen, r->batch,
+                  r->threads, r->reps);
+    c += 12;
     double tps[4] = {r->tps_median, r->tps_min, r->tps_max, r->tps_spread};
     for (int k = 0; k < 4; k++) {
         if (lossless || strcmp(r->status, "ok"))
@@ -65,16 +51,10 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
         for (int k = 0; k < 4; k++)
             sqlite3_bind_null(st, c++);
     }
-    sqlite3_bind_int64(st, c++, (sqlite3_int64)r->seed);
-    sqlite3_bind_text(st, c++, r->status, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, c++, r->reason, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, c++, r->times, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, c++, now, -1, SQLITE_TRANSIENT);
-    if (plan_key)
-        sqlite3_bind_text(st, c++, plan_key, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, c++);
-    sqlite3_bind_text(st, c++, r->lm_head[0] ? r->lm_head : "f16", -1, SQLITE_TRANSIENT);
+    /* a NULL plan_key binds NULL */
+    mp_store_bind(st, c, "Itttttt", (int64_t)r->seed, r->status, r->reason, r->times, now,
+                  plan_key, r->lm_head[0] ? r->lm_head : "f16");
+    c += 7;
     if (r->setup_s > 0)
         sqlite3_bind_double(st, c++, r->setup_s);
     else
@@ -103,13 +83,7 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
     }
     int step = sqlite3_step(st);
     sqlite3_finalize(st);
-    return step == SQLITE_DONE ? MP_OK : db_error(s, e);
-}
-
-static void copy_text(sqlite3_stmt *st, int i, char *dst, size_t len)
-{
-    const char *t = (const char *)sqlite3_column_text(st, i);
-    snprintf(dst, len, "%s", t ? t : "");
+    return step == SQLITE_DONE ? MP_OK : mp_store_db_error(s, e);
 }
 
 int mp_store_e2e_get(mp_store *s, const char *plan_key, const char *model, const char *variant,
@@ -125,7 +99,7 @@ int mp_store_e2e_get(mp_store *s, const char *plan_key, const char *model, const
                            " FROM e2e WHERE plan_key=? AND model=? AND variant=? AND"
                            " test=? AND threads=?",
                            -1, &st, NULL) != SQLITE_OK)
-        return -db_error(s, e);
+        return -mp_store_db_error(s, e);
     sqlite3_bind_text(st, 1, plan_key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, model, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, variant, -1, SQLITE_TRANSIENT);
@@ -140,41 +114,23 @@ int mp_store_e2e_get(mp_store *s, const char *plan_key, const char *model, const
         snprintf(key.test, sizeof key.test, "%s", test);
         *r = key;
         r->threads = threads;
-        copy_text(st, 0, r->method, sizeof r->method);
-        r->layers = sqlite3_column_int(st, 1);
-        r->model_layers = sqlite3_column_int(st, 2);
-        r->n_prompt = sqlite3_column_int(st, 3);
-        r->n_gen = sqlite3_column_int(st, 4);
-        r->batch = sqlite3_column_int(st, 5);
-        r->reps = sqlite3_column_int(st, 6);
-        r->tps_median = sqlite3_column_double(st, 7);
-        r->tps_min = sqlite3_column_double(st, 8);
-        r->tps_max = sqlite3_column_double(st, 9);
-        r->tps_spread = sqlite3_column_double(st, 10);
-        r->model_bytes = (size_t)sqlite3_column_int64(st, 11);
-        r->ternary_bytes = (size_t)sqlite3_column_int64(st, 12);
-        r->bpw = sqlite3_column_double(st, 13);
-        r->prompts = sqlite3_column_int(st, 14);
-        r->tokens = sqlite3_column_int(st, 15);
-        r->matched = sqlite3_column_int(st, 16);
-        r->share = sqlite3_column_double(st, 17);
-        r->seed = (uint64_t)sqlite3_column_int64(st, 18);
-        copy_text(st, 19, r->status, sizeof r->status);
-        copy_text(st, 20, r->reason, sizeof r->reason);
-        copy_text(st, 21, r->times, sizeof r->times);
-        copy_text(st, 22, r->lm_head, sizeof r->lm_head);
-        r->setup_s = sqlite3_column_double(st, 23);
-        r->token_bytes = (size_t)sqlite3_column_int64(st, 24);
-        r->bw_gbs = sqlite3_column_double(st, 25);
-        r->bound_tps = sqlite3_column_double(st, 26);
-        r->bound_share = sqlite3_column_double(st, 27);
-        copy_text(st, 28, r->profile, sizeof r->profile);
+        int64_t seed;
+        mp_store_cols(st, 0, "tiiiiiiddddzzdiiidItttt", r->method, sizeof r->method, &r->layers,
+                      &r->model_layers, &r->n_prompt, &r->n_gen, &r->batch, &r->reps,
+                      &r->tps_median, &r->tps_min, &r->tps_max, &r->tps_spread, &r->model_bytes,
+                      &r->ternary_bytes, &r->bpw, &r->prompts, &r->tokens, &r->matched,
+                      &r->share, &seed, r->status, sizeof r->status, r->reason,
+                      sizeof r->reason, r->times, sizeof r->times, r->lm_head,
+                      sizeof r->lm_head);
+        r->seed = (uint64_t)seed;
+        mp_store_cols(st, 23, "dzdddt", &r->setup_s, &r->token_bytes, &r->bw_gbs,
+                      &r->bound_tps, &r->bound_share, r->profile, sizeof r->profile);
         int known = sqlite3_column_type(st, 29) != SQLITE_NULL;
         r->logit_diff = known ? sqlite3_column_double(st, 29) : NAN;
         r->first_diff = known ? sqlite3_column_int(st, 30) : -1;
     }
     sqlite3_finalize(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)
-        return -db_error(s, e);
+        return -mp_store_db_error(s, e);
     return found;
 }

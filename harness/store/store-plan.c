@@ -10,75 +10,63 @@
 #include "../core/mp_core.h"
 #include "../../variants/mp_registry.h"
 
-static int db_error(mp_store *s, mp_err *e)
+/* A plan's rows of one cache mode: sql selects them by sweep_key=? and
+ * cache_mode=?; *st is prepared and bound, or the error is returned. */
+static int plan_query(mp_store *s, const char *sql, const char *plan_key, const char *cache_mode,
+                      sqlite3_stmt **st, mp_err *e)
 {
-    return mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(mp_store_db(s)));
-}
-
-static const char *text(sqlite3_stmt *st, int i)
-{
-    const char *t = (const char *)sqlite3_column_text(st, i);
-    return t ? t : "";
+    if (sqlite3_prepare_v2(mp_store_db(s), sql, -1, st, NULL) != SQLITE_OK)
+        return mp_store_db_error(s, e);
+    mp_store_bind(*st, 1, "tt", plan_key, cache_mode);
+    return MP_OK;
 }
 
 int mp_store_done_keys(mp_store *s, const char *plan_key, const char *cache_mode, char ***keys,
                        int *n, mp_err *e)
 {
-    sqlite3 *db = mp_store_db(s);
     sqlite3_stmt *st;
     *keys = NULL;
     *n = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT variant, params, m, k, n, threads FROM results "
-                           "WHERE sweep_key=? AND cache_mode=?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(s, e);
-    sqlite3_bind_text(st, 1, plan_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, cache_mode, -1, SQLITE_TRANSIENT);
-    int cap = 0, step;
+    int cap = 0, step = plan_query(s,
+                                   "SELECT variant, params, m, k, n, threads FROM results "
+                                   "WHERE sweep_key=? AND cache_mode=?",
+                                   plan_key, cache_mode, &st, e);
+    if (step)
+        return step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         char k[512];
-        mp_point_key(k, sizeof k, text(st, 0), text(st, 1), sqlite3_column_int(st, 2),
-                     sqlite3_column_int(st, 3), sqlite3_column_int(st, 4),
-                     sqlite3_column_int(st, 5));
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 256;
-            *keys = realloc(*keys, sizeof **keys * (size_t)cap);
-        }
+        mp_point_key(k, sizeof k, mp_store_col_text(st, 0), mp_store_col_text(st, 1),
+                     sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
+                     sqlite3_column_int(st, 4), sqlite3_column_int(st, 5));
+        *keys = mp_store_grow(*keys, *n, &cap, sizeof **keys, 256);
         (*keys)[(*n)++] = strdup(k);
     }
     sqlite3_finalize(st);
-    return step == SQLITE_DONE ? MP_OK : db_error(s, e);
+    return step == SQLITE_DONE ? MP_OK : mp_store_db_error(s, e);
 }
 
 int mp_store_plan_results(mp_store *s, const char *plan_key, const char *cache_mode,
                           mp_result **rows, int *n, mp_err *e)
 {
-    sqlite3 *db = mp_store_db(s);
     sqlite3_stmt *st;
     *rows = NULL;
     *n = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT variant, params, m, k, n, threads, bpw, packed_bytes, reps,"
-                           " median_us, gbps, gops, max_rel_err, status, reason FROM results"
-                           " WHERE sweep_key=? AND cache_mode=? ORDER BY id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_error(s, e);
-    sqlite3_bind_text(st, 1, plan_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, cache_mode, -1, SQLITE_TRANSIENT);
-    int cap = 0, step;
+    int cap = 0, step = plan_query(s,
+                                   "SELECT variant, params, m, k, n, threads, bpw, packed_bytes,"
+                                   " reps, median_us, gbps, gops, max_rel_err, status, reason"
+                                   " FROM results WHERE sweep_key=? AND cache_mode=? ORDER BY id",
+                                   plan_key, cache_mode, &st, e);
+    if (step)
+        return step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        const mp_variant *v = mp_registry_find(text(st, 0));
+        const mp_variant *v = mp_registry_find(mp_store_col_text(st, 0));
         if (!v)
             continue; /* stored by a build with other variants */
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            *rows = realloc(*rows, sizeof **rows * (size_t)cap);
-        }
+        *rows = mp_store_grow(*rows, *n, &cap, sizeof **rows, 64);
         mp_result *r = &(*rows)[(*n)++];
         memset(r, 0, sizeof *r);
         r->v = v;
-        snprintf(r->params, sizeof r->params, "%s", text(st, 1));
+        snprintf(r->params, sizeof r->params, "%s", mp_store_col_text(st, 1));
         r->m = sqlite3_column_int(st, 2), r->k = sqlite3_column_int(st, 3);
         r->n = sqlite3_column_int(st, 4), r->threads = sqlite3_column_int(st, 5);
         r->warm = !strcmp(cache_mode, "warm");
@@ -90,19 +78,19 @@ int mp_store_plan_results(mp_store *s, const char *plan_key, const char *cache_m
         r->gops = sqlite3_column_double(st, 11);
         r->max_rel_err = sqlite3_column_type(st, 12) == SQLITE_NULL ? NAN
                                                                      : sqlite3_column_double(st, 12);
-        const char *status = text(st, 13);
+        const char *status = mp_store_col_text(st, 13);
         r->status = !strcmp(status, "ok")         ? MP_ST_OK
                     : !strcmp(status, "unstable") ? MP_ST_UNSTABLE
                     : !strcmp(status, "failed")   ? MP_ST_FAILED
                                                   : MP_ST_SKIPPED;
-        snprintf(r->reason, sizeof r->reason, "%s", text(st, 14));
+        snprintf(r->reason, sizeof r->reason, "%s", mp_store_col_text(st, 14));
     }
     sqlite3_finalize(st);
     if (step != SQLITE_DONE) {
         free(*rows);
         *rows = NULL;
         *n = 0;
-        return db_error(s, e);
+        return mp_store_db_error(s, e);
     }
     return MP_OK;
 }
@@ -110,12 +98,11 @@ int mp_store_plan_results(mp_store *s, const char *plan_key, const char *cache_m
 int mp_store_run_binding(mp_store *s, int64_t run_id, const char *binding, mp_err *e)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(mp_store_db(s), "UPDATE runs SET binding=? WHERE id=?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return db_error(s, e);
+    if (!(st = mp_store_prepare(s, "UPDATE runs SET binding=? WHERE id=?")))
+        return mp_store_db_error(s, e);
     sqlite3_bind_text(st, 1, binding, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, run_id);
     int step = sqlite3_step(st);
     sqlite3_finalize(st);
-    return step == SQLITE_DONE ? MP_OK : db_error(s, e);
+    return step == SQLITE_DONE ? MP_OK : mp_store_db_error(s, e);
 }

@@ -17,20 +17,16 @@ int mp_probe_store(mp_store *s, int64_t run_id, const mp_probe_row *r, int n, mp
     sqlite3_stmt *st;
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(db));
-    if (sqlite3_prepare_v2(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit,n,m,k) "
-                               "VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+    if (!(st = mp_store_prepare(s, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit,n,m,"
+                                   "k) VALUES(?,?,?,?,?,?,?,?,?)"))) {
         int rc = mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(db));
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL); /* no transaction left open */
         return rc;
     }
     int rc = MP_OK;
     for (int i = 0; i < n && !rc; i++) {
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, r[i].kind, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int(st, 3, r[i].threads);
-        sqlite3_bind_int64(st, 4, r[i].bytes);
-        sqlite3_bind_double(st, 5, r[i].value);
-        sqlite3_bind_text(st, 6, r[i].unit, -1, SQLITE_TRANSIENT);
+        mp_store_bind(st, 1, "ItiIdt", (int64_t)run_id, r[i].kind, r[i].threads,
+                      (int64_t)r[i].bytes, r[i].value, r[i].unit);
         /* NULL, not 0, where the row has no N or shape (bandwidth, peaks) */
         const int nmk[3] = {r[i].n, r[i].m, r[i].k};
         for (int j = 0; j < 3; j++)
@@ -91,9 +87,7 @@ double mp_probe_value(mp_store *s, const char *fingerprint, const char *kind, in
                            "kind=?2 AND threads=?3 ORDER BY id DESC LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK)
         return 0;
-    sqlite3_bind_text(st, 1, fingerprint, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 3, threads);
+    mp_store_bind(st, 1, "tti", fingerprint, kind, threads);
     if (sqlite3_step(st) == SQLITE_ROW)
         v = sqlite3_column_double(st, 0);
     sqlite3_finalize(st);

@@ -12,12 +12,6 @@
 #include "mp_store_internal.h"
 #include "mp_store_report.h"
 
-static void copy_col(sqlite3_stmt *st, int i, char *dst, size_t len)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(dst, len, "%s", t ? (const char *)t : "");
-}
-
 /* One column of a SELECT read into a field of a row struct; a table of them,
  * in the order of the SELECT's columns, reads a row (read_row) instead of one
  * hand-written copy per column. */
@@ -33,7 +27,7 @@ static void read_row(sqlite3_stmt *st, const col *c, int ncol, void *row)
     for (int i = 0; i < ncol; i++) {
         char *f = (char *)row + c[i].off;
         if (c[i].kind == 't') {
-            copy_col(st, i, f, c[i].size);
+            mp_store_col_copy(st, i, f, c[i].size);
         } else if (c[i].kind == 'i') {
             if (c[i].size == sizeof(int)) {
                 int v = sqlite3_column_int(st, i);
@@ -51,25 +45,10 @@ static void read_row(sqlite3_stmt *st, const col *c, int ncol, void *row)
     }
 }
 
-static const char *text_col(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
-}
-
-static sqlite3_stmt *prepare(mp_store *s, const char *sql)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(mp_store_db(s), sql, -1, &st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return NULL;
-    }
-    return st;
-}
-
 int mp_store_rep_has_table(mp_store *s, const char *name)
 {
-    sqlite3_stmt *st = prepare(s, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
+    sqlite3_stmt *st =
+        mp_store_prepare(s, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?");
     if (!st)
         return 0;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
@@ -91,7 +70,7 @@ int mp_store_rep_machine(mp_store *s, const char *db_path, const char *want, mp_
                "m.cores,m.pus,m.mem_gib,m.l1d_kib,m.l2_kib,m.l3_kib FROM machines m "
                "LEFT JOIN runs u ON u.machine_id=m.id ORDER BY u.id IS NULL, u.id DESC, m.id "
                "DESC";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (!(st = mp_store_prepare(s, sql)))
         return mp_fail(e, MP_EUSAGE, "--db %s: no machines table (%s)", db_path,
                        sqlite3_errmsg(db));
     if (want)
@@ -139,16 +118,13 @@ int mp_store_rep_results(mp_store *s, const char *db_path, int64_t machine_id, m
         "y.params,y.m,y.k,y.n,y.threads,y.cache_mode) ORDER BY x.id";
     *rows = NULL;
     *nrows = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (!(st = mp_store_prepare(s, sql)))
         return mp_fail(e, MP_EUSAGE, "--db %s: cannot read results (%s)", db_path,
                        sqlite3_errmsg(db));
     sqlite3_bind_int64(st, 1, machine_id);
     int cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*nrows == cap) {
-            cap = cap ? 2 * cap : 256;
-            *rows = realloc(*rows, sizeof **rows * (size_t)cap);
-        }
+        *rows = mp_store_grow(*rows, *nrows, &cap, sizeof **rows, 256);
         mp_rep_row *x = &(*rows)[(*nrows)++];
         memset(x, 0, sizeof *x);
         static const col cols[] = {
@@ -174,9 +150,9 @@ int mp_store_rep_probe(mp_store *s, int64_t machine_id, mp_probe_row *out, int m
     int n = 0;
     *run = 0;
     if (!mp_store_rep_has_table(s, "probe") ||
-        !(st = prepare(s, "SELECT p.run_id FROM probe p JOIN runs u ON p.run_id=u.id "
-                          "WHERE u.machine_id=? ORDER BY u.kind='probe' DESC, p.run_id "
-                          "DESC LIMIT 1")))
+        !(st = mp_store_prepare(s, "SELECT p.run_id FROM probe p JOIN runs u ON p.run_id=u.id "
+                                   "WHERE u.machine_id=? ORDER BY u.kind='probe' DESC, p.run_id "
+                                   "DESC LIMIT 1")))
         return 0;
     sqlite3_bind_int64(st, 1, machine_id);
     if (sqlite3_step(st) == SQLITE_ROW)
@@ -186,22 +162,23 @@ int mp_store_rep_probe(mp_store *s, int64_t machine_id, mp_probe_row *out, int m
      * any `mpbench probe` of the machine measured (a probe on a busy moment of a
      * shared host comes out low); SQLite takes the other columns from the row
      * holding the max.  Without a probe run, the newest run's own rows. */
-    if (!*run || !(st = prepare(s, "SELECT p.kind, p.threads, p.bytes, max(p.value), "
-                                   "ifnull(p.unit,''), ifnull(p.n,0), ifnull(p.m,0), "
-                                   "ifnull(p.k,0) FROM probe p JOIN runs u ON p.run_id=u.id "
-                                   "WHERE (u.kind='probe' AND u.machine_id=?2 AND "
-                                   "(SELECT kind FROM runs WHERE id=?1)='probe') OR p.run_id=?1 "
-                                   "GROUP BY p.kind, p.threads, ifnull(p.n,0) ORDER BY min(p.id)")))
+    if (!*run || !(st = mp_store_prepare(s, "SELECT p.kind, p.threads, p.bytes, max(p.value), "
+                                            "ifnull(p.unit,''), ifnull(p.n,0), ifnull(p.m,0), "
+                                            "ifnull(p.k,0) FROM probe p JOIN runs u ON "
+                                            "p.run_id=u.id WHERE (u.kind='probe' AND "
+                                            "u.machine_id=?2 AND (SELECT kind FROM runs WHERE "
+                                            "id=?1)='probe') OR p.run_id=?1 GROUP BY p.kind, "
+                                            "p.threads, ifnull(p.n,0) ORDER BY min(p.id)")))
         return 0;
     sqlite3_bind_int64(st, 1, *run);
     sqlite3_bind_int64(st, 2, machine_id);
     while (n < max && sqlite3_step(st) == SQLITE_ROW) {
         mp_probe_row *p = &out[n++];
-        copy_col(st, 0, p->kind, sizeof p->kind);
+        mp_store_col_copy(st, 0, p->kind, sizeof p->kind);
         p->threads = sqlite3_column_int(st, 1);
         p->bytes = sqlite3_column_int64(st, 2);
         p->value = sqlite3_column_double(st, 3);
-        copy_col(st, 4, p->unit, sizeof p->unit);
+        mp_store_col_copy(st, 4, p->unit, sizeof p->unit);
         p->n = sqlite3_column_int(st, 5);
         p->m = sqlite3_column_int(st, 6);
         p->k = sqlite3_column_int(st, 7);
@@ -212,7 +189,8 @@ int mp_store_rep_probe(mp_store *s, int64_t machine_id, mp_probe_row *out, int m
 
 int mp_store_rep_run_load(mp_store *s, int64_t machine_id, double *max_load)
 {
-    sqlite3_stmt *st = prepare(s, "SELECT count(*), max(load_avg) FROM runs WHERE machine_id=?");
+    sqlite3_stmt *st =
+        mp_store_prepare(s, "SELECT count(*), max(load_avg) FROM runs WHERE machine_id=?");
     int n = 0;
     *max_load = 0;
     if (!st)
@@ -229,12 +207,12 @@ int mp_store_rep_run_load(mp_store *s, int64_t machine_id, double *max_load)
 int mp_store_rep_run_span(mp_store *s, int64_t machine_id, char *first, char *last,
                           char *commits, size_t len)
 {
-    sqlite3_stmt *st = prepare(s, "SELECT count(*), ifnull(min(started),''), "
-                                  "ifnull(max(ifnull(finished,started)),''), "
-                                  "ifnull((SELECT group_concat(c, ', ') FROM (SELECT DISTINCT "
-                                  "git_commit AS c FROM runs WHERE machine_id=?1 AND "
-                                  "git_commit IS NOT NULL ORDER BY id)),'') "
-                                  "FROM runs WHERE machine_id=?1");
+    sqlite3_stmt *st = mp_store_prepare(s, "SELECT count(*), ifnull(min(started),''), "
+                                           "ifnull(max(ifnull(finished,started)),''), "
+                                           "ifnull((SELECT group_concat(c, ', ') FROM (SELECT "
+                                           "DISTINCT git_commit AS c FROM runs WHERE "
+                                           "machine_id=?1 AND git_commit IS NOT NULL ORDER BY "
+                                           "id)),'') FROM runs WHERE machine_id=?1");
     int n = 0;
     first[0] = last[0] = commits[0] = 0;
     if (!st)
@@ -242,9 +220,9 @@ int mp_store_rep_run_span(mp_store *s, int64_t machine_id, char *first, char *la
     sqlite3_bind_int64(st, 1, machine_id);
     if (sqlite3_step(st) == SQLITE_ROW) {
         n = sqlite3_column_int(st, 0);
-        copy_col(st, 1, first, len);
-        copy_col(st, 2, last, len);
-        copy_col(st, 3, commits, len);
+        mp_store_col_copy(st, 1, first, len);
+        mp_store_col_copy(st, 2, last, len);
+        mp_store_col_copy(st, 3, commits, len);
     }
     sqlite3_finalize(st);
     return n;
@@ -258,13 +236,14 @@ int mp_store_rep_unavailable_counters(mp_store *s, int64_t machine_id,
     sqlite3_stmt *st;
     int n = 0;
     if (!mp_store_rep_has_table(s, "run_counters") ||
-        !(st = prepare(s, "SELECT c.event, min(c.reason), count(DISTINCT c.run_id) FROM "
-                          "run_counters c JOIN runs u ON c.run_id=u.id WHERE u.machine_id=? "
-                          "AND c.status='unavailable' GROUP BY c.event ORDER BY c.event")))
+        !(st = mp_store_prepare(s, "SELECT c.event, min(c.reason), count(DISTINCT c.run_id) "
+                                   "FROM run_counters c JOIN runs u ON c.run_id=u.id WHERE "
+                                   "u.machine_id=? AND c.status='unavailable' GROUP BY c.event "
+                                   "ORDER BY c.event")))
         return 0;
     sqlite3_bind_int64(st, 1, machine_id);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        fn(text_col(st, 0), text_col(st, 1), ctx);
+        fn(mp_store_col_text(st, 0), mp_store_col_text(st, 1), ctx);
         n++;
     }
     sqlite3_finalize(st);
@@ -289,7 +268,7 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, int all, mp_rep_e2e **out,
         "FROM e2e x WHERE x.id IN "
         "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
         "y.model,y.variant,y.test,y.threads,y.layers, CASE WHEN ? THEN y.id END) ORDER BY x.id";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+    if (!(st = mp_store_prepare(s, sql))) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(db));
         return -2;
     }
@@ -297,10 +276,7 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, int all, mp_rep_e2e **out,
     sqlite3_bind_int(st, 2, all != 0);
     int n = 0, cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            *out = realloc(*out, sizeof **out * (size_t)cap);
-        }
+        *out = mp_store_grow(*out, n, &cap, sizeof **out, 64);
         mp_rep_e2e *x = &(*out)[n++];
         memset(x, 0, sizeof *x);
         static const col cols[] = {
@@ -330,8 +306,9 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, int all, mp_rep_e2e **out,
 
 double mp_store_rep_run_bw(mp_store *s, int64_t run, int threads)
 {
-    sqlite3_stmt *st = prepare(s, "SELECT value FROM probe WHERE run_id=? AND kind='read_DRAM' "
-                                  "AND threads=? ORDER BY id DESC LIMIT 1");
+    sqlite3_stmt *st = mp_store_prepare(s, "SELECT value FROM probe WHERE run_id=? AND "
+                                           "kind='read_DRAM' AND threads=? ORDER BY id DESC "
+                                           "LIMIT 1");
     double v = 0;
     if (!st)
         return 0;
@@ -346,17 +323,14 @@ double mp_store_rep_run_bw(mp_store *s, int64_t run, int threads)
 int64_t mp_store_rep_ratio_run(mp_store *s, int64_t machine_id, const char *method, int n,
                                const char *cache)
 {
-    sqlite3_stmt *st = prepare(s, "SELECT max(x.run_id) FROM results x JOIN runs u ON "
-                                  "x.run_id=u.id WHERE u.machine_id=? AND x.method=? AND x.n=? "
-                                  "AND ifnull(u.kind,'') != 'tune' AND x.cache_mode=? AND "
-                                  "x.status IN ('ok','unstable')");
+    sqlite3_stmt *st = mp_store_prepare(s, "SELECT max(x.run_id) FROM results x JOIN runs u ON "
+                                           "x.run_id=u.id WHERE u.machine_id=? AND x.method=? "
+                                           "AND x.n=? AND ifnull(u.kind,'') != 'tune' AND "
+                                           "x.cache_mode=? AND x.status IN ('ok','unstable')");
     int64_t run = 0;
     if (!st)
         return 0;
-    sqlite3_bind_int64(st, 1, machine_id);
-    sqlite3_bind_text(st, 2, method, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 3, n);
-    sqlite3_bind_text(st, 4, cache, -1, SQLITE_TRANSIENT);
+    mp_store_bind(st, 1, "Itit", (int64_t)machine_id, method, n, cache);
     if (sqlite3_step(st) == SQLITE_ROW)
         run = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -365,21 +339,16 @@ int64_t mp_store_rep_ratio_run(mp_store *s, int64_t machine_id, const char *meth
 
 int mp_store_rep_run_rows(mp_store *s, int64_t run, int n, const char *cache, mp_rep_row **rows)
 {
-    sqlite3_stmt *st = prepare(s, "SELECT variant, ifnull(method,''), status, params, m, k, "
-                                  "threads, median_us FROM results WHERE run_id=? AND n=? AND "
-                                  "cache_mode=? ORDER BY id");
+    sqlite3_stmt *st = mp_store_prepare(s, "SELECT variant, ifnull(method,''), status, params, "
+                                           "m, k, threads, median_us FROM results WHERE run_id=? "
+                                           "AND n=? AND cache_mode=? ORDER BY id");
     int nx = 0, cap = 0;
     *rows = NULL;
     if (!st)
         return 0;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_int(st, 2, n);
-    sqlite3_bind_text(st, 3, cache, -1, SQLITE_TRANSIENT);
+    mp_store_bind(st, 1, "Iit", (int64_t)run, n, cache);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (nx == cap) {
-            cap = cap ? 2 * cap : 64;
-            *rows = realloc(*rows, sizeof **rows * (size_t)cap);
-        }
+        *rows = mp_store_grow(*rows, nx, &cap, sizeof **rows, 64);
         mp_rep_row *y = &(*rows)[nx++];
         memset(y, 0, sizeof *y);
         y->run_id = run;
@@ -401,29 +370,31 @@ int mp_store_rep_tuned(mp_store *s, int64_t machine_id,
     sqlite3_stmt *st;
     int n = 0;
     if (!mp_store_rep_has_table(s, "tuned") ||
-        !(st = prepare(s, "SELECT t.variant,t.m,t.k,t.n,t.threads,t.strategy,"
-                          "ifnull(t.chosen_params,''),ifnull(t.default_params,''),t.best_us,"
-                          "t.default_us,t.gain_pct,t.p_value,ifnull(t.decision,''),t.evaluations "
-                          "FROM tuned t WHERE t.id IN (SELECT max(y.id) FROM tuned y JOIN runs u "
-                          "ON y.run_id=u.id WHERE u.machine_id=? GROUP BY y.variant,y.m,y.k,y.n,"
-                          "y.threads) ORDER BY t.variant,t.m,t.k,t.n,t.threads")))
+        !(st = mp_store_prepare(s, "SELECT t.variant,t.m,t.k,t.n,t.threads,t.strategy,"
+                                   "ifnull(t.chosen_params,''),ifnull(t.default_params,''),"
+                                   "t.best_us,t.default_us,t.gain_pct,t.p_value,"
+                                   "ifnull(t.decision,''),t.evaluations "
+                                   "FROM tuned t WHERE t.id IN (SELECT max(y.id) FROM tuned y "
+                                   "JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
+                                   "y.variant,y.m,y.k,y.n,y.threads) ORDER BY "
+                                   "t.variant,t.m,t.k,t.n,t.threads")))
         return 0;
     sqlite3_bind_int64(st, 1, machine_id);
     while (sqlite3_step(st) == SQLITE_ROW) {
         mp_rep_tuned t = {
-            .variant = text_col(st, 0),
+            .variant = mp_store_col_text(st, 0),
             .m = sqlite3_column_int(st, 1),
             .k = sqlite3_column_int(st, 2),
             .n = sqlite3_column_int(st, 3),
             .threads = sqlite3_column_int(st, 4),
-            .strategy = text_col(st, 5),
-            .chosen = text_col(st, 6),
-            .defaults = text_col(st, 7),
+            .strategy = mp_store_col_text(st, 5),
+            .chosen = mp_store_col_text(st, 6),
+            .defaults = mp_store_col_text(st, 7),
             .best_us = sqlite3_column_double(st, 8),
             .default_us = sqlite3_column_double(st, 9),
             .gain_pct = sqlite3_column_double(st, 10),
             .p_value = sqlite3_column_double(st, 11),
-            .decision = text_col(st, 12),
+            .decision = mp_store_col_text(st, 12),
             .evaluations = sqlite3_column_int(st, 13),
         };
         fn(&t, ctx);
@@ -444,7 +415,7 @@ int mp_store_rep_tune_group(mp_store *s, int64_t machine_id, const char *variant
         "x.status IN ('ok','unstable') AND (?2 IS NULL OR x.variant=?2) GROUP BY x.run_id, "
         "x.variant, x.m, x.k, x.n, x.threads ORDER BY c DESC, x.run_id DESC LIMIT 1";
     memset(g, 0, sizeof *g);
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+    if (!(st = mp_store_prepare(s, sql))) {
         mp_fail(e, MP_EIO, "%s", sqlite3_errmsg(db));
         return -1;
     }
@@ -457,7 +428,7 @@ int mp_store_rep_tune_group(mp_store *s, int64_t machine_id, const char *variant
     if (sqlite3_step(st) == SQLITE_ROW) {
         found = 1;
         g->run = sqlite3_column_int64(st, 0);
-        copy_col(st, 1, g->variant, sizeof g->variant);
+        mp_store_col_copy(st, 1, g->variant, sizeof g->variant);
         g->m = sqlite3_column_int(st, 2), g->k = sqlite3_column_int(st, 3);
         g->n = sqlite3_column_int(st, 4), g->threads = sqlite3_column_int(st, 5);
         g->settings = sqlite3_column_int(st, 6);
@@ -470,21 +441,16 @@ int mp_store_rep_tune_evals(mp_store *s, const mp_rep_tune_group *g,
                             int (*fn)(const char *params, double median_us, void *ctx),
                             void *ctx)
 {
-    sqlite3_stmt *st = prepare(s, "SELECT params, median_us FROM results WHERE run_id=? AND "
-                                  "variant=? AND m=? AND k=? AND n=? AND threads=? AND status IN "
-                                  "('ok','unstable') ORDER BY id");
+    sqlite3_stmt *st = mp_store_prepare(s, "SELECT params, median_us FROM results WHERE run_id=? "
+                                           "AND variant=? AND m=? AND k=? AND n=? AND threads=? "
+                                           "AND status IN ('ok','unstable') ORDER BY id");
     int n = 0;
     if (!st)
         return 0;
-    sqlite3_bind_int64(st, 1, g->run);
-    sqlite3_bind_text(st, 2, g->variant, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 3, g->m);
-    sqlite3_bind_int(st, 4, g->k);
-    sqlite3_bind_int(st, 5, g->n);
-    sqlite3_bind_int(st, 6, g->threads);
+    mp_store_bind(st, 1, "Itiiii", (int64_t)g->run, g->variant, g->m, g->k, g->n, g->threads);
     while (sqlite3_step(st) == SQLITE_ROW) {
         n++;
-        if (fn(text_col(st, 0), sqlite3_column_double(st, 1), ctx))
+        if (fn(mp_store_col_text(st, 0), sqlite3_column_double(st, 1), ctx))
             break;
     }
     sqlite3_finalize(st);
@@ -496,15 +462,10 @@ int mp_store_rep_tune_decision(mp_store *s, const mp_rep_tune_group *g, char *bu
     sqlite3_stmt *st;
     int found = 0;
     if (!mp_store_rep_has_table(s, "tuned") ||
-        !(st = prepare(s, "SELECT decision FROM tuned WHERE run_id=? AND variant=? AND m=? AND "
-                          "k=? AND n=? AND threads=? ORDER BY id DESC LIMIT 1")))
+        !(st = mp_store_prepare(s, "SELECT decision FROM tuned WHERE run_id=? AND variant=? AND "
+                                   "m=? AND k=? AND n=? AND threads=? ORDER BY id DESC LIMIT 1")))
         return 0;
-    sqlite3_bind_int64(st, 1, g->run);
-    sqlite3_bind_text(st, 2, g->variant, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 3, g->m);
-    sqlite3_bind_int(st, 4, g->k);
-    sqlite3_bind_int(st, 5, g->n);
-    sqlite3_bind_int(st, 6, g->threads);
+    mp_store_bind(st, 1, "Itiiii", (int64_t)g->run, g->variant, g->m, g->k, g->n, g->threads);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
         snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
         found = 1;

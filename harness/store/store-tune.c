@@ -8,17 +8,6 @@
 #include "mp_store_internal.h"
 #include "mp_store_tune.h"
 
-static int db_error(mp_store *s, mp_err *e)
-{
-    return mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(mp_store_db(s)));
-}
-
-static void copy_text(sqlite3_stmt *st, int i, char *dst, size_t len)
-{
-    const char *t = (const char *)sqlite3_column_text(st, i);
-    snprintf(dst, len, "%s", t ? t : "");
-}
-
 int mp_store_tuned_put(mp_store *s, int64_t run_id, const char *plan_key, const mp_tuned_row *r,
                        mp_err *e)
 {
@@ -30,33 +19,15 @@ int mp_store_tuned_put(mp_store *s, int64_t run_id, const char *plan_key, const 
                            "p_value,aba_confirmed,decision,evaluations,seconds,created,plan_key) "
                            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,datetime('now'),?)",
                            -1, &q, NULL) != SQLITE_OK)
-        return db_error(s, e);
-    int c = 1;
-    sqlite3_bind_int64(q, c++, run_id);
-    sqlite3_bind_text(q, c++, r->variant, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(q, c++, r->m);
-    sqlite3_bind_int(q, c++, r->k);
-    sqlite3_bind_int(q, c++, r->n);
-    sqlite3_bind_int(q, c++, r->threads);
-    sqlite3_bind_text(q, c++, r->strategy, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(q, c++, r->best_params, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(q, c++, r->default_params, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(q, c++, r->chosen_params, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(q, c++, r->best_us);
-    sqlite3_bind_double(q, c++, r->default_us);
-    sqlite3_bind_double(q, c++, r->gain_pct);
-    sqlite3_bind_double(q, c++, r->p_value);
-    sqlite3_bind_int(q, c++, r->aba_confirmed);
-    sqlite3_bind_text(q, c++, r->decision, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(q, c++, r->evaluations);
-    sqlite3_bind_double(q, c++, r->seconds);
-    if (plan_key)
-        sqlite3_bind_text(q, c++, plan_key, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(q, c++);
+        return mp_store_db_error(s, e);
+    /* a NULL plan_key binds NULL */
+    mp_store_bind(q, 1, "Itiiiittttdddditidt", (int64_t)run_id, r->variant, r->m, r->k, r->n,
+                  r->threads, r->strategy, r->best_params, r->default_params, r->chosen_params,
+                  r->best_us, r->default_us, r->gain_pct, r->p_value, r->aba_confirmed,
+                  r->decision, r->evaluations, r->seconds, plan_key);
     int step = sqlite3_step(q);
     sqlite3_finalize(q);
-    return step == SQLITE_DONE ? MP_OK : db_error(s, e);
+    return step == SQLITE_DONE ? MP_OK : mp_store_db_error(s, e);
 }
 
 /* Columns 0-15 of a tuned row, then the two exhaustive columns. */
@@ -68,21 +39,12 @@ int mp_store_tuned_put(mp_store *s, int64_t run_id, const char *plan_key, const 
 static void read_row(sqlite3_stmt *q, mp_tuned_row *r)
 {
     memset(r, 0, sizeof *r);
-    copy_text(q, 0, r->variant, sizeof r->variant);
-    r->m = sqlite3_column_int(q, 1), r->k = sqlite3_column_int(q, 2);
-    r->n = sqlite3_column_int(q, 3), r->threads = sqlite3_column_int(q, 4);
-    copy_text(q, 5, r->strategy, sizeof r->strategy);
-    copy_text(q, 6, r->best_params, sizeof r->best_params);
-    copy_text(q, 7, r->default_params, sizeof r->default_params);
-    copy_text(q, 8, r->chosen_params, sizeof r->chosen_params);
-    r->best_us = sqlite3_column_double(q, 9);
-    r->default_us = sqlite3_column_double(q, 10);
-    r->gain_pct = sqlite3_column_double(q, 11);
-    r->p_value = sqlite3_column_double(q, 12);
-    r->aba_confirmed = sqlite3_column_int(q, 13);
-    copy_text(q, 14, r->decision, sizeof r->decision);
-    r->evaluations = sqlite3_column_int(q, 15);
-    r->seconds = sqlite3_column_double(q, 16);
+    mp_store_cols(q, 0, "tiiiittttdddditid", r->variant, sizeof r->variant, &r->m, &r->k, &r->n,
+                  &r->threads, r->strategy, sizeof r->strategy, r->best_params,
+                  sizeof r->best_params, r->default_params, sizeof r->default_params,
+                  r->chosen_params, sizeof r->chosen_params, &r->best_us, &r->default_us,
+                  &r->gain_pct, &r->p_value, &r->aba_confirmed, r->decision, sizeof r->decision,
+                  &r->evaluations, &r->seconds);
 }
 
 int mp_store_tuned_get(mp_store *s, const char *plan_key, const char *variant, int m, int k,
@@ -93,7 +55,7 @@ int mp_store_tuned_get(mp_store *s, const char *plan_key, const char *variant, i
                            "SELECT " TUNED_COLS " FROM tuned t WHERE t.plan_key=? AND "
                            "t.variant=? AND t.m=? AND t.k=? AND t.n=? AND t.threads=?",
                            -1, &q, NULL) != SQLITE_OK)
-        return -db_error(s, e);
+        return -mp_store_db_error(s, e);
     sqlite3_bind_text(q, 1, plan_key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(q, 2, variant, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(q, 3, m);
@@ -107,7 +69,7 @@ int mp_store_tuned_get(mp_store *s, const char *plan_key, const char *variant, i
     }
     sqlite3_finalize(q);
     if (step != SQLITE_ROW && step != SQLITE_DONE)
-        return -db_error(s, e);
+        return -mp_store_db_error(s, e);
     return found;
 }
 
@@ -129,32 +91,26 @@ int mp_store_tuned_list(mp_store *s, const char *plan_key, mp_tuned_row **rows, 
     sqlite3_stmt *q;
     *rows = NULL;
     *n = 0;
-    if (sqlite3_prepare_v2(mp_store_db(s), sql, -1, &q, NULL) != SQLITE_OK)
-        return db_error(s, e);
-    if (plan_key)
-        sqlite3_bind_text(q, 1, plan_key, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(q, 1);
+    if (!(q = mp_store_prepare(s, sql)))
+        return mp_store_db_error(s, e);
+    mp_store_bind(q, 1, "t", plan_key); /* NULL: every plan */
     int cap = 0, step;
     while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            *rows = realloc(*rows, sizeof **rows * (size_t)cap);
-        }
+        *rows = mp_store_grow(*rows, *n, &cap, sizeof **rows, 16);
         mp_tuned_row *r = &(*rows)[(*n)++];
         read_row(q, r);
         r->have_exhaustive = sqlite3_column_type(q, 17) != SQLITE_NULL;
         r->exhaustive_us = sqlite3_column_double(q, 17);
-        copy_text(q, 18, r->exhaustive_params, sizeof r->exhaustive_params);
-        copy_text(q, 19, r->machine, sizeof r->machine);
-        copy_text(q, 20, r->cpu_model, sizeof r->cpu_model);
+        mp_store_col_copy(q, 18, r->exhaustive_params, sizeof r->exhaustive_params);
+        mp_store_col_copy(q, 19, r->machine, sizeof r->machine);
+        mp_store_col_copy(q, 20, r->cpu_model, sizeof r->cpu_model);
     }
     sqlite3_finalize(q);
     if (step != SQLITE_DONE) {
         free(*rows);
         *rows = NULL;
         *n = 0;
-        return db_error(s, e);
+        return mp_store_db_error(s, e);
     }
     return MP_OK;
 }
@@ -174,8 +130,8 @@ int mp_store_sweep_grid(mp_store *s, void (*fn)(void *ctx, const mp_sweep_grid_r
         " ORDER BY m.fingerprint, x.variant, x.m, x.k, x.n, x.threads,"
         " ifnull(x.cache_mode,'cold')='cold', x.params";
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(mp_store_db(s), sql, -1, &q, NULL) != SQLITE_OK)
-        return db_error(s, e);
+    if (!(q = mp_store_prepare(s, sql)))
+        return mp_store_db_error(s, e);
     int step;
     while ((step = sqlite3_step(q)) == SQLITE_ROW) {
         const char *txt[5];
@@ -191,5 +147,5 @@ int mp_store_sweep_grid(mp_store *s, void (*fn)(void *ctx, const mp_sweep_grid_r
         fn(ctx, &r);
     }
     sqlite3_finalize(q);
-    return step == SQLITE_DONE ? MP_OK : db_error(s, e);
+    return step == SQLITE_DONE ? MP_OK : mp_store_db_error(s, e);
 }

@@ -194,8 +194,8 @@ static void mark_interrupted(mp_store *s)
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(s->db, "SELECT id, pid FROM runs WHERE status='running' AND host=? "
-                                  "AND pid IS NOT NULL", -1, &q, NULL) != SQLITE_OK)
+    if (!(q = mp_store_prepare(s, "SELECT id, pid FROM runs WHERE status='running' AND host=? "
+                                  "AND pid IS NOT NULL")))
         return;
     sqlite3_bind_text(q, 1, host, -1, SQLITE_TRANSIENT);
     int64_t ids[256];
@@ -386,6 +386,20 @@ void mp_store_close(mp_store *s)
     free(s);
 }
 
+/* The connection's last error, naming the database file. */
+static int db_fail(mp_store *s, mp_err *e)
+{
+    return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+}
+
+/* Steps a statement that returns no row and finalizes it: MP_OK when done. */
+static int step_done(mp_store *s, sqlite3_stmt *st, mp_err *e)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? MP_OK : db_fail(s, e);
+}
+
 static void now_iso(char *buf, size_t len)
 {
     time_t t = time(NULL);
@@ -411,27 +425,16 @@ int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_e
         "INSERT INTO machines(fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
         "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) "
         "ON CONFLICT(fingerprint) DO UPDATE SET l1d_kib=excluded.l1d_kib";
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
-    sqlite3_bind_text(st, 1, m->fingerprint, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, m->cpu_model, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 3, m->cores);
-    sqlite3_bind_int(st, 4, m->pus);
-    sqlite3_bind_text(st, 5, m->isa_flags, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 6, m->mem_gib);
-    sqlite3_bind_int64(st, 7, m->l1d_kib);
-    sqlite3_bind_int64(st, 8, m->l2_kib);
-    sqlite3_bind_int64(st, 9, m->l3_kib);
-    sqlite3_bind_text(st, 10, m->caches_note, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 11, m->hypervisor, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 12, now, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
-    if (sqlite3_prepare_v2(s->db, "SELECT id FROM machines WHERE fingerprint=?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    if (!(st = mp_store_prepare(s, sql)))
+        return db_fail(s, e);
+    mp_store_bind(st, 1, "ttiitiIIIttt", m->fingerprint, m->cpu_model, m->cores, m->pus,
+                  m->isa_flags, m->mem_gib, (int64_t)m->l1d_kib, (int64_t)m->l2_kib,
+                  (int64_t)m->l3_kib, m->caches_note, m->hypervisor, now);
+    int rc = step_done(s, st, e);
+    if (rc)
+        return rc;
+    if (!(st = mp_store_prepare(s, "SELECT id FROM machines WHERE fingerprint=?")))
+        return db_fail(s, e);
     sqlite3_bind_text(st, 1, m->fingerprint, -1, SQLITE_TRANSIENT);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
@@ -470,32 +473,18 @@ int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
         "INSERT INTO runs(machine_id,kind,started,git_commit,compiler,kernel,command,load_avg,"
         "governor,hypervisor,binding,status,peers,uid,host,pid) "
         "VALUES(?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?)";
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
-    sqlite3_bind_int64(st, 1, machine_id);
-    sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, now, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, m->git_commit, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, m->compiler, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 6, m->kernel, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 7, command, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, 8, m->load_avg);
-    sqlite3_bind_text(st, 9, m->governor, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 10, m->hypervisor, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 11, binding, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 12, m->peers, -1, SQLITE_TRANSIENT);
+    if (!(st = mp_store_prepare(s, sql)))
+        return db_fail(s, e);
     char uid[33], host[256] = "";
     run_uid(uid);
     gethostname(host, sizeof host - 1);
-    sqlite3_bind_text(st, 13, uid, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 14, host, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 15, (sqlite3_int64)getpid());
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
-    *run_id = sqlite3_last_insert_rowid(s->db);
-    return MP_OK;
+    mp_store_bind(st, 1, "IttttttdttttttI", (int64_t)machine_id, kind, now, m->git_commit,
+                  m->compiler, m->kernel, command, m->load_avg, m->governor, m->hypervisor,
+                  binding, m->peers, uid, host, (int64_t)getpid());
+    int rc = step_done(s, st, e);
+    if (!rc)
+        *run_id = sqlite3_last_insert_rowid(s->db);
+    return rc;
 }
 
 int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e)
@@ -503,16 +492,10 @@ int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e)
     char now[32];
     now_iso(now, sizeof now);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET finished=?, status=? WHERE id=?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
-    sqlite3_bind_text(st, 1, now, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, status, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 3, run_id);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? MP_OK
-                             : mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    if (!(st = mp_store_prepare(s, "UPDATE runs SET finished=?, status=? WHERE id=?")))
+        return db_fail(s, e);
+    mp_store_bind(st, 1, "ttI", now, status, (int64_t)run_id);
+    return step_done(s, st, e);
 }
 
 static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
@@ -531,22 +514,16 @@ static int store_counters(mp_store *s, int64_t result_id, const mp_result *x, mp
                            "INSERT OR REPLACE INTO counters(result_id,event,value,status,reason) "
                            "VALUES(?,?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
-        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return db_fail(s, e);
     int rc = MP_OK;
     for (int i = 0; i < mp_counters_n(x->counters) && !rc; i++) {
         const char *why = mp_counters_unavailable(x->counters, i);
         if (why)
             continue; /* refused events are recorded once per run (run_counters) */
-        sqlite3_bind_int64(st, 1, result_id);
-        sqlite3_bind_text(st, 2, mp_counters_name(x->counters, i), -1, SQLITE_TRANSIENT);
-        if (why)
-            sqlite3_bind_null(st, 3);
-        else
-            sqlite3_bind_double(st, 3, x->events[i]);
-        sqlite3_bind_text(st, 4, why ? "unavailable" : "ok", -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, why ? why : "", -1, SQLITE_TRANSIENT);
+        mp_store_bind(st, 1, "Itdtt", (int64_t)result_id, mp_counters_name(x->counters, i),
+                      x->events[i], "ok", "");
         if (sqlite3_step(st) != SQLITE_DONE)
-            rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+            rc = db_fail(s, e);
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -562,16 +539,14 @@ int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters 
                            "INSERT OR REPLACE INTO run_counters(run_id,event,status,reason) "
                            "VALUES(?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK)
-        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+        return db_fail(s, e);
     int rc = MP_OK;
     for (int i = 0; i < mp_counters_n(c) && !rc; i++) {
         const char *why = mp_counters_unavailable(c, i);
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, mp_counters_name(c, i), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 3, why ? "unavailable" : "ok", -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, why ? why : "", -1, SQLITE_TRANSIENT);
+        mp_store_bind(st, 1, "Ittt", (int64_t)run_id, mp_counters_name(c, i),
+                      why ? "unavailable" : "ok", why ? why : "");
         if (sqlite3_step(st) != SQLITE_DONE)
-            rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+            rc = db_fail(s, e);
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -581,15 +556,10 @@ int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters 
 int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err *e)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET config_key=? WHERE id=?", -1, &st, NULL) !=
-        SQLITE_OK)
-        return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, run_id);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? MP_OK
-                             : mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    if (!(st = mp_store_prepare(s, "UPDATE runs SET config_key=? WHERE id=?")))
+        return db_fail(s, e);
+    mp_store_bind(st, 1, "tI", key, (int64_t)run_id);
+    return step_done(s, st, e);
 }
 
 int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const mp_result *r,
@@ -607,8 +577,8 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
         "cache_mode,bpw,packed_bytes,copies,reps,median_us,min_us,max_us,mad_us,mean_us,cv,"
         "gbps,gops,max_rel_err,mean_rel_err,status,reason,times_us,created,sweep_key,clock_ghz,"
         "slow_reps) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+    if (!(st = mp_store_prepare(s, sql))) {
+        rc = db_fail(s, e);
         exec(s, "ROLLBACK", e);
         return rc;
     }
@@ -671,7 +641,7 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
             sqlite3_bind_null(st, c++);
         }
         if (sqlite3_step(st) != SQLITE_DONE)
-            rc = mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
+            rc = db_fail(s, e);
         int inserted = sqlite3_changes(s->db) == 1;
         nnew += inserted;
         sqlite3_reset(st);
