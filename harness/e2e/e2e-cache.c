@@ -80,11 +80,13 @@ void mp_e2e_cache_path(const char *dir, const char *ident, char *path, size_t le
     snprintf(path, len, "%s/%016llx.mpwpack", dir, (unsigned long long)fnv(ident));
 }
 
-static int read_all(int fd, void *buf, size_t n)
+/* All n bytes through read or write (wr), in chunks of at most 1 GiB: 0, or -1. */
+static int io_all(int fd, void *buf, size_t n, int wr)
 {
     uint8_t *p = buf;
     while (n) {
-        ssize_t r = read(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        size_t c = n > (1u << 30) ? (1u << 30) : n;
+        ssize_t r = wr ? write(fd, p, c) : read(fd, p, c);
         if (r <= 0)
             return -1;
         p += r;
@@ -93,17 +95,14 @@ static int read_all(int fd, void *buf, size_t n)
     return 0;
 }
 
+static int read_all(int fd, void *buf, size_t n)
+{
+    return io_all(fd, buf, n, 0);
+}
+
 static int write_all(int fd, const void *buf, size_t n)
 {
-    const uint8_t *p = buf;
-    while (n) {
-        ssize_t r = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
-        if (r <= 0)
-            return -1;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
+    return io_all(fd, (void *)buf, n, 1);
 }
 
 int mp_e2e_cache_load(const char *dir, const char *ident, const char *key, int n,

@@ -111,6 +111,17 @@ static inline int mp_head_tail_isum(mp_e2e_head_fmt f, const uint8_t *q, const i
             s += ((q[i] & 15) - 8) * x[i] + ((q[i] >> 4) - 8) * x[i + MP_HQK / 2];
     return s;
 }
+
+/* Block b of a row after its last whole group (its bytes at tp: the scale, then
+ * the codes): its term of the row's dot product with xq scaled by dx[b]. */
+static inline float mp_head_tail_term(mp_e2e_head_fmt f, const uint8_t *tp, const int8_t *xq,
+                                      const float *dx, int b)
+{
+    uint16_t d16;
+    memcpy(&d16, tp, 2);
+    int isum = mp_head_tail_isum(f, tp + 2, xq + (size_t)b * MP_HQK);
+    return (float)isum * (mp_head_bf16(d16) * dx[b]);
+}
 #endif
 
 /* ---- the integer step: acc + 16 lanes of 4-byte dot products ----------------------
@@ -163,6 +174,10 @@ static inline void MP_HEAD_FN(nib_dot)(mp_hv16i32 *acc, const uint8_t *q, const 
 }
 #elif defined(__AVX2__)
 #define Q8_CORR 0
+static inline __m256i MP_HEAD_FN(ld)(const void *p)
+{
+    return _mm256_loadu_si256((const __m256i *)p);
+}
 static inline __m256i MP_HEAD_FN(madd8)(__m256i u, __m256i s)
 {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
@@ -176,11 +191,8 @@ static inline void MP_HEAD_FN(join)(mp_hv16i32 *acc, __m256i lo, __m256i hi)
 }
 static inline void MP_HEAD_FN(dot_u8s8)(mp_hv16i32 *acc, const uint8_t *u, const int8_t *s)
 {
-    __m256i a = MP_HEAD_FN(madd8)(_mm256_loadu_si256((const __m256i *)u),
-                                  _mm256_loadu_si256((const __m256i *)s));
-    __m256i b = MP_HEAD_FN(madd8)(_mm256_loadu_si256((const __m256i *)(u + 32)),
-                                  _mm256_loadu_si256((const __m256i *)(s + 32)));
-    MP_HEAD_FN(join)(acc, a, b);
+    MP_HEAD_FN(join)(acc, MP_HEAD_FN(madd8)(MP_HEAD_FN(ld)(u), MP_HEAD_FN(ld)(s)),
+                     MP_HEAD_FN(madd8)(MP_HEAD_FN(ld)(u + 32), MP_HEAD_FN(ld)(s + 32)));
 }
 static inline __m256i MP_HEAD_FN(sdot)(__m256i wu, __m256i x)
 {
@@ -189,11 +201,8 @@ static inline __m256i MP_HEAD_FN(sdot)(__m256i wu, __m256i x)
 }
 static inline void MP_HEAD_FN(dot_q8)(mp_hv16i32 *acc, const uint8_t *u, const int8_t *s)
 {
-    __m256i a = MP_HEAD_FN(sdot)(_mm256_loadu_si256((const __m256i *)u),
-                                 _mm256_loadu_si256((const __m256i *)s));
-    __m256i b = MP_HEAD_FN(sdot)(_mm256_loadu_si256((const __m256i *)(u + 32)),
-                                 _mm256_loadu_si256((const __m256i *)(s + 32)));
-    MP_HEAD_FN(join)(acc, a, b);
+    MP_HEAD_FN(join)(acc, MP_HEAD_FN(sdot)(MP_HEAD_FN(ld)(u), MP_HEAD_FN(ld)(s)),
+                     MP_HEAD_FN(sdot)(MP_HEAD_FN(ld)(u + 32), MP_HEAD_FN(ld)(s + 32)));
 }
 static inline void MP_HEAD_FN(nib_dot)(mp_hv16i32 *acc, const uint8_t *q, const int8_t *xlo,
                                              const int8_t *xhi)
@@ -267,26 +276,21 @@ static inline float MP_HEAD_FN(f16_finish)(const mp_hv16f *a0, const mp_hv16f *a
     MP_F16_LOADX32(i);                                                                    \
     mp_hv16f xe1, xo1;                                                                    \
     memcpy(&xe1, xp + (i) + 32, 64), memcpy(&xo1, xp + (i) + 48, 64)
+/* Row R's 32 f16 pairs at i: even lanes into a##R##A with xe, odd into a##R##B with xo. */
+#define MP_F16_HALF(R, i, A, B, xe, xo)                                                   \
+    do {                                                                                  \
+        mp_hv16u32 v_;                                                                    \
+        memcpy(&v_, w##R + (i), 64);                                                      \
+        mp_hv16f e_ = MP_HEVEN(v_), o_ = MP_HODD(v_);                                     \
+        MP_HEAD_FN(fma16)(&a##R##A, &e_, &xe);                                            \
+        MP_HEAD_FN(fma16)(&a##R##B, &o_, &xo);                                            \
+    } while (0)
 #define MP_F16_STEP64(R, i)                                                               \
     do {                                                                                  \
-        mp_hv16u32 v_;                                                                    \
-        memcpy(&v_, w##R + (i), 64);                                                      \
-        mp_hv16f e_ = MP_HEVEN(v_), o_ = MP_HODD(v_);                                     \
-        MP_HEAD_FN(fma16)(&a##R##0, &e_, &xe0);                                           \
-        MP_HEAD_FN(fma16)(&a##R##1, &o_, &xo0);                                           \
-        memcpy(&v_, w##R + (i) + 32, 64);                                                 \
-        e_ = MP_HEVEN(v_), o_ = MP_HODD(v_);                                              \
-        MP_HEAD_FN(fma16)(&a##R##2, &e_, &xe1);                                           \
-        MP_HEAD_FN(fma16)(&a##R##3, &o_, &xo1);                                           \
+        MP_F16_HALF(R, i, 0, 1, xe0, xo0);                                                \
+        MP_F16_HALF(R, (i) + 32, 2, 3, xe1, xo1);                                         \
     } while (0)
-#define MP_F16_STEP32(R, i)                                                               \
-    do {                                                                                  \
-        mp_hv16u32 v_;                                                                    \
-        memcpy(&v_, w##R + (i), 64);                                                      \
-        mp_hv16f e_ = MP_HEVEN(v_), o_ = MP_HODD(v_);                                     \
-        MP_HEAD_FN(fma16)(&a##R##0, &e_, &xe0);                                           \
-        MP_HEAD_FN(fma16)(&a##R##1, &o_, &xo0);                                           \
-    } while (0)
+#define MP_F16_STEP32(R, i) MP_F16_HALF(R, i, 0, 1, xe0, xo0)
 #define MP_F16_ACC(R) mp_hv16f a##R##0 = {0}, a##R##1 = {0}, a##R##2 = {0}, a##R##3 = {0}
 
 #if defined(__AVX2__) && !defined(__AVX512F__)
@@ -409,11 +413,6 @@ static void MP_HEAD_FN(f16_rows4)(const uint16_t *w0, size_t stride, int cols, c
 #if defined(__AVX2__) && !defined(__AVX512F__)
 /* AVX2: the 16 lanes as two 8-lane halves (blocks 0-7 and 8-15 of a group),
  * for the reason given above f16_row; the same operations per lane. */
-static inline __m256i MP_HEAD_FN(ld)(const void *p)
-{
-    return _mm256_loadu_si256((const __m256i *)p);
-}
-
 static inline mp_hv8f MP_HEAD_FN(part)(__m256i isum, const uint8_t *d16, const float *dx)
 {
     mp_hv8f dw = (mp_hv8f)_mm256_slli_epi32(
@@ -472,10 +471,7 @@ static float MP_HEAD_FN(q_row)(mp_e2e_head_fmt f, const uint8_t *row, int nb, co
     size_t tb = q8 ? 34 : 18;
     const uint8_t *tp = row + (size_t)groups * gbytes;
     for (int b = groups * MP_HGB; b < nb; b++, tp += tb) {
-        uint16_t d16;
-        memcpy(&d16, tp, 2);
-        int isum = mp_head_tail_isum(f, tp + 2, xq + (size_t)b * MP_HQK);
-        float p = (float)isum * (mp_head_bf16(d16) * dx[b]);
+        float p = mp_head_tail_term(f, tp, xq, dx, b);
         if (b % MP_HGB < 8)
             accl[b % MP_HGB] += p;
         else
@@ -528,10 +524,7 @@ static float MP_HEAD_FN(q_row)(mp_e2e_head_fmt f, const uint8_t *row, int nb, co
     size_t tb = q8 ? 34 : 18;
     const uint8_t *tp = row + (size_t)groups * gbytes;
     for (int b = groups * MP_HGB; b < nb; b++, tp += tb) {
-        uint16_t d16;
-        memcpy(&d16, tp, 2);
-        int isum = mp_head_tail_isum(f, tp + 2, xq + (size_t)b * MP_HQK);
-        acc[b % MP_HGB] += (float)isum * (mp_head_bf16(d16) * dx[b]);
+        acc[b % MP_HGB] += mp_head_tail_term(f, tp, xq, dx, b);
     }
     float r = 0.0f;
     for (int l = 0; l < 16; l++)

@@ -522,15 +522,10 @@ void mp_e2e_free(mp_e2e *m)
     free(m->scratch);
     mp_free(m->att_scr);
     mp_free(m->hpx);
-    free(m->pos);
-    free(m->wanted);
-    free(m->best);
-    free(m->amax_i);
-    free(m->amax_v);
-    free(m->hnext);
-    free(m->lnext);
-    free(m->busy);
-    free(m->late);
+    void *owned[] = {m->pos, m->wanted, m->best, m->amax_i, m->amax_v,
+                     m->hnext, m->lnext, m->busy, m->late};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        free(owned[i]);
     free(m);
 }
 

@@ -54,6 +54,14 @@ static float half_to_float(uint16_t h)
     return f;
 }
 
+/* The f16 stored at p (a block's scale d), unaligned. */
+static float half_at(const uint8_t *p)
+{
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return half_to_float(h);
+}
+
 static const type_info types[] = {
     {MP_GGML_F32, "f32", 1, 4},       {MP_GGML_F16, "f16", 1, 2},
     {MP_GGML_Q4_0, "q4_0", 32, 18},   {MP_GGML_Q8_0, "q8_0", 32, 34},
@@ -145,9 +153,7 @@ void mp_gguf_row_f32(const mp_gguf_tensor *t, int64_t r, float *out)
     case MP_GGML_Q8_0:
         for (int64_t b = 0; b < k / 32; b++) {
             const uint8_t *blk = row + 34 * b;
-            uint16_t h;
-            memcpy(&h, blk, 2);
-            float d = half_to_float(h);
+            float d = half_at(blk);
             for (int i = 0; i < 32; i++)
                 out[32 * b + i] = d * (float)(int8_t)blk[2 + i];
         }
@@ -155,9 +161,7 @@ void mp_gguf_row_f32(const mp_gguf_tensor *t, int64_t r, float *out)
     case MP_GGML_Q4_0:
         for (int64_t b = 0; b < k / 32; b++) {
             const uint8_t *blk = row + 18 * b;
-            uint16_t h;
-            memcpy(&h, blk, 2);
-            float d = half_to_float(h);
+            float d = half_at(blk);
             for (int i = 0; i < 16; i++) {
                 out[32 * b + i] = d * (float)((blk[2 + i] & 15) - 8);
                 out[32 * b + 16 + i] = d * (float)((blk[2 + i] >> 4) - 8);
@@ -167,9 +171,7 @@ void mp_gguf_row_f32(const mp_gguf_tensor *t, int64_t r, float *out)
     case MP_GGML_TQ2_0:
         for (int64_t b = 0; b < k / 256; b++) {
             const uint8_t *blk = row + 66 * b;
-            uint16_t h;
-            memcpy(&h, blk + 64, 2);
-            float d = half_to_float(h);
+            float d = half_at(blk + 64);
             for (int half = 0; half < 2; half++)
                 for (int n = 0; n < 4; n++)
                     for (int m = 0; m < 32; m++)
@@ -181,9 +183,7 @@ void mp_gguf_row_f32(const mp_gguf_tensor *t, int64_t r, float *out)
         static const uint8_t pow3[5] = {1, 3, 9, 27, 81};
         for (int64_t b = 0; b < k / 256; b++) {
             const uint8_t *blk = row + 54 * b;
-            uint16_t h;
-            memcpy(&h, blk + 52, 2);
-            float d = half_to_float(h);
+            float d = half_at(blk + 52);
             float *o = out + 256 * b;
             for (int n = 0; n < 5; n++)
                 for (int m = 0; m < 32; m++)
