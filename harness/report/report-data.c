@@ -164,20 +164,31 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int mp_rep_distinct_int(const mp_rep *r, int col, mp_rep_filter f, const void *ctx, int *out,
-                        int max)
+enum { SHAPE = -1 }; /* distinct's col for (M, K) */
+
+/* The distinct keys of the rows kept (r's cache, passing f) in order of first
+ * appearance, at most max: nk ints each, N or threads (col), or M and K. */
+static int distinct(const mp_rep *r, int col, int nk, mp_rep_filter f, const void *ctx, int *out,
+                    int max)
 {
     int n = 0;
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
         if (strcmp(x->cache, r->cache) || (f && !f(x, ctx)))
             continue;
-        int v = col == MP_REP_N ? x->n : x->threads, j;
-        for (j = 0; j < n && out[j] != v; j++)
+        int k[2] = {col == SHAPE ? x->m : col == MP_REP_N ? x->n : x->threads, x->k}, j;
+        for (j = 0; j < n && memcmp(out + nk * j, k, sizeof(int) * (size_t)nk); j++)
             ;
         if (j == n && n < max)
-            out[n++] = v;
+            memcpy(out + nk * n++, k, sizeof(int) * (size_t)nk);
     }
+    return n;
+}
+
+int mp_rep_distinct_int(const mp_rep *r, int col, mp_rep_filter f, const void *ctx, int *out,
+                        int max)
+{
+    int n = distinct(r, col, 1, f, ctx, out, max);
     qsort(out, (size_t)n, sizeof *out, cmp_int);
     return n;
 }
@@ -185,21 +196,7 @@ int mp_rep_distinct_int(const mp_rep *r, int col, mp_rep_filter f, const void *c
 int mp_rep_distinct_shapes(const mp_rep *r, mp_rep_filter f, const void *ctx, int (*out)[2],
                            int max)
 {
-    int n = 0;
-    for (int i = 0; i < r->nrows; i++) {
-        const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, r->cache) || (f && !f(x, ctx)))
-            continue;
-        int j;
-        for (j = 0; j < n && (out[j][0] != x->m || out[j][1] != x->k); j++)
-            ;
-        if (j == n && n < max) {
-            out[n][0] = x->m;
-            out[n][1] = x->k;
-            n++;
-        }
-    }
-    return n;
+    return distinct(r, SHAPE, 2, f, ctx, &out[0][0], max);
 }
 
 static const mp_rep *sort_ctx;

@@ -66,15 +66,12 @@ static int tune_eval(const char *params, double us, void *ctx)
 
 /* The tune run group (run, variant, shape, N, threads) with the most settings
  * (of --variant if given). */
-int mp_plot_tuner(mp_rep *r, const plot_opts *o)
+int mp_plot_tuner(mp_rep *r, const plot_opts *o, plot_job *j)
 {
-    plot_job j;
-    if (mp_plot_job_begin(&j, o->outdir, "tuner"))
-        return mp_die(1, "plot tuner: cannot write in %s (%s)", o->outdir, strerror(errno));
     mp_rep_tune_group g;
     mp_err err;
     if (mp_store_rep_tune_group(r->store, r->mach.id, o->variant, &g, &err) < 0) {
-        mp_plot_job_abort(&j);
+        mp_plot_job_abort(j);
         return mp_die(1, "plot tuner: %s", err.msg);
     }
     int64_t run = g.run;
@@ -86,7 +83,7 @@ int mp_plot_tuner(mp_rep *r, const plot_opts *o)
         snprintf(why, sizeof why, "no tune run with two or more evaluated settings%s%s (run "
                                   "'mpbench tune --variant ... --strategy exhaustive')",
                  o->variant ? " for " : "", o->variant ? o->variant : "");
-        return mp_plot_no_data(&j, why);
+        return mp_plot_no_data(j, why);
     }
     /* the evaluations */
     typedef tune_ev ev;
@@ -97,7 +94,7 @@ int mp_plot_tuner(mp_rep *r, const plot_opts *o)
     mp_store_rep_tune_evals(r->store, &g, tune_eval, &ec);
     if (ne < 2 || !ps.nnames) {
         free(e);
-        return mp_plot_no_data(&j, "the tune run's evaluations have no parameter values");
+        return mp_plot_no_data(j, "the tune run's evaluations have no parameter values");
     }
     /* x: the parameter with the most distinct values; colour: the next one */
     int nd[8] = {0}, xp = 0, cp = -1;
@@ -164,7 +161,7 @@ int mp_plot_tuner(mp_rep *r, const plot_opts *o)
                 ord[b] = ord[b - 1];
                 ord[b - 1] = tmp;
             }
-        fputs("# rank, median us, setting (parameters that vary)\n", j.f);
+        fputs("# rank, median us, setting (parameters that vary)\n", j->f);
         int def_rank = -1;
         for (int i = 0; i < ne; i++) {
             char label[256] = "";
@@ -175,29 +172,29 @@ int mp_plot_tuner(mp_rep *r, const plot_opts *o)
                 snprintf(label + u, sizeof label - u, "%s%s=%d", u ? "," : "", ps.names[p],
                          e[ord[i]].v[p]);
             }
-            fprintf(j.f, "%d %.4g \"%s\"\n", i + 1, e[ord[i]].us, label);
+            fprintf(j->f, "%d %.4g \"%s\"\n", i + 1, e[ord[i]].us, label);
             if (have_dv && !memcmp(dv, e[ord[i]].v, sizeof dv))
                 def_rank = i;
         }
-        fputs("\n\n# default setting\n", j.f);
+        fputs("\n\n# default setting\n", j->f);
         if (def_rank >= 0) {
-            fprintf(j.f, "%d %.4g\n", def_rank + 1, e[ord[def_rank]].us);
+            fprintf(j->f, "%d %.4g\n", def_rank + 1, e[ord[def_rank]].us);
             have_def = 1;
         } else {
-            fputs("NaN NaN\n", j.f);
+            fputs("NaN NaN\n", j->f);
         }
-        fprintf(j.f, "\n\n# best found\n1 %.4g\n\n\n", e[ord[0]].us);
+        fprintf(j->f, "\n\n# best found\n1 %.4g\n\n\n", e[ord[0]].us);
         free(ord);
         ncv = 1;
         snprintf(titles, sizeof titles, "evaluations");
     } else {
         for (int b = 0; b < ncv; b++) {
-            fprintf(j.f, "# %s=%d: %s, median us\n", cp >= 0 ? ps.names[cp] : "all",
+            fprintf(j->f, "# %s=%d: %s, median us\n", cp >= 0 ? ps.names[cp] : "all",
                     cp >= 0 ? cv[b] : 0, ps.names[xp]);
             for (int i = 0; i < ne; i++)
                 if (cp < 0 || e[i].v[cp] == cv[b])
-                    fprintf(j.f, "%d %.4g\n", e[i].v[xp], e[i].us);
-            fputs("\n\n", j.f);
+                    fprintf(j->f, "%d %.4g\n", e[i].v[xp], e[i].us);
+            fputs("\n\n", j->f);
             size_t u = strlen(titles);
             if (cp >= 0)
                 snprintf(titles + u, sizeof titles - u, "%s%s=%d", u ? " " : "", ps.names[cp],
@@ -205,17 +202,17 @@ int mp_plot_tuner(mp_rep *r, const plot_opts *o)
             else
                 snprintf(titles + u, sizeof titles - u, "%sevaluations", u ? " " : "");
         }
-        fputs("# default setting\n", j.f);
+        fputs("# default setting\n", j->f);
         for (int i = 0; have_dv && i < ne; i++)
             if (!memcmp(dv, e[i].v, sizeof dv)) {
-                fprintf(j.f, "%d %.4g\n", e[i].v[xp], e[i].us);
+                fprintf(j->f, "%d %.4g\n", e[i].v[xp], e[i].us);
                 have_def = 1;
                 break;
             }
         if (!have_def)
-            fputs("NaN NaN\n", j.f);
-        fputs("\n\n# best found\n", j.f);
-        fprintf(j.f, "%d %.4g\n\n\n", e[best].v[xp], e[best].us);
+            fputs("NaN NaN\n", j->f);
+        fputs("\n\n# best found\n", j->f);
+        fprintf(j->f, "%d %.4g\n\n\n", e[best].v[xp], e[best].us);
     }
     char bests[512] = "";
     for (int p = 0; p < ps.nnames; p++) {
@@ -224,33 +221,32 @@ int mp_plot_tuner(mp_rep *r, const plot_opts *o)
     }
     char qt[4200], title[1024];
     mp_plot_gp_quote(qt, sizeof qt, titles);
-    mp_plot_addvar(&j, "nblocks=%d", ncv);
-    mp_plot_addvar(&j, "titles=%s", qt);
-    mp_plot_addvar(&j, "havedef=%d", have_def);
+    mp_plot_addvar(j, "nblocks=%d", ncv);
+    mp_plot_addvar(j, "titles=%s", qt);
+    mp_plot_addvar(j, "havedef=%d", have_def);
     mp_plot_gp_quote(qt, sizeof qt, settings ? "setting, fastest first" : ps.names[xp]);
-    mp_plot_addvar(&j, "xlab=%s", qt);
+    mp_plot_addvar(j, "xlab=%s", qt);
     int logx = 1;
     for (int i = 0; i < ne; i++)
         logx &= e[i].v[xp] > 0;
-    mp_plot_addvar(&j, "logx=%d", logx && nd[xp] > 2 && !settings);
-    mp_plot_addvar(&j, "settings=%d", settings);
+    mp_plot_addvar(j, "logx=%d", logx && nd[xp] > 2 && !settings);
+    mp_plot_addvar(j, "settings=%d", settings);
     double lo = e[0].us, hi = e[0].us;
     for (int i = 1; i < ne; i++)
         lo = fmin(lo, e[i].us), hi = fmax(hi, e[i].us);
-    mp_plot_addvar(&j, "logy=%d", lo > 0 && hi / lo > 20);
+    mp_plot_addvar(j, "logy=%d", lo > 0 && hi / lo > 20);
     snprintf(title, sizeof title, "Tuner landscape: %s, %dx%d, N = %d, %d thread%s, %d settings "
                                   "(run %lld); best %s = %.1f us",
              variant, m, k, n, t, t > 1 ? "s" : "", ne, (long long)run, bests, e[best].us);
-    mp_plot_gp_dquote(qt, sizeof qt, title);
-    mp_plot_addvar(&j, "plottitle=%s", qt);
+    mp_plot_title(j, title);
     /* the tuner's decision for this point, when stored */
     char sub[512] = "points: the search's own (short) measurements";
     char decision[1024];
     if (mp_store_rep_tune_decision(r->store, &g, decision, sizeof decision))
         snprintf(sub, sizeof sub, "decision after re-measuring: %.400s", decision);
     mp_plot_gp_quote(qt, sizeof qt, sub);
-    mp_plot_addvar(&j, "subtitle=%s", qt);
+    mp_plot_addvar(j, "subtitle=%s", qt);
     free(e);
-    return mp_plot_job_finish(&j);
+    return mp_plot_job_finish(j);
 }
 

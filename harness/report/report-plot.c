@@ -22,7 +22,8 @@
 #include "../../variants/mp_registry.h"
 
 
-/* Names the files of one plot and opens its temporary data file; -1 if it cannot. */
+/* Names the files of one plot and opens its temporary data file; 1 after
+ * saying so if it cannot. */
 int mp_plot_job_begin(plot_job *j, const char *outdir, const char *kind)
 {
     memset(j, 0, sizeof *j);
@@ -34,7 +35,7 @@ int mp_plot_job_begin(plot_job *j, const char *outdir, const char *kind)
     snprintf(j->tpng, sizeof j->tpng, "%s/.%s.png.tmp%d", outdir, kind, (int)getpid());
     snprintf(j->tsvg, sizeof j->tsvg, "%s/.%s.svg.tmp%d", outdir, kind, (int)getpid());
     j->f = fopen(j->tdat, "w");
-    return j->f ? 0 : -1;
+    return j->f ? 0 : mp_die(1, "plot %s: cannot write in %s (%s)", kind, outdir, strerror(errno));
 }
 
 /* Removes every temporary file of the plot (nothing final is ever touched). */
@@ -100,6 +101,14 @@ void mp_plot_gp_dquote(char *dst, size_t len, const char *s)
     }
     dst[u++] = '"';
     dst[u] = 0;
+}
+
+/* Sets gnuplot's plottitle to title (at most 1 KiB), quoted. */
+void mp_plot_title(plot_job *j, const char *title)
+{
+    char q[2 * 1024 + 8];
+    mp_plot_gp_dquote(q, sizeof q, title);
+    mp_plot_addvar(j, "plottitle=%s", q);
 }
 
 /* Runs gnuplot on scripts/KIND.gp; renames the three files into place. 0 ok. */
@@ -269,13 +278,10 @@ static int best_per_method(const mp_rep *r, const sel *s, const char **vars, int
 
 /* ---- the plots -------------------------------------------------------------------- */
 
-/* Each plot_KIND: writes KIND.dat and the gnuplot variables, then job_finish;
- * no_data when the store has nothing to draw. */
-static int plot_roofline(mp_rep *r, const plot_opts *o)
+/* Each plot_KIND: writes KIND.dat (j, opened by mp_plot_draw) and the gnuplot
+ * variables, then job_finish; no_data when the store has nothing to draw. */
+static int plot_roofline(mp_rep *r, const plot_opts *o, plot_job *j)
 {
-    plot_job j;
-    if (mp_plot_job_begin(&j, o->outdir, "roofline"))
-        return mp_die(1, "plot roofline: cannot write in %s (%s)", o->outdir, strerror(errno));
     sel s = {o->n ? o->n : -1, -1, -1, -1};
     int t = pick_threads(r, s, o->threads);
     s.threads = t;
@@ -285,13 +291,13 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
     double bw = mp_rep_probe(r, "read_DRAM", t, &bwt);
     double dot = mp_rep_probe(r, "int8_dot_", 1, &dott);
     if (!nm)
-        return mp_plot_no_data(&j, "no ok kernel results on this machine (run 'mpbench sweep --quick')");
+        return mp_plot_no_data(j, "no ok kernel results on this machine (run 'mpbench sweep --quick')");
     if (!(bw > 0) && !(dot > 0))
-        return mp_plot_no_data(&j, "no probe of this machine for the roofs (run 'mpbench probe')");
+        return mp_plot_no_data(j, "no probe of this machine for the roofs (run 'mpbench probe')");
     double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
     char titles[4096] = "", ceils[2048] = "";
     for (int mi = 0; mi < nm; mi++) {
-        fprintf(j.f, "# method %s: arithmetic intensity (ops/byte of packed weights), GOPS, "
+        fprintf(j->f, "# method %s: arithmetic intensity (ops/byte of packed weights), GOPS, "
                      "variant, shape, N\n", meth[mi]);
         /* issue 16/37: the method's compute roof, its best variant's measured
          * ceiling (probe "ceiling_<variant>", GOPS) at the plotted N (without
@@ -316,31 +322,31 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
                 !x->is_default || x->packed_bytes <= 0 || !(x->gops > 0))
                 continue;
             double ai = 2.0 * x->m * (double)x->k * x->n / (double)x->packed_bytes;
-            fprintf(j.f, "%.6g %.6g %s %dx%d %d\n", ai, x->gops, x->variant, x->m, x->k, x->n);
+            fprintf(j->f, "%.6g %.6g %s %dx%d %d\n", ai, x->gops, x->variant, x->m, x->k, x->n);
             xmin = fmin(xmin, ai), xmax = fmax(xmax, ai);
             ymin = fmin(ymin, x->gops), ymax = fmax(ymax, x->gops);
         }
-        fputs("\n\n", j.f);
+        fputs("\n\n", j->f);
         size_t u = strlen(titles);
         snprintf(titles + u, sizeof titles - u, "%s%s", u ? " " : "", meth[mi]);
     }
     if (!(xmax > 0))
-        return mp_plot_no_data(&j, "no kernel results with packed sizes");
+        return mp_plot_no_data(j, "no kernel results with packed sizes");
     double peak = dot > 0 ? dot * t : 0;
     if (peak > 0)
         ymax = fmax(ymax, peak);
     char qt[4200], title[1024];
     mp_plot_gp_quote(qt, sizeof qt, titles);
-    mp_plot_addvar(&j, "nblocks=%d", nm);
-    mp_plot_addvar(&j, "titles=%s", qt);
-    mp_plot_addvar(&j, "bw=%.6g", bw);
-    mp_plot_addvar(&j, "peak=%.6g", peak);
+    mp_plot_addvar(j, "nblocks=%d", nm);
+    mp_plot_addvar(j, "titles=%s", qt);
+    mp_plot_addvar(j, "bw=%.6g", bw);
+    mp_plot_addvar(j, "peak=%.6g", peak);
     mp_plot_gp_quote(qt, sizeof qt, ceils);
-    mp_plot_addvar(&j, "ceils=%s", qt);
-    mp_plot_addvar(&j, "xmin=%.6g", xmin / 4);
-    mp_plot_addvar(&j, "xmax=%.6g", xmax * 4);
-    mp_plot_addvar(&j, "ymin=%.6g", ymin / 4);
-    mp_plot_addvar(&j, "ymax=%.6g", ymax * 4);
+    mp_plot_addvar(j, "ceils=%s", qt);
+    mp_plot_addvar(j, "xmin=%.6g", xmin / 4);
+    mp_plot_addvar(j, "xmax=%.6g", xmax * 4);
+    mp_plot_addvar(j, "ymin=%.6g", ymin / 4);
+    mp_plot_addvar(j, "ymax=%.6g", ymax * 4);
     char roofs[256] = "", dots[128] = "";
     if (bw > 0)
         snprintf(roofs, sizeof roofs, "read_DRAM %.1f GB/s (%d thread%s)", bw, bwt,
@@ -351,17 +357,13 @@ static int plot_roofline(mp_rep *r, const plot_opts *o)
              "dotted: each method's compute ceiling",
              t, t > 1 ? "s" : "", r->mach.cpu_model, r->mach.fingerprint, roofs,
              roofs[0] && dots[0] ? ", " : "", dots);
-    mp_plot_gp_dquote(qt, sizeof qt, title);
-    mp_plot_addvar(&j, "plottitle=%s", qt);
-    return mp_plot_job_finish(&j);
+    mp_plot_title(j, title);
+    return mp_plot_job_finish(j);
 }
 
 /* A table shape x variant of GB/s at N (default 1), for clustered bars. */
-static int plot_gbps(mp_rep *r, const plot_opts *o)
+static int plot_gbps(mp_rep *r, const plot_opts *o, plot_job *j)
 {
-    plot_job j;
-    if (mp_plot_job_begin(&j, o->outdir, "gbps"))
-        return mp_die(1, "plot gbps: cannot write in %s (%s)", o->outdir, strerror(errno));
     int n = o->n ? o->n : 1;
     sel s = {n, -1, -1, -1};
     int t = pick_threads(r, s, o->threads);
@@ -375,41 +377,37 @@ static int plot_gbps(mp_rep *r, const plot_opts *o)
         char why[128];
         snprintf(why, sizeof why, "no ok results at N = %d (run 'mpbench run --variant ... "
                                   "--model llama3-8b-1.58 --n %d')", n, n);
-        return mp_plot_no_data(&j, why);
+        return mp_plot_no_data(j, why);
     }
-    fputs("shape", j.f);
+    fputs("shape", j->f);
     for (int v = 0; v < nv; v++)
-        fprintf(j.f, " %s", vars[v]);
-    fputc('\n', j.f);
+        fprintf(j->f, " %s", vars[v]);
+    fputc('\n', j->f);
     for (int si = 0; si < ns; si++) {
-        fprintf(j.f, "%dx%d", shapes[si][0], shapes[si][1]);
+        fprintf(j->f, "%dx%d", shapes[si][0], shapes[si][1]);
         for (int v = 0; v < nv; v++) {
             const mp_rep_row *x = mp_rep_pick(r, vars[v], shapes[si][0], shapes[si][1], n, t);
             if (usable(x))
-                fprintf(j.f, " %.4g", x->gbps);
+                fprintf(j->f, " %.4g", x->gbps);
             else
-                fputs(" ?", j.f);
+                fputs(" ?", j->f);
         }
-        fputc('\n', j.f);
+        fputc('\n', j->f);
     }
     int bwt = 0;
     double bw = mp_rep_probe(r, "read_DRAM", t, &bwt);
-    char qt[1024], title[512];
-    mp_plot_addvar(&j, "ncols=%d", nv + 1);
-    mp_plot_addvar(&j, "bw=%.6g", bw);
+    char title[512];
+    mp_plot_addvar(j, "ncols=%d", nv + 1);
+    mp_plot_addvar(j, "bw=%.6g", bw);
     snprintf(title, sizeof title, "GEMV bandwidth (N = %d), %d thread%s%s: %s (%s)%s", n, t,
              t > 1 ? "s" : "", reduced ? ", fastest variant per method" : "", r->mach.cpu_model,
              r->mach.fingerprint, bw > 0 ? ", dashed: read_DRAM probe" : "");
-    mp_plot_gp_dquote(qt, sizeof qt, title);
-    mp_plot_addvar(&j, "plottitle=%s", qt);
-    return mp_plot_job_finish(&j);
+    mp_plot_title(j, title);
+    return mp_plot_job_finish(j);
 }
 
-static int plot_threads(mp_rep *r, const plot_opts *o)
+static int plot_threads(mp_rep *r, const plot_opts *o, plot_job *j)
 {
-    plot_job j;
-    if (mp_plot_job_begin(&j, o->outdir, "threads"))
-        return mp_die(1, "plot threads: cannot write in %s (%s)", o->outdir, strerror(errno));
     int n = o->n ? o->n : 1;
     sel s = {n, -1, -1, -1};
     /* the shape with the most thread counts (ties: the larger problem) */
@@ -428,7 +426,7 @@ static int plot_threads(mp_rep *r, const plot_opts *o)
         char why[160];
         snprintf(why, sizeof why, "no shape measured at N = %d with more than one thread count "
                                   "(run 'mpbench sweep ... --threads 1,2 --n %d')", n, n);
-        return mp_plot_no_data(&j, why);
+        return mp_plot_no_data(j, why);
     }
     sel q = {n, -1, shapes[best][0], shapes[best][1]};
     const char *vars[MAXV];
@@ -438,49 +436,45 @@ static int plot_threads(mp_rep *r, const plot_opts *o)
     int reduced = best_per_method(r, &q, vars, &nv);
     char titles[8192] = "";
     for (int v = 0; v < nv; v++) {
-        fprintf(j.f, "# %s: threads, GB/s, GOPS\n", vars[v]);
+        fprintf(j->f, "# %s: threads, GB/s, GOPS\n", vars[v]);
         for (int t = 0; t < nt; t++) {
             const mp_rep_row *x = mp_rep_pick(r, vars[v], q.m, q.k, n, tv[t]);
             if (usable(x))
-                fprintf(j.f, "%d %.4g %.4g\n", tv[t], x->gbps, x->gops);
+                fprintf(j->f, "%d %.4g %.4g\n", tv[t], x->gbps, x->gops);
         }
-        fputs("\n\n", j.f);
+        fputs("\n\n", j->f);
         size_t u = strlen(titles);
         snprintf(titles + u, sizeof titles - u, "%s%s", u ? " " : "", vars[v]);
     }
     /* the probe's read bandwidth per thread count, as the last block */
     int probe = 0;
-    fputs("# read_DRAM probe: threads, GB/s\n", j.f);
+    fputs("# read_DRAM probe: threads, GB/s\n", j->f);
     for (int t = 0; t < nt; t++) {
         int got = 0;
         double bw = mp_rep_probe(r, "read_DRAM", tv[t], &got);
         if (bw > 0 && got == tv[t]) {
-            fprintf(j.f, "%d %.4g 0\n", tv[t], bw);
+            fprintf(j->f, "%d %.4g 0\n", tv[t], bw);
             probe = 1;
         }
     }
-    fputs("\n\n", j.f);
+    fputs("\n\n", j->f);
     char qt[8400], title[512];
     mp_plot_gp_quote(qt, sizeof qt, titles);
-    mp_plot_addvar(&j, "nblocks=%d", nv);
-    mp_plot_addvar(&j, "titles=%s", qt);
-    mp_plot_addvar(&j, "probe=%d", probe);
-    mp_plot_addvar(&j, "ycol=%d", n == 1 ? 2 : 3);
-    mp_plot_addvar(&j, "ylab='%s'", n == 1 ? "GB/s of packed weights" : "GOPS");
-    mp_plot_addvar(&j, "tmax=%d", tv[nt - 1]);
+    mp_plot_addvar(j, "nblocks=%d", nv);
+    mp_plot_addvar(j, "titles=%s", qt);
+    mp_plot_addvar(j, "probe=%d", probe);
+    mp_plot_addvar(j, "ycol=%d", n == 1 ? 2 : 3);
+    mp_plot_addvar(j, "ylab='%s'", n == 1 ? "GB/s of packed weights" : "GOPS");
+    mp_plot_addvar(j, "tmax=%d", tv[nt - 1]);
     snprintf(title, sizeof title, "Thread scaling, %dx%d, N = %d%s: %s (%s)", q.m, q.k, n,
              reduced ? ", fastest variant per method" : "", r->mach.cpu_model,
              r->mach.fingerprint);
-    mp_plot_gp_dquote(qt, sizeof qt, title);
-    mp_plot_addvar(&j, "plottitle=%s", qt);
-    return mp_plot_job_finish(&j);
+    mp_plot_title(j, title);
+    return mp_plot_job_finish(j);
 }
 
-static int plot_prompt(mp_rep *r, const plot_opts *o)
+static int plot_prompt(mp_rep *r, const plot_opts *o, plot_job *j)
 {
-    plot_job j;
-    if (mp_plot_job_begin(&j, o->outdir, "prompt"))
-        return mp_die(1, "plot prompt: cannot write in %s (%s)", o->outdir, strerror(errno));
     sel s = {-1, o->threads ? o->threads : -1, -1, -1};
     int shapes[MAXS][2], tv[MAXN];
     int ns = mp_rep_distinct_shapes(r, f_sel, &s, shapes, MAXS);
@@ -495,7 +489,7 @@ static int plot_prompt(mp_rep *r, const plot_opts *o)
                 bn = nn, bs = i, btv = tv[t];
         }
     if (bn < 2)
-        return mp_plot_no_data(&j, "no shape measured at more than one N (run 'mpbench sweep --variant "
+        return mp_plot_no_data(j, "no shape measured at more than one N (run 'mpbench sweep --variant "
                            "... --shape MxK --n 1,8,32,128')");
     sel q = {-1, btv, shapes[bs][0], shapes[bs][1]};
     const char *vars[MAXV];
@@ -505,34 +499,33 @@ static int plot_prompt(mp_rep *r, const plot_opts *o)
     int reduced = best_per_method(r, &q, vars, &nv);
     char titles[8192] = "";
     for (int v = 0; v < nv; v++) {
-        fprintf(j.f, "# %s: N, GOPS, GB/s\n", vars[v]);
+        fprintf(j->f, "# %s: N, GOPS, GB/s\n", vars[v]);
         for (int i = 0; i < nn; i++) {
             const mp_rep_row *x = mp_rep_pick(r, vars[v], q.m, q.k, nvals[i], btv);
             if (usable(x))
-                fprintf(j.f, "%d %.4g %.4g\n", nvals[i], x->gops, x->gbps);
+                fprintf(j->f, "%d %.4g %.4g\n", nvals[i], x->gops, x->gbps);
         }
-        fputs("\n\n", j.f);
+        fputs("\n\n", j->f);
         size_t u = strlen(titles);
         snprintf(titles + u, sizeof titles - u, "%s%s", u ? " " : "", vars[v]);
     }
     char qt[8400], title[512];
     mp_plot_gp_quote(qt, sizeof qt, titles);
-    mp_plot_addvar(&j, "nblocks=%d", nv);
-    mp_plot_addvar(&j, "titles=%s", qt);
-    mp_plot_addvar(&j, "nmin=%d", nvals[0]);
-    mp_plot_addvar(&j, "nmax=%d", nvals[nn - 1]);
+    mp_plot_addvar(j, "nblocks=%d", nv);
+    mp_plot_addvar(j, "titles=%s", qt);
+    mp_plot_addvar(j, "nmin=%d", nvals[0]);
+    mp_plot_addvar(j, "nmax=%d", nvals[nn - 1]);
     snprintf(title, sizeof title, "Throughput against N (tokens per call), %dx%d, %d thread%s%s: "
                                   "%s (%s)",
              q.m, q.k, btv, btv > 1 ? "s" : "", reduced ? ", fastest variant per method" : "",
              r->mach.cpu_model, r->mach.fingerprint);
-    mp_plot_gp_dquote(qt, sizeof qt, title);
-    mp_plot_addvar(&j, "plottitle=%s", qt);
-    return mp_plot_job_finish(&j);
+    mp_plot_title(j, title);
+    return mp_plot_job_finish(j);
 }
 
 static const struct {
     const char *name;
-    int (*fn)(mp_rep *, const plot_opts *);
+    int (*fn)(mp_rep *, const plot_opts *, plot_job *);
 } kinds[] = {
     {"roofline", plot_roofline}, {"gbps", plot_gbps},   {"threads", plot_threads},
     {"prompt", plot_prompt},     {"tuner", mp_plot_tuner},
@@ -556,5 +549,8 @@ int mp_plot_nkinds(void)
 int mp_plot_draw(mp_rep *r, const mp_plot_opts *o, int kind)
 {
     warm_titles = r->cache && !strcmp(r->cache, "warm");
-    return kinds[kind].fn(r, o);
+    plot_job j;
+    if (mp_plot_job_begin(&j, o->outdir, kinds[kind].name))
+        return 1;
+    return kinds[kind].fn(r, o, &j);
 }

@@ -26,8 +26,9 @@ void mp_plot_job_abort(plot_job *j);
 void mp_plot_addvar(plot_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mp_plot_gp_quote(char *dst, size_t len, const char *s);
 void mp_plot_gp_dquote(char *dst, size_t len, const char *s);
+void mp_plot_title(plot_job *j, const char *title);
 int mp_plot_job_finish(plot_job *j);
 int mp_plot_no_data(plot_job *j, const char *what);
-int mp_plot_tuner(mp_rep *r, const plot_opts *o);
+int mp_plot_tuner(mp_rep *r, const plot_opts *o, plot_job *j);
 
 #endif
