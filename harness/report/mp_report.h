@@ -53,6 +53,13 @@ typedef int (*mp_rep_filter)(const mp_rep_row *x, const void *ctx);
 int mp_rep_distinct_int(const mp_rep *r, int col, mp_rep_filter f, const void *ctx, int *out,
                         int max);
 enum { MP_REP_N, MP_REP_THREADS };
+/* The next row from r->rows[*i] on that counts (of r's cache, passing f, which
+ * may be NULL), *i moved past it; NULL after the last. */
+const mp_rep_row *mp_rep_next(const mp_rep *r, int *i, mp_rep_filter f, const void *ctx);
+/* Adds x to the set v[0..*n) unless it is there or the set holds max already. */
+void mp_rep_ints_add(int *v, int *n, int max, int x);
+/* Sorts v[0..n) ascending. */
+void mp_rep_ints_sort(int *v, int n);
 /* Distinct shapes (m, k) in order of first appearance over the r->cache rows passing f. */
 int mp_rep_distinct_shapes(const mp_rep *r, mp_rep_filter f, const void *ctx, int (*out)[2],
                            int max);

@@ -164,6 +164,30 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+const mp_rep_row *mp_rep_next(const mp_rep *r, int *i, mp_rep_filter f, const void *ctx)
+{
+    while (*i < r->nrows) {
+        const mp_rep_row *x = &r->rows[(*i)++];
+        if (!strcmp(x->cache, r->cache) && (!f || f(x, ctx)))
+            return x;
+    }
+    return NULL;
+}
+
+void mp_rep_ints_add(int *v, int *n, int max, int x)
+{
+    int j;
+    for (j = 0; j < *n && v[j] != x; j++)
+        ;
+    if (j == *n && *n < max)
+        v[(*n)++] = x;
+}
+
+void mp_rep_ints_sort(int *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_int);
+}
+
 enum { SHAPE = -1 }; /* distinct's col for (M, K) */
 
 /* The distinct keys of the rows kept (r's cache, passing f) in order of first
@@ -172,10 +196,8 @@ static int distinct(const mp_rep *r, int col, int nk, mp_rep_filter f, const voi
                     int max)
 {
     int n = 0;
-    for (int i = 0; i < r->nrows; i++) {
-        const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, r->cache) || (f && !f(x, ctx)))
-            continue;
+    const mp_rep_row *x;
+    for (int i = 0; (x = mp_rep_next(r, &i, f, ctx));) {
         int k[2] = {col == SHAPE ? x->m : col == MP_REP_N ? x->n : x->threads, x->k}, j;
         for (j = 0; j < n && memcmp(out + nk * j, k, sizeof(int) * (size_t)nk); j++)
             ;
@@ -189,7 +211,7 @@ int mp_rep_distinct_int(const mp_rep *r, int col, mp_rep_filter f, const void *c
                         int max)
 {
     int n = distinct(r, col, 1, f, ctx, out, max);
-    qsort(out, (size_t)n, sizeof *out, cmp_int);
+    mp_rep_ints_sort(out, n);
     return n;
 }
 
@@ -226,10 +248,8 @@ int mp_rep_distinct_variants(const mp_rep *r, mp_rep_filter f, const void *ctx,
                              const char **out, int max)
 {
     int n = 0;
-    for (int i = 0; i < r->nrows; i++) {
-        const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, r->cache) || (f && !f(x, ctx)))
-            continue;
+    const mp_rep_row *x;
+    for (int i = 0; (x = mp_rep_next(r, &i, f, ctx));) {
         int j;
         for (j = 0; j < n && strcmp(out[j], x->variant); j++)
             ;

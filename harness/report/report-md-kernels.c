@@ -37,6 +37,18 @@ static void shape_str(char *buf, size_t len, int m, int k)
     snprintf(buf, len, "%dx%d", m, k);
 }
 
+/* A table's head: first, then one column per shape (at most MAXS). */
+static void shapes_head(FILE *f, const char *first, int (*shapes)[2], int ns)
+{
+    char cols[MAXS][32];
+    const char *colp[MAXS];
+    for (int s = 0; s < ns; s++) {
+        shape_str(cols[s], sizeof cols[s], shapes[s][0], shapes[s][1]);
+        colp[s] = cols[s];
+    }
+    mp_rep_table_head(f, first, colp, ns);
+}
+
 /* "variant (METHOD) b(bpw)" from the variant's first stored row. */
 static const char *row_label(const mp_rep *r, const char *variant, char *buf, size_t len)
 {
@@ -111,13 +123,7 @@ static void grid(FILE *f, mp_rep *r, int n, int threads, int gbps)
     int ns = mp_rep_distinct_shapes(r, f_match, &c, shapes, MAXS);
     int nv = mp_rep_distinct_variants(r, f_match, &c, vars, MAXV);
     nv = best_per_method(r, vars, nv, shapes, ns, n, threads, gbps);
-    char cols[MAXS][32];
-    const char *colp[MAXS];
-    for (int s = 0; s < ns; s++) {
-        shape_str(cols[s], sizeof cols[s], shapes[s][0], shapes[s][1]);
-        colp[s] = cols[s];
-    }
-    mp_rep_table_head(f, "variant (method) b(bpw)", colp, ns);
+    shapes_head(f, "variant (method) b(bpw)", shapes, ns);
     int64_t runs[MAXV * 4];
     int nruns = 0;
     for (int v = 0; v < nv; v++) {
@@ -190,10 +196,8 @@ void mp_rep_sec_fig11(FILE *f, mp_rep *r)
     } grp;
     grp g[256];
     int ng = 0;
-    for (int i = 0; i < r->nrows; i++) {
-        const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, r->cache) || !f_vlut(x, NULL))
-            continue;
+    const mp_rep_row *x;
+    for (int i = 0; (x = mp_rep_next(r, &i, f_vlut, NULL));) {
         int j;
         for (j = 0; j < ng; j++) {
             const mp_rep_row *y = g[j].first;
@@ -419,13 +423,7 @@ static void ratio_table(FILE *f, mp_rep *r, const char *base, int n)
                    "time, > 1: faster than %s; the fastest %s variant of the run is the baseline; "
                    "the fastest variant of each method):\n\n",
                 base, n, tv[t], tv[t] > 1 ? "s" : "", r->cache, (long long)run, base, base, base);
-        char cols[MAXS][32];
-        const char *colp[MAXS];
-        for (int s = 0; s < ns; s++) {
-            shape_str(cols[s], sizeof cols[s], shapes[s][0], shapes[s][1]);
-            colp[s] = cols[s];
-        }
-        mp_rep_table_head(f, "variant (method)", colp, ns);
+        shapes_head(f, "variant (method)", shapes, ns);
         double bus[MAXS];
         for (int s = 0; s < ns; s++) {
             bus[s] = 0;

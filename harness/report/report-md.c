@@ -261,24 +261,14 @@ void mp_rep_sec_probe(FILE *f, mp_rep *r)
         int tv[64];
         int nt = 0, nceil = 0, percall = mp_rep_has_ceilings(r);
         for (int i = 0; i < r->nprobe; i++) {
-            int j;
             /* variants: one ceiling each in an old probe, one per N and threads now */
             int first = !strncmp(r->probe[i].kind, "ceiling_", 8);
             for (int q = 0; q < i && first; q++)
                 first = strcmp(r->probe[q].kind, r->probe[i].kind) != 0;
             nceil += first;
-            for (j = 0; j < nt && tv[j] != r->probe[i].threads; j++)
-                ;
-            if (j == nt && nt < 64)
-                tv[nt++] = r->probe[i].threads;
+            mp_rep_ints_add(tv, &nt, 64, r->probe[i].threads);
         }
-        for (int a = 0; a < nt; a++)
-            for (int b = a + 1; b < nt; b++)
-                if (tv[b] < tv[a]) {
-                    int t = tv[a];
-                    tv[a] = tv[b];
-                    tv[b] = t;
-                }
+        mp_rep_ints_sort(tv, nt);
         fprintf(f, "Newest probe of this machine (run %lld):\n\n| figure | unit |",
                 (long long)r->probe_run);
         for (int j = 0; j < nt; j++)

@@ -117,20 +117,9 @@ int mp_plot_tuner(mp_rep *r, const plot_opts *o, plot_job *j)
             cp = p;
     int cv[8], ncv = 0;
     if (cp >= 0)
-        for (int i = 0; i < ne; i++) {
-            int q;
-            for (q = 0; q < ncv && cv[q] != e[i].v[cp]; q++)
-                ;
-            if (q == ncv)
-                cv[ncv++] = e[i].v[cp];
-        }
-    for (int a = 0; a < ncv; a++)
-        for (int b = a + 1; b < ncv; b++)
-            if (cv[b] < cv[a]) {
-                int tmp = cv[a];
-                cv[a] = cv[b];
-                cv[b] = tmp;
-            }
+        for (int i = 0; i < ne; i++)
+            mp_rep_ints_add(cv, &ncv, 8, e[i].v[cp]);
+    mp_rep_ints_sort(cv, ncv);
     if (cp < 0)
         ncv = 1;
     char titles[2048] = "";

@@ -221,10 +221,8 @@ static int usable(const mp_rep_row *x)
 static int methods_of(const mp_rep *r, const sel *s, char (*out)[32], int max)
 {
     int n = 0;
-    for (int i = 0; i < r->nrows; i++) {
-        const mp_rep_row *x = &r->rows[i];
-        if (strcmp(x->cache, r->cache) || !f_sel(x, s))
-            continue;
+    const mp_rep_row *x;
+    for (int i = 0; (x = mp_rep_next(r, &i, f_sel, s));) {
         int j;
         for (j = 0; j < n && strcmp(out[j], x->method); j++)
             ;
@@ -274,6 +272,17 @@ static int best_per_method(const mp_rep *r, const sel *s, const char **vars, int
         vars[j] = keep[j];
     *nv = nk;
     return 1;
+}
+
+/* The lines of a plot over col (N or threads) at q: the variants (the fastest
+ * of each method when best_per_method reduces them, its answer) and col's
+ * values. */
+static int series(mp_rep *r, const sel *q, int col, const char **vars, int *nv, int *vals,
+                  int *nvals)
+{
+    *nv = mp_rep_distinct_variants(r, f_sel, q, vars, MAXV);
+    *nvals = mp_rep_distinct_int(r, col, f_sel, q, vals, MAXN);
+    return best_per_method(r, q, vars, nv);
 }
 
 /* ---- the plots -------------------------------------------------------------------- */
@@ -430,10 +439,8 @@ static int plot_threads(mp_rep *r, const plot_opts *o, plot_job *j)
     }
     sel q = {n, -1, shapes[best][0], shapes[best][1]};
     const char *vars[MAXV];
-    int tv[MAXN];
-    int nv = mp_rep_distinct_variants(r, f_sel, &q, vars, MAXV);
-    int nt = mp_rep_distinct_int(r, MP_REP_THREADS, f_sel, &q, tv, MAXN);
-    int reduced = best_per_method(r, &q, vars, &nv);
+    int tv[MAXN], nv, nt;
+    int reduced = series(r, &q, MP_REP_THREADS, vars, &nv, tv, &nt);
     char titles[8192] = "";
     for (int v = 0; v < nv; v++) {
         fprintf(j->f, "# %s: threads, GB/s, GOPS\n", vars[v]);
@@ -493,10 +500,8 @@ static int plot_prompt(mp_rep *r, const plot_opts *o, plot_job *j)
                            "... --shape MxK --n 1,8,32,128')");
     sel q = {-1, btv, shapes[bs][0], shapes[bs][1]};
     const char *vars[MAXV];
-    int nvals[MAXN];
-    int nv = mp_rep_distinct_variants(r, f_sel, &q, vars, MAXV);
-    int nn = mp_rep_distinct_int(r, MP_REP_N, f_sel, &q, nvals, MAXN);
-    int reduced = best_per_method(r, &q, vars, &nv);
+    int nvals[MAXN], nv, nn;
+    int reduced = series(r, &q, MP_REP_N, vars, &nv, nvals, &nn);
     char titles[8192] = "";
     for (int v = 0; v < nv; v++) {
         fprintf(j->f, "# %s: N, GOPS, GB/s\n", vars[v]);
