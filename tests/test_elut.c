@@ -52,9 +52,7 @@ Test(elut, tl2_packs_table6_by_hand)
     float s;
     memcpy(&s, p + 8 * 80 + 32, 4);
     cr_assert_eq(s, 0.5f, "scale in the trailer");
-    int8_t back[192];
-    v->unpack(p, 1, 192, param, back);
-    cr_assert(memcmp(back, w, 192) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 1, 192, param, w);
 }
 
 /* Seed 000 Table 5 (seed 004 Table 2): (w0, w1) -> 3(w0+1) + (w1+1).  One row,
@@ -75,9 +73,7 @@ Test(elut, tl1_packs_table5_by_hand)
         for (int i = 1; i < 16; i++)
             cr_assert_eq(p[16 * j + i], 0x44, "padding row %d = 0x%02x", i, p[16 * j + i]);
     }
-    int8_t back[16];
-    v->unpack(p, 1, 16, param, back);
-    cr_assert(memcmp(back, w, 16) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 1, 16, param, w);
 }
 
 /* The TL2 table of one triple, by hand: activations (100, -127, 50) quantize to
@@ -378,9 +374,7 @@ Test(tmac, packs_by_hand)
     cr_assert_eq(p[0], 0x92, "byte 0 = 0x%02x", p[0]);
     cr_assert_eq(p[16], 0x07, "lane block 1 byte 0 = 0x%02x", p[16]);
     cr_assert_eq(p[1], 0x0F, "padding row = 0x%02x", p[1]);
-    int8_t back[8];
-    v->unpack(p, 1, 8, param, back);
-    cr_assert(memcmp(back, w, 8) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 1, 8, param, w);
 }
 
 /* The mirror-consolidated table: T[15 - i] = -T[i]; activations (127, -64, 32, 0)

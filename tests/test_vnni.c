@@ -47,9 +47,7 @@ Test(vnni, int2_layout_by_hand)
     float s;
     memcpy(&s, p + 64, 4);
     cr_assert_eq(s, 0.5f);
-    int8_t back[16];
-    v->unpack(p, 1, 16, param, back);
-    cr_assert(memcmp(back, w, 16) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 1, 16, param, w);
 }
 
 Test(vnni, int2_tile_order)
@@ -93,9 +91,7 @@ Test(vnni, int1_layout_by_hand)
         int expect = i == 0 ? 0x02 : i == 8 ? 0x04 : i == 24 ? 0x08 : i == 25 ? 0x20 : 0;
         cr_assert_eq(p[i], expect, "byte %d = 0x%02x, expected 0x%02x", i, p[i], expect);
     }
-    int8_t back[64];
-    v->unpack(p, 4, 16, param, back);
-    cr_assert(memcmp(back, w, sizeof w) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 4, 16, param, w);
     /* measured bpw: 1 bit per weight plus the trailer */
     double bpw = 8.0 * (double)v->packed_size(6912, 2560, param) / (6912.0 * 2560);
     cr_assert(bpw > 1.0 && bpw < 1.0001, "bpw %f", bpw);
