@@ -345,18 +345,26 @@ static void lossy_case(const mp_variant *v, int m, int k, int n, uint64_t seed)
     mp_free(w);
 }
 
+/* lossy_case on every variant of names this CPU has, for each shape
+ * {m, k, n, seed}. */
+static void lossy_each(const char *const *names, size_t count, const int (*shapes)[4],
+                       int nshapes)
+{
+    for (size_t i = 0; i < count; i++) {
+        const mp_variant *v = find(names[i]);
+        if (!mp_variant_available(v))
+            continue;
+        for (int j = 0; j < nshapes; j++)
+            lossy_case(v, shapes[j][0], shapes[j][1], shapes[j][2], (uint64_t)shapes[j][3]);
+    }
+}
+
 Test(elut, lossy_error_bounded, .timeout = 300)
 {
     static const char *const names[] = {"tl1_0.avx512.bm32", "tl2_0.avx512.bm32",
                                         "tl1_0.scalar.bm16", "tl2_0.avx2.bm16"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const mp_variant *v = find(names[i]);
-        if (!mp_variant_available(v))
-            continue;
-        lossy_case(v, 2560, 2560, 4, 11);
-        lossy_case(v, 512, 6912, 2, 12);
-        lossy_case(v, 100, 2048, 3, 13);
-    }
+    static const int shapes[][4] = {{2560, 2560, 4, 11}, {512, 6912, 2, 12}, {100, 2048, 3, 13}};
+    lossy_each(names, sizeof names / sizeof names[0], shapes, 3);
 }
 
 /* T-MAC by hand: one row, K = 8.  Weights (1, 0, -1, 1 | 0, 0, 0, -1): codes
@@ -398,13 +406,8 @@ Test(tmac, table_by_hand)
 Test(tmac, lossy_error_bounded, .timeout = 300)
 {
     static const char *const names[] = {"tmac_int2.scalar", "tmac_int2.avx2", "tmac_int2.avx512"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const mp_variant *v = find(names[i]);
-        if (!mp_variant_available(v))
-            continue;
-        lossy_case(v, 2560, 2560, 4, 21);
-        lossy_case(v, 100, 6912, 3, 22);
-    }
+    static const int shapes[][4] = {{2560, 2560, 4, 21}, {100, 6912, 3, 22}};
+    lossy_each(names, sizeof names / sizeof names[0], shapes, 2);
 }
 
 /* The packed T-MAC stream walked in order, one weight at a time: mp_tmac_pack as
