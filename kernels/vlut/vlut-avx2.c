@@ -224,3 +224,10 @@ void mp_vlut_prepare__avx2(const mp_op *op, const float *x, int n, void *act, in
     }
     mp_vlut_transpose(op, n, act, t0, t1);
 }
+
+/* Contract: as mp_vlut_gemm__scalar (any rows, any N, scratch_size bytes). */
+void mp_vlut_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
+                        int m1, void *scratch)
+{
+    FN(gemm_dispatch)(op, act, n, y, m0, m1, scratch);
+}

@@ -50,9 +50,10 @@ static inline void FN(gv_store)(const mp_op *op, const mp_vlut_act *A, float *y,
 static void FN(gemv)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
                      void *scratch);
 
-/* Contract: as mp_vlut_gemm__scalar (any rows, any N, scratch_size bytes). */
-void FN(mp_vlut_gemm)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                      void *scratch)
+/* The body of mp_vlut_gemm__<isa>, which each file defines by calling it:
+ * tcl = 0 to the portable code, small N to the GEMV, else the table path. */
+static inline void FN(gemm_dispatch)(const mp_op *op, const void *act, int n, float *y, int m0,
+                                     int m1, void *scratch)
 {
     const int *P = op->param;
     if (!P[MP_VLUT_P_TCL]) {
