@@ -209,3 +209,16 @@ char *mp_test_slurp(const char *path, long *len)
         *len = n;
     return b;
 }
+
+void mp_test_unpacks_to(const mp_variant *v, const void *p, int m, int k, const int *param,
+                        const int8_t *w)
+{
+    size_t count = (size_t)m * (size_t)k;
+    int8_t *back = malloc(count ? count : 1);
+    cr_assert(back, "unpack: no memory for %zu weights", count);
+    v->unpack(p, m, k, param, back);
+    for (size_t i = 0; i < count; i++)
+        cr_assert_eq(back[i], w[i], "%s: unpack gives weight %zu = %d, packed %d", v->name, i,
+                     back[i], w[i]);
+    free(back);
+}

@@ -32,6 +32,11 @@ typedef struct mp_check {
 void mp_check_variant(const mp_variant *v, const int *param, int m, int k, int n,
                       uint64_t seed, mp_check *out);
 
+/* Asserts that v->unpack of the packed tensor p (m x k, param) returns w,
+ * naming v and the first weight that differs. */
+void mp_test_unpacks_to(const mp_variant *v, const void *p, int m, int k, const int *param,
+                        const int8_t *w);
+
 /* Identity of a packer rewritten for speed with its direct definition (the
  * packer as first written, kept in the family's test file as the oracle).  A
  * case is one shape and the weight fills it is packed with (bits 1 << MP_FILL_*):

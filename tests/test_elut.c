@@ -52,9 +52,7 @@ Test(elut, tl2_packs_table6_by_hand)
     float s;
     memcpy(&s, p + 8 * 80 + 32, 4);
     cr_assert_eq(s, 0.5f, "scale in the trailer");
-    int8_t back[192];
-    v->unpack(p, 1, 192, param, back);
-    cr_assert(memcmp(back, w, 192) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 1, 192, param, w);
 }
 
 /* Seed 000 Table 5 (seed 004 Table 2): (w0, w1) -> 3(w0+1) + (w1+1).  One row,
@@ -75,9 +73,7 @@ Test(elut, tl1_packs_table5_by_hand)
         for (int i = 1; i < 16; i++)
             cr_assert_eq(p[16 * j + i], 0x44, "padding row %d = 0x%02x", i, p[16 * j + i]);
     }
-    int8_t back[16];
-    v->unpack(p, 1, 16, param, back);
-    cr_assert(memcmp(back, w, 16) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 1, 16, param, w);
 }
 
 /* The TL2 table of one triple, by hand: activations (100, -127, 50) quantize to
@@ -349,18 +345,26 @@ static void lossy_case(const mp_variant *v, int m, int k, int n, uint64_t seed)
     mp_free(w);
 }
 
+/* lossy_case on every variant of names this CPU has, for each shape
+ * {m, k, n, seed}. */
+static void lossy_each(const char *const *names, size_t count, const int (*shapes)[4],
+                       int nshapes)
+{
+    for (size_t i = 0; i < count; i++) {
+        const mp_variant *v = find(names[i]);
+        if (!mp_variant_available(v))
+            continue;
+        for (int j = 0; j < nshapes; j++)
+            lossy_case(v, shapes[j][0], shapes[j][1], shapes[j][2], (uint64_t)shapes[j][3]);
+    }
+}
+
 Test(elut, lossy_error_bounded, .timeout = 300)
 {
     static const char *const names[] = {"tl1_0.avx512.bm32", "tl2_0.avx512.bm32",
                                         "tl1_0.scalar.bm16", "tl2_0.avx2.bm16"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const mp_variant *v = find(names[i]);
-        if (!mp_variant_available(v))
-            continue;
-        lossy_case(v, 2560, 2560, 4, 11);
-        lossy_case(v, 512, 6912, 2, 12);
-        lossy_case(v, 100, 2048, 3, 13);
-    }
+    static const int shapes[][4] = {{2560, 2560, 4, 11}, {512, 6912, 2, 12}, {100, 2048, 3, 13}};
+    lossy_each(names, sizeof names / sizeof names[0], shapes, 3);
 }
 
 /* T-MAC by hand: one row, K = 8.  Weights (1, 0, -1, 1 | 0, 0, 0, -1): codes
@@ -378,9 +382,7 @@ Test(tmac, packs_by_hand)
     cr_assert_eq(p[0], 0x92, "byte 0 = 0x%02x", p[0]);
     cr_assert_eq(p[16], 0x07, "lane block 1 byte 0 = 0x%02x", p[16]);
     cr_assert_eq(p[1], 0x0F, "padding row = 0x%02x", p[1]);
-    int8_t back[8];
-    v->unpack(p, 1, 8, param, back);
-    cr_assert(memcmp(back, w, 8) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 1, 8, param, w);
 }
 
 /* The mirror-consolidated table: T[15 - i] = -T[i]; activations (127, -64, 32, 0)
@@ -404,13 +406,8 @@ Test(tmac, table_by_hand)
 Test(tmac, lossy_error_bounded, .timeout = 300)
 {
     static const char *const names[] = {"tmac_int2.scalar", "tmac_int2.avx2", "tmac_int2.avx512"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const mp_variant *v = find(names[i]);
-        if (!mp_variant_available(v))
-            continue;
-        lossy_case(v, 2560, 2560, 4, 21);
-        lossy_case(v, 100, 6912, 3, 22);
-    }
+    static const int shapes[][4] = {{2560, 2560, 4, 21}, {100, 6912, 3, 22}};
+    lossy_each(names, sizeof names / sizeof names[0], shapes, 2);
 }
 
 /* The packed T-MAC stream walked in order, one weight at a time: mp_tmac_pack as

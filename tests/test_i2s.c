@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "mp_test.h"
 #include "../variants/mp_registry.h"
 #include "../kernels/common/mp_numerics.h"
 
@@ -25,9 +26,7 @@ Test(i2s, packs_by_hand)
     float s;
     memcpy(&s, p + 32, 4);
     cr_assert_eq(s, 0.75f, "scale in the trailer");
-    int8_t back[128];
-    v->unpack(p, 1, 128, param, back);
-    cr_assert(memcmp(back, w, 128) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 1, 128, param, w);
 }
 
 Test(i2s, bpw_is_two)
@@ -51,7 +50,5 @@ Test(naive2, packs_by_hand)
     v->pack(w, 1.0f, 1, 5, param, p);
     cr_assert_eq(p[0], 0x49, "byte 0 = 0x%02x", p[0]);
     cr_assert_eq(p[1], 0x02, "byte 1 = 0x%02x", p[1]);
-    int8_t back[5];
-    v->unpack(p, 1, 5, param, back);
-    cr_assert(memcmp(back, w, 5) == 0);
+    mp_test_unpacks_to(v, p, 1, 5, param, w);
 }

@@ -37,9 +37,7 @@ Test(i8, layout_by_hand)
     float s;
     memcpy(&s, p + 256, sizeof s);
     cr_assert_eq(s, 0.75f, "scale trailer");
-    int8_t back[2 * 70];
-    v->unpack(p, m, k, param, back);
-    cr_assert(!memcmp(back, w, sizeof w), "unpack inverts pack");
+    mp_test_unpacks_to(v, p, m, k, param, w);
 }
 
 Test(i8, edge_shapes_against_reference_and_scalar)

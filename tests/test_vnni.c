@@ -47,9 +47,7 @@ Test(vnni, int2_layout_by_hand)
     float s;
     memcpy(&s, p + 64, 4);
     cr_assert_eq(s, 0.5f);
-    int8_t back[16];
-    v->unpack(p, 1, 16, param, back);
-    cr_assert(memcmp(back, w, 16) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 1, 16, param, w);
 }
 
 Test(vnni, int2_tile_order)
@@ -93,9 +91,7 @@ Test(vnni, int1_layout_by_hand)
         int expect = i == 0 ? 0x02 : i == 8 ? 0x04 : i == 24 ? 0x08 : i == 25 ? 0x20 : 0;
         cr_assert_eq(p[i], expect, "byte %d = 0x%02x, expected 0x%02x", i, p[i], expect);
     }
-    int8_t back[64];
-    v->unpack(p, 4, 16, param, back);
-    cr_assert(memcmp(back, w, sizeof w) == 0, "unpack returns the weights");
+    mp_test_unpacks_to(v, p, 4, 16, param, w);
     /* measured bpw: 1 bit per weight plus the trailer */
     double bpw = 8.0 * (double)v->packed_size(6912, 2560, param) / (6912.0 * 2560);
     cr_assert(bpw > 1.0 && bpw < 1.0001, "bpw %f", bpw);
@@ -134,47 +130,56 @@ static inline const int8_t *def_tile_row(const int8_t *w, int m, int k, size_t r
     return buf;
 }
 
-static void int2_pack_by_definition(const int8_t *w, float w_scale, int m, int k,
-                                    const int *param, uint8_t *out)
+/* One row of one tile in a packing written from its definition. */
+typedef void def_row_fn(uint8_t *tile, int r, const int8_t src[16]);
+
+/* Walks the (block, tile, row) grid of a 16 x 16 tiled packing, zeroing each
+ * tile of tile_bytes before put_row fills it, then writes the trailer. */
+static void def_pack(const int8_t *w, float w_scale, int m, int k, size_t tile_bytes,
+                     def_row_fn *put_row, uint8_t *out)
 {
-    (void)param;
     const size_t nb = def_n_blocks(m), nt = def_n_tiles(k);
     int8_t buf[16];
     for (size_t b = 0; b < nb; b++)
         for (size_t j = 0; j < nt; j++) {
-            uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT2_TILE_BYTES;
-            for (int r = 0; r < 16; r++) {
-                const int8_t *src = def_tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
-                /* byte i holds k = i, 4 + i, 8 + i, 12 + i in bits 1-0 .. 7-6 */
-                for (int i = 0; i < 4; i++)
-                    tile[4 * r + i] = (uint8_t)((src[i] + 1) | (src[4 + i] + 1) << 2 |
-                                                (src[8 + i] + 1) << 4 | (src[12 + i] + 1) << 6);
-            }
+            uint8_t *tile = out + (b * nt + j) * tile_bytes;
+            memset(tile, 0, tile_bytes);
+            for (int r = 0; r < 16; r++)
+                put_row(tile, r, def_tile_row(w, m, k, b * 16 + (size_t)r, j, buf));
         }
-    def_put_trailer(out + nb * nt * MP_VNNI_INT2_TILE_BYTES, w_scale);
+    def_put_trailer(out + nb * nt * tile_bytes, w_scale);
+}
+
+/* byte i holds k = i, 4 + i, 8 + i, 12 + i in bits 1-0 .. 7-6 */
+static void int2_def_row(uint8_t *tile, int r, const int8_t src[16])
+{
+    for (int i = 0; i < 4; i++)
+        tile[4 * r + i] = (uint8_t)((src[i] + 1) | (src[4 + i] + 1) << 2 |
+                                    (src[8 + i] + 1) << 4 | (src[12 + i] + 1) << 6);
+}
+
+/* bits i = 4r .. 4r + 3 of group g: byte r / 2, nibble r % 2 */
+static void int1_def_row(uint8_t *tile, int r, const int8_t src[16])
+{
+    for (int g = 0; g < 4; g++) {
+        unsigned nib = (src[4 * g] < 0) | (src[4 * g + 1] < 0) << 1 |
+                       (src[4 * g + 2] < 0) << 2 | (unsigned)(src[4 * g + 3] < 0) << 3;
+        tile[8 * g + r / 2] |= (uint8_t)(nib << (4 * (r & 1)));
+    }
+}
+
+static void int2_pack_by_definition(const int8_t *w, float w_scale, int m, int k,
+                                    const int *param, uint8_t *out)
+{
+    (void)param;
+    def_pack(w, w_scale, m, k, MP_VNNI_INT2_TILE_BYTES, int2_def_row, out);
 }
 
 static void int1_pack_by_definition(const int8_t *w, float w_scale, int m, int k,
                                     const int *param, uint8_t *out)
 {
     (void)param;
-    const size_t nb = def_n_blocks(m), nt = def_n_tiles(k);
-    int8_t buf[16];
-    for (size_t b = 0; b < nb; b++)
-        for (size_t j = 0; j < nt; j++) {
-            uint8_t *tile = out + (b * nt + j) * MP_VNNI_INT1_TILE_BYTES;
-            memset(tile, 0, MP_VNNI_INT1_TILE_BYTES);
-            for (int r = 0; r < 16; r++) {
-                const int8_t *src = def_tile_row(w, m, k, b * 16 + (size_t)r, j, buf);
-                /* bits i = 4r .. 4r + 3 of group g: byte r / 2, nibble r % 2 */
-                for (int g = 0; g < 4; g++) {
-                    unsigned nib = (src[4 * g] < 0) | (src[4 * g + 1] < 0) << 1 |
-                                   (src[4 * g + 2] < 0) << 2 | (unsigned)(src[4 * g + 3] < 0) << 3;
-                    tile[8 * g + r / 2] |= (uint8_t)(nib << (4 * (r & 1)));
-                }
-            }
-        }
-    def_put_trailer(out + nb * nt * MP_VNNI_INT1_TILE_BYTES, w_scale);
+    def_pack(w, w_scale, m, k, MP_VNNI_INT1_TILE_BYTES, int1_def_row, out);
 }
 
 /* K tails of a 16-column tile: 1 (a partial tile only), 15, 16, 17, 40. */
@@ -402,6 +407,7 @@ Test(vnni, prepare_simd_matches_reference)
  * the GEMM (the AVX2 path's int16 sums over 64 k steps are the narrowest
  * accumulator of the family): rows alternate all +1 / all -1, tokens alternate
  * all +absmax / all -absmax, K = 23040 (the largest real K), largest bk. */
+
 /* Packs w, prepares x and computes all rows with v and param; every output
  * must equal ref bit for bit (what names the test in the message). */
 static void expect_exact(const mp_variant *v, const int *param, const int8_t *w, float w_scale,
@@ -424,6 +430,46 @@ static void expect_exact(const mp_variant *v, const int *param, const int8_t *w,
     mp_free(p);
 }
 
+/* Sets a test's own parameters over a variant's defaults. */
+typedef void vnni_adjust_fn(const mp_variant *v, int *param, int n);
+
+/* expect_exact on every variant of names this CPU has, each with its defaults
+ * and then adjust, against the reference GEMM of w and x. */
+static void expect_exact_each(const char *const *names, size_t count, vnni_adjust_fn *adjust,
+                              const int8_t *w, float w_scale, int m, int k, const float *x,
+                              int n, const char *what)
+{
+    float *ref = mp_alloc(sizeof(float) * (size_t)n * m);
+    float *y = mp_alloc(sizeof(float) * (size_t)n * m);
+    mp_ref_gemm(w, w_scale, m, k, x, n, ref, 0, m);
+    for (size_t i = 0; i < count; i++) {
+        const mp_variant *v = mp_registry_find(names[i]);
+        if (!mp_variant_available(v))
+            continue;
+        int param[MP_MAX_PARAMS];
+        mp_variant_defaults(v, param);
+        adjust(v, param, n);
+        expect_exact(v, param, w, w_scale, m, k, x, n, ref, y, what);
+    }
+    mp_free(y);
+    mp_free(ref);
+}
+
+/* The GEMM at its largest K tile. */
+static void gemm_largest_ktile(const mp_variant *v, int *param, int n)
+{
+    (void)n;
+    const mp_param_def *kt = &v->params[MP_VNNI_P_KTILE];
+    param[MP_VNNI_P_GEMV] = 2;
+    param[MP_VNNI_P_KTILE] = kt->values[kt->n_values - 1];
+}
+
+/* The defaults, which must send n to the GEMV. */
+static void gemv_by_default(const mp_variant *v, int *param, int n)
+{
+    cr_assert_gt(param[MP_VNNI_P_GEMV], n, "%s: n = %d must take the GEMV", v->name, n);
+}
+
 Test(vnni, gemm_saturated_worst_case)
 {
     static const char *const names[] = {"vnni_int2.avx512vnni", "vnni_int2.avxvnni",
@@ -437,18 +483,8 @@ Test(vnni, gemm_saturated_worst_case)
     for (int t = 0; t < n; t++)
         for (int j = 0; j < k; j++)
             x[(size_t)t * k + j] = t % 2 ? -3.0f : 3.0f;
-    float ref[5 * 32], y[5 * 32];
-    mp_ref_gemm(w, 0.5f, m, k, x, n, ref, 0, m);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const mp_variant *v = mp_registry_find(names[i]);
-        if (!mp_variant_available(v))
-            continue;
-        int param[MP_MAX_PARAMS];
-        mp_variant_defaults(v, param);
-        param[MP_VNNI_P_GEMV] = 2;
-        param[MP_VNNI_P_KTILE] = v->params[MP_VNNI_P_KTILE].values[v->params[MP_VNNI_P_KTILE].n_values - 1];
-        expect_exact(v, param, w, 0.5f, m, k, x, n, ref, y, "saturated GEMM");
-    }
+    expect_exact_each(names, sizeof names / sizeof names[0], gemm_largest_ktile, w, 0.5f, m, k,
+                      x, n, "saturated GEMM");
     mp_free(x);
     mp_free(w);
 }
@@ -470,17 +506,8 @@ Test(vnni, gemv_long_k_chunks_exact)
     float *x = mp_alloc(sizeof(float) * n * k);
     for (int j = 0; j < k; j++)
         x[j] = j % 3 ? 3.0f : -3.0f;
-    float ref[18], y[18];
-    mp_ref_gemm(w, 0.25f, m, k, x, n, ref, 0, m);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const mp_variant *v = mp_registry_find(names[i]);
-        if (!mp_variant_available(v))
-            continue;
-        int param[MP_MAX_PARAMS];
-        mp_variant_defaults(v, param);
-        cr_assert_gt(param[MP_VNNI_P_GEMV], n, "%s: n = 1 must take the GEMV", v->name);
-        expect_exact(v, param, w, 0.25f, m, k, x, n, ref, y, "long-K GEMV");
-    }
+    expect_exact_each(names, sizeof names / sizeof names[0], gemv_by_default, w, 0.25f, m, k, x,
+                      n, "long-K GEMV");
     mp_free(x);
     mp_free(w);
 }

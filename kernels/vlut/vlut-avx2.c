@@ -23,6 +23,7 @@
 #define VWIDEN_HI(v) _mm256_cvtepi16_epi32(_mm256_extracti128_si256((v), 1))
 
 #include "vlut-simd.h"
+#include "vlut-gemv.h"
 
 /* ---- GEMV path (small N) --------------------------------------------------------
  * As in vlut-avx512.c, but AVX2 has no 16-bit lane permute: the activations each
@@ -148,15 +149,13 @@ static __attribute__((noinline)) void gv2_tiles(const mp_vlut_geom *gm, const ui
 
 /* Contract: rows [m0, m1), any n (tokens in chunks of GV2_TOK); scratch as
  * scratch_size (it reserves K * 16 * GV2_TOK int16 for the patterns). */
-static void gemv__avx2(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                       void *scratch)
+static void FN(gemv)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                     void *scratch)
 {
     mp_vlut_geom gm;
     mp_vlut_act A;
     const int m = op->m, k = op->k;
-    if (mp_vlut_geom_init(&gm, mp_vlut_gmain(op), k, op->param[MP_VLUT_P_KTILE]))
-        MP_ABORT("vlut: bad K=%d", k);
-    mp_vlut_act_map(act, n, k, op->param, &A);
+    mp_vlut_op_map(op, act, n, &gm, &A);
     int16_t *pat = (int16_t *)((uintptr_t)((uint8_t *)scratch + 63) & ~(uintptr_t)63);
     int nmt = (gm.nmain + gm.kt - 1) / gm.kt, nfull = gm.nmain / gm.kt;
     int lastcnt = gm.nmain - nfull * gm.kt;
@@ -173,29 +172,10 @@ static void gemv__avx2(const mp_op *op, const void *act, int n, float *y, int m0
                     gv2_tiles(&gm, op->w, m, pat, k, nn, r0, nfull, nmt, rowsum, gm.gm, lastcnt);
                 if (gm.ntail)
                     gv2_tiles(&gm, op->w, m, pat, k, nn, r0, nmt, nmt + 1, rowsum, 4, gm.ntail);
-            } else { /* the range's last < 16 rows: portable arithmetic */
-                for (int ti = 0; ti < gm.ntiles; ti++) {
-                    int f, cnt, g;
-                    mp_vlut_tile(&gm, ti, &f, &cnt, &g);
-                    for (int r = r0; r < r1; r++) {
-                        const uint8_t *wb = op->w + (size_t)m * f + (size_t)r * cnt;
-                        for (int t = 0; t < nn; t++) {
-                            const int8_t *qa = A.q + (size_t)(t0 + t) * A.kp + mp_vlut_group_k(&gm, f);
-                            int32_t s = 0;
-                            for (int j = 0; j < cnt; j++, qa += g)
-                                for (int p = g - 1, idx = wb[j]; p >= 0; p--, idx /= 3)
-                                    s += (idx % 3) * qa[p];
-                            rowsum[t][r - r0] += s;
-                        }
-                    }
-                }
+            } else { /* the range's last < 16 rows */
+                FN(gv_tail_rows)(&gm, op->w, m, &A, t0, nn, r0, r1, rowsum[0], GV2_ROWS);
             }
-            for (int t = 0; t < nn; t++) {
-                float *yt = y + (size_t)(t0 + t) * m;
-                for (int r = r0; r < r1; r++)
-                    yt[r] = mp_dequant(rowsum[t][r - r0] - A.qsum[t0 + t], op->w_scale,
-                                       A.x_scale[t0 + t]);
-            }
+            FN(gv_store)(op, &A, y, t0, nn, r0, r1, rowsum[0], GV2_ROWS);
         }
     }
 }
@@ -249,14 +229,5 @@ void mp_vlut_prepare__avx2(const mp_op *op, const float *x, int n, void *act, in
 void mp_vlut_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0,
                         int m1, void *scratch)
 {
-    const int *P = op->param;
-    if (!P[MP_VLUT_P_TCL]) {
-        mp_vlut_gemm__scalar(op, act, n, y, m0, m1, scratch);
-        return;
-    }
-    if (n < P[MP_VLUT_P_GEMV]) {
-        gemv__avx2(op, act, n, y, m0, m1, scratch);
-        return;
-    }
-    gemm_tiles__avx2(op, act, n, y, m0, m1, scratch);
+    FN(gemm_dispatch)(op, act, n, y, m0, m1, scratch);
 }

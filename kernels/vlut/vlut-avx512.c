@@ -25,6 +25,7 @@
 #define VWIDEN_HI(v) _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64((v), 1))
 
 #include "vlut-simd.h"
+#include "vlut-gemv.h"
 
 /* ---- GEMV path (small N) --------------------------------------------------------
  * Rows are taken 32 at a time; a K tile's bytes for them are 32*cnt contiguous
@@ -159,37 +160,14 @@ static __attribute__((noinline)) void gv_tiles(const mp_vlut_geom *gm, const gv_
     GV_CASES(5)
 }
 
-/* The same for fewer than 32 rows (the range's tail): portable arithmetic. */
-static void gv_tail_rows(const mp_vlut_geom *gm, const uint8_t *w, int m, const mp_vlut_act *A,
-                         int n, int r0, int r1, int32_t (*rowsum)[GV_ROWS])
-{
-    for (int ti = 0; ti < gm->ntiles; ti++) {
-        int f, cnt, g;
-        mp_vlut_tile(gm, ti, &f, &cnt, &g);
-        for (int r = r0; r < r1; r++) {
-            const uint8_t *wb = w + (size_t)m * f + (size_t)r * cnt;
-            for (int t = 0; t < n; t++) {
-                const int8_t *qa = A->q + (size_t)t * A->kp + mp_vlut_group_k(gm, f);
-                int32_t s = 0;
-                for (int j = 0; j < cnt; j++, qa += g)
-                    for (int p = g - 1, idx = wb[j]; p >= 0; p--, idx /= 3)
-                        s += (idx % 3) * qa[p];
-                rowsum[t][r - r0] += s;
-            }
-        }
-    }
-}
-
 /* Contract: rows [m0, m1), 1 <= n <= 16 tokens; scratch as scratch_size. */
-static void gemv__avx512(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                         void *scratch)
+static void FN(gemv)(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
+                     void *scratch)
 {
     mp_vlut_geom gm;
     mp_vlut_act A;
     const int m = op->m;
-    if (mp_vlut_geom_init(&gm, mp_vlut_gmain(op), op->k, op->param[MP_VLUT_P_KTILE]))
-        MP_ABORT("vlut: bad K=%d", op->k);
-    mp_vlut_act_map(act, n, op->k, op->param, &A);
+    mp_vlut_op_map(op, act, n, &gm, &A);
     /* tile kinds: full main tiles, the shorter last main tile, the I1 tail tile */
     int nmt = (gm.nmain + gm.kt - 1) / gm.kt, nfull = gm.nmain / gm.kt;
     int lastcnt = gm.nmain - nfull * gm.kt;
@@ -206,22 +184,17 @@ static void gemv__avx512(const mp_op *op, const void *act, int n, float *y, int 
         for (int r0 = m0; r0 < m1; r0 += GV_ROWS) {
             int32_t rowsum[GV_MAXTOK][GV_ROWS];
             memset(rowsum, 0, sizeof rowsum);
-            if (m1 - r0 >= GV_ROWS) {
+            int r1 = m1 - r0 < GV_ROWS ? m1 : r0 + GV_ROWS;
+            if (r1 - r0 == GV_ROWS) {
                 gv_tiles(&gm, &kd[0], op->w, m, &At, nn, r0, 0, nfull, rowsum);
                 if (lastcnt)
                     gv_tiles(&gm, &kd[1], op->w, m, &At, nn, r0, nfull, nmt, rowsum);
                 if (gm.ntail)
                     gv_tiles(&gm, &kd[2], op->w, m, &At, nn, r0, nmt, nmt + 1, rowsum);
             } else {
-                gv_tail_rows(&gm, op->w, m, &At, nn, r0, m1, rowsum);
+                FN(gv_tail_rows)(&gm, op->w, m, &A, t0, nn, r0, r1, rowsum[0], GV_ROWS);
             }
-            int r1 = m1 - r0 < GV_ROWS ? m1 : r0 + GV_ROWS;
-            for (int t = 0; t < nn; t++) {
-                float *yt = y + (size_t)(t0 + t) * m;
-                for (int r = r0; r < r1; r++)
-                    yt[r] = mp_dequant(rowsum[t][r - r0] - A.qsum[t0 + t], op->w_scale,
-                                       A.x_scale[t0 + t]);
-            }
+            FN(gv_store)(op, &A, y, t0, nn, r0, r1, rowsum[0], GV_ROWS);
         }
     }
 }
@@ -264,18 +237,5 @@ void mp_vlut_prepare__avx512(const mp_op *op, const float *x, int n, void *act, 
 void mp_vlut_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int m0,
                           int m1, void *scratch)
 {
-    const int *P = op->param;
-    if (!P[MP_VLUT_P_TCL]) {
-        mp_vlut_gemm__scalar(op, act, n, y, m0, m1, scratch);
-        return;
-    }
-    if (n < P[MP_VLUT_P_GEMV]) {
-        gemv__avx512(op, act, n, y, m0, m1, scratch);
-        return;
-    }
-    if (mp_vlut_ntile_eff(n, P) % VL) { /* N_tile = 16: half a vector, the AVX2 code */
-        mp_vlut_gemm__avx2(op, act, n, y, m0, m1, scratch);
-        return;
-    }
-    gemm_tiles__avx512(op, act, n, y, m0, m1, scratch);
+    FN(gemm_dispatch)(op, act, n, y, m0, m1, scratch);
 }

@@ -59,6 +59,26 @@ int mp_vlut_gmain(const mp_op *op)
     return op->v->method[6] == '1' ? 5 : 4;
 }
 
+void mp_vlut_op_map(const mp_op *op, const void *act, int n, mp_vlut_geom *gm, mp_vlut_act *a)
+{
+    if (mp_vlut_geom_init(gm, mp_vlut_gmain(op), op->k, op->param[MP_VLUT_P_KTILE]))
+        MP_ABORT("vlut: bad K=%d for %s", op->k, op->v->name);
+    mp_vlut_act_map(act, n, op->k, op->param, a);
+}
+
+void mp_vlut_job_init(mp_vlut_job *c, const mp_op *op, const void *act, int n)
+{
+    const int *P = op->param;
+    c->op = op;
+    c->n = n;
+    c->nt = mp_vlut_ntile_eff(n, P);
+    c->topo = P[MP_VLUT_P_TOPO];
+    c->hier = P[MP_VLUT_P_HIER];
+    c->tcl = P[MP_VLUT_P_TCL];
+    mp_vlut_op_map(op, act, n, &c->gm, &c->A);
+    c->S = pow3[c->gm.gm];
+}
+
 /* ---- shape and parameter checks ----------------------------------------------- */
 
 static int check(int g, int k, const int *param, char *why, size_t len)
@@ -415,12 +435,7 @@ static void build_tok(int16_t *T, int S, int nt, const mp_vlut_act *A, int tok0,
         }
 }
 
-typedef struct ctx {
-    const mp_op *op;
-    mp_vlut_geom gm;
-    mp_vlut_act A;
-    int n, nt, S, topo, hier, tcl;
-} ctx;
+typedef mp_vlut_job ctx;
 
 static void build(const ctx *c, int16_t *T, int tok0, int f, int cnt, int g)
 {
@@ -480,21 +495,6 @@ static void store_rows(const ctx *c, const int32_t *acc, int tok0, float *y, int
     }
 }
 
-static void ctx_init(ctx *c, const mp_op *op, const void *act, int n)
-{
-    const int *P = op->param;
-    c->op = op;
-    c->n = n;
-    c->nt = mp_vlut_ntile_eff(n, P);
-    c->topo = P[MP_VLUT_P_TOPO];
-    c->hier = P[MP_VLUT_P_HIER];
-    c->tcl = P[MP_VLUT_P_TCL];
-    if (mp_vlut_geom_init(&c->gm, mp_vlut_gmain(op), op->k, P[MP_VLUT_P_KTILE]))
-        MP_ABORT("vlut: bad K=%d for %s", op->k, op->v->name);
-    c->S = pow3[c->gm.gm];
-    mp_vlut_act_map(act, n, op->k, P, &c->A);
-}
-
 /* Contract: any m0 <= m1 <= M, any N >= 1; scratch of scratch_size bytes.  Rows
  * are processed in blocks of MP_VLUT_MB with int32 accumulators in scratch. */
 void mp_vlut_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int m0,
@@ -505,7 +505,7 @@ void mp_vlut_gemm__scalar(const mp_op *op, const void *act, int n, float *y, int
         return;
     }
     ctx c;
-    ctx_init(&c, op, act, n);
+    mp_vlut_job_init(&c, op, act, n);
     const int m = op->m, nt = c.nt;
     const size_t sub = (size_t)c.S * nt; /* int16 per sub-table */
     int16_t *T = scratch;
@@ -560,7 +560,7 @@ void mp_vlut_gemv__scalar(const mp_op *op, const void *act, int n, float *y, int
 {
     (void)scratch;
     ctx c;
-    ctx_init(&c, op, act, n);
+    mp_vlut_job_init(&c, op, act, n);
     const int m = op->m;
     for (int t = 0; t < n; t++) {
         const int8_t *q = c.A.q + (size_t)t * c.A.kp;

@@ -185,12 +185,7 @@ VLUT_INLINE void FN(rows_flat)(const int16_t *T, size_t sub, const uint8_t *w, i
     }
 }
 
-typedef struct FN(job) {
-    const mp_op *op;
-    mp_vlut_geom gm;
-    mp_vlut_act A;
-    int n, nt, S, topo, hier;
-} FN(job);
+typedef mp_vlut_job FN(job);
 
 static void FN(store)(const FN(job) * c, const int32_t *acc, int tok0, float *y, int r0,
                       int r1)
@@ -225,6 +220,24 @@ static void FN(store)(const FN(job) * c, const int32_t *acc, int tok0, float *y,
         return;                                                                      \
     }
 
+/* NV = 8 exists only for 16-lane vectors (N_tile = 128 with AVX2) */
+#if VL == 16
+#define VLUT_ROWS_NV(Sc)                                                             \
+    switch (NV) {                                                                    \
+    case 1: VLUT_ROWS_CASES(Sc, 1)                                                   \
+    case 2: VLUT_ROWS_CASES(Sc, 2)                                                   \
+    case 4: VLUT_ROWS_CASES(Sc, 4)                                                   \
+    default: VLUT_ROWS_CASES(Sc, 8)                                                  \
+    }
+#else
+#define VLUT_ROWS_NV(Sc)                                                             \
+    switch (NV) {                                                                    \
+    case 1: VLUT_ROWS_CASES(Sc, 1)                                                   \
+    case 2: VLUT_ROWS_CASES(Sc, 2)                                                   \
+    default: VLUT_ROWS_CASES(Sc, 4)                                                  \
+    }
+#endif
+
 /* One out-of-line copy per (S, NV, cnt): the hot loop gets all registers. */
 static __attribute__((noinline)) void FN(rows)(const int16_t *T, int S, int hier,
                                                const uint8_t *w, int cnt, int nr,
@@ -239,30 +252,10 @@ static __attribute__((noinline)) void FN(rows)(const int16_t *T, int S, int hier
         default: FN(rows_flat)(T, sub, w, cnt, nr, acc, 8); return;
         }
     }
-    /* NV = 8 exists only for 16-lane vectors (N_tile = 128 with AVX2) */
-    if (S == 81) {
-        switch (NV) {
-        case 1: VLUT_ROWS_CASES(81, 1)
-        case 2: VLUT_ROWS_CASES(81, 2)
-#if VL == 16
-        case 4: VLUT_ROWS_CASES(81, 4)
-        default: VLUT_ROWS_CASES(81, 8)
-#else
-        default: VLUT_ROWS_CASES(81, 4)
-#endif
-        }
-    } else {
-        switch (NV) {
-        case 1: VLUT_ROWS_CASES(243, 1)
-        case 2: VLUT_ROWS_CASES(243, 2)
-#if VL == 16
-        case 4: VLUT_ROWS_CASES(243, 4)
-        default: VLUT_ROWS_CASES(243, 8)
-#else
-        default: VLUT_ROWS_CASES(243, 4)
-#endif
-        }
-    }
+    if (S == 81)
+        VLUT_ROWS_NV(81)
+    else
+        VLUT_ROWS_NV(243)
 }
 
 /* The table path for one N_tile width (NV vectors).  stream=1: per row block,
@@ -353,20 +346,6 @@ VLUT_INLINE void FN(gemm_nv)(const FN(job) * c, float *y, int m0, int m1, void *
     }
 }
 
-static void FN(job_init)(FN(job) * c, const mp_op *op, const void *act, int n)
-{
-    const int *P = op->param;
-    c->op = op;
-    c->n = n;
-    c->nt = mp_vlut_ntile_eff(n, P);
-    c->topo = P[MP_VLUT_P_TOPO];
-    c->hier = P[MP_VLUT_P_HIER];
-    if (mp_vlut_geom_init(&c->gm, mp_vlut_gmain(op), op->k, P[MP_VLUT_P_KTILE]))
-        MP_ABORT("vlut: bad K=%d for %s", op->k, op->v->name);
-    c->S = FN(pow3)[c->gm.gm];
-    mp_vlut_act_map(act, n, op->k, P, &c->A);
-}
-
 /* The table path for N_tile a multiple of VL: N_tile / VL vectors per token
  * tile, each count its own instantiation of gemm_nv (128 tokens at most, the
  * largest ntile of the catalog: NV <= 128 / VL). */
@@ -374,7 +353,7 @@ static void FN(gemm_tiles)(const mp_op *op, const void *act, int n, float *y, in
                            void *scratch)
 {
     FN(job) c;
-    FN(job_init)(&c, op, act, n);
+    mp_vlut_job_init(&c, op, act, n);
     const int stream = op->param[MP_VLUT_P_STREAM];
     const int nv = mp_vlut_ntile_eff(n, op->param) / VL;
     if (nv == 1)

@@ -162,6 +162,22 @@ size_t mp_vlut_i1_scratch_size(int n, int k, const int *param);
 /* The g of a variant's main groups, from its method name. */
 int mp_vlut_gmain(const mp_op *op);
 
+/* The K geometry of op and the map of its activations act for n tokens, as
+ * every compute call starts; aborts on a K the packing would have rejected. */
+void mp_vlut_op_map(const mp_op *op, const void *act, int n, mp_vlut_geom *gm, mp_vlut_act *a);
+
+/* One compute call of the table path: the op, its K geometry, the map of its
+ * activations, N, the effective N_tile, S = 3^g_main and the parameters read. */
+typedef struct mp_vlut_job {
+    const mp_op *op;
+    mp_vlut_geom gm;
+    mp_vlut_act A;
+    int n, nt, S, topo, hier, tcl;
+} mp_vlut_job;
+
+/* Fills c for op over act with n tokens (once per call, outside the hot loops). */
+void mp_vlut_job_init(mp_vlut_job *c, const mp_op *op, const void *act, int n);
+
 /* Portable kernels (every parameter combination); the SIMD paths call the parts
  * they do not specialise. */
 MP_DECLARE_COMPUTE(mp_vlut_gemm); /* mp_vlut_gemm__<isa>, one per kernel file */
