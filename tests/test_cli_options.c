@@ -17,16 +17,7 @@
 
 static char out[65536];
 
-#define EXPECT(code, needle, ...)                                                       \
-    do {                                                                                \
-        char args_[2048];                                                               \
-        snprintf(args_, sizeof args_, __VA_ARGS__);                                     \
-        int rc_ = mp_test_cli(out, sizeof out, args_);                                  \
-        cr_assert_eq(rc_, code, "mpbench %s: exit %d, want %d; output:\n%s", args_, rc_, \
-                     code, out);                                                        \
-        cr_assert(strstr(out, needle), "mpbench %s: output lacks '%s':\n%s", args_,      \
-                  needle, out);                                                         \
-    } while (0)
+#define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
 
 Test(cli_options, every_command_and_kind_answers_help)
 {
