@@ -27,6 +27,15 @@ int mp_store_db_error(mp_store *s, mp_err *e);
 /* Binds from parameter `first` on, one per letter of types: 't' const char *
  * (NULL binds NULL), 'i' int, 'I' int64_t, 'd' double. */
 void mp_store_bind(struct sqlite3_stmt *st, int first, const char *types, ...);
+/* sql prepared with its parameters bound from 1 on (types as mp_store_bind),
+ * or NULL (mp_store_db_error says why). */
+struct sqlite3_stmt *mp_store_query(mp_store *s, const char *sql, const char *types, ...);
+/* A statement that returns no row: prepared, bound (as mp_store_query), run
+ * and finalized; 0 when it ran to completion, else -1 (the connection's last
+ * error says why). */
+int mp_store_do(mp_store *s, const char *sql, const char *types, ...);
+/* Now in UTC as the rows store it: "2026-01-31T12:00:00Z". */
+void mp_store_now(char *buf, size_t len);
 /* Reads columns from `first` on into the pointers that follow, one per letter
  * of types: 't' char * and its size_t length (cut, "" for NULL), 'i' int *,
  * 'I' int64_t *, 'z' size_t *, 'd' double *. */

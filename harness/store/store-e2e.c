@@ -4,7 +4,6 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <string.h>
-#include <time.h>
 
 #include "mp_store_internal.h"
 #include "mp_store_e2e.h"
@@ -23,10 +22,7 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
     if (!(st = mp_store_prepare(s, sql)))
         return mp_store_db_error(s, e);
     char now[32];
-    time_t tt = time(NULL);
-    struct tm tm;
-    gmtime_r(&tt, &tm);
-    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    mp_store_now(now, sizeof now);
     int c = 1, lossless = !strcmp(r->test, "lossless");
     mp_store_bind(st, c, "Itttiitiiiii", (int64_t)run_id, r->model, r->variant, r->method,
                   r->layers, r->model_layers, r->test, r->n_prompt, r->n_gen, r->batch,

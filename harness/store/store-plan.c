@@ -10,29 +10,17 @@
 #include "../core/mp_core.h"
 #include "../../variants/mp_registry.h"
 
-/* A plan's rows of one cache mode: sql selects them by sweep_key=? and
- * cache_mode=?; *st is prepared and bound, or the error is returned. */
-static int plan_query(mp_store *s, const char *sql, const char *plan_key, const char *cache_mode,
-                      sqlite3_stmt **st, mp_err *e)
-{
-    if (sqlite3_prepare_v2(mp_store_db(s), sql, -1, st, NULL) != SQLITE_OK)
-        return mp_store_db_error(s, e);
-    mp_store_bind(*st, 1, "tt", plan_key, cache_mode);
-    return MP_OK;
-}
-
 int mp_store_done_keys(mp_store *s, const char *plan_key, const char *cache_mode, char ***keys,
                        int *n, mp_err *e)
 {
-    sqlite3_stmt *st;
     *keys = NULL;
     *n = 0;
-    int cap = 0, step = plan_query(s,
-                                   "SELECT variant, params, m, k, n, threads FROM results "
-                                   "WHERE sweep_key=? AND cache_mode=?",
-                                   plan_key, cache_mode, &st, e);
-    if (step)
-        return step;
+    sqlite3_stmt *st = mp_store_query(s, "SELECT variant, params, m, k, n, threads FROM results "
+                                         "WHERE sweep_key=? AND cache_mode=?",
+                                      "tt", plan_key, cache_mode);
+    if (!st)
+        return mp_store_db_error(s, e);
+    int cap = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         char k[512];
         mp_point_key(k, sizeof k, mp_store_col_text(st, 0), mp_store_col_text(st, 1),
@@ -48,16 +36,16 @@ int mp_store_done_keys(mp_store *s, const char *plan_key, const char *cache_mode
 int mp_store_plan_results(mp_store *s, const char *plan_key, const char *cache_mode,
                           mp_result **rows, int *n, mp_err *e)
 {
-    sqlite3_stmt *st;
     *rows = NULL;
     *n = 0;
-    int cap = 0, step = plan_query(s,
-                                   "SELECT variant, params, m, k, n, threads, bpw, packed_bytes,"
-                                   " reps, median_us, gbps, gops, max_rel_err, status, reason"
-                                   " FROM results WHERE sweep_key=? AND cache_mode=? ORDER BY id",
-                                   plan_key, cache_mode, &st, e);
-    if (step)
-        return step;
+    sqlite3_stmt *st = mp_store_query(s, "SELECT variant, params, m, k, n, threads, bpw,"
+                                         " packed_bytes, reps, median_us, gbps, gops, max_rel_err,"
+                                         " status, reason FROM results WHERE sweep_key=? AND"
+                                         " cache_mode=? ORDER BY id",
+                                      "tt", plan_key, cache_mode);
+    if (!st)
+        return mp_store_db_error(s, e);
+    int cap = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const mp_variant *v = mp_registry_find(mp_store_col_text(st, 0));
         if (!v)
@@ -97,12 +85,7 @@ int mp_store_plan_results(mp_store *s, const char *plan_key, const char *cache_m
 
 int mp_store_run_binding(mp_store *s, int64_t run_id, const char *binding, mp_err *e)
 {
-    sqlite3_stmt *st;
-    if (!(st = mp_store_prepare(s, "UPDATE runs SET binding=? WHERE id=?")))
-        return mp_store_db_error(s, e);
-    sqlite3_bind_text(st, 1, binding, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, run_id);
-    int step = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return step == SQLITE_DONE ? MP_OK : mp_store_db_error(s, e);
+    return mp_store_do(s, "UPDATE runs SET binding=? WHERE id=?", "tI", binding, (int64_t)run_id)
+               ? mp_store_db_error(s, e)
+               : MP_OK;
 }

@@ -1,12 +1,15 @@
 /* store-stmt.c - the small statement helpers every file of the store uses
- * (mp_store_internal.h): binding a row's values in one call, reading text
- * columns with NULL as "", growing a result array, and the error of a failed
- * statement, so that each query reads as its SQL, bindings and columns. */
+ * (mp_store_internal.h): binding a row's values in one call (with the
+ * statement prepared, or prepared and run, in the same call), reading text
+ * columns with NULL as "", growing a result array, the time rows are stamped
+ * with, and the error of a failed statement, so that each query reads as its
+ * SQL, bindings and columns. */
 #include <stdarg.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "mp_store_internal.h"
 #include "../../kernels/common/mp_numerics.h"
@@ -26,10 +29,8 @@ int mp_store_db_error(mp_store *s, mp_err *e)
     return mp_fail(e, MP_EIO, "database: %s", sqlite3_errmsg(mp_store_db(s)));
 }
 
-void mp_store_bind(sqlite3_stmt *st, int first, const char *types, ...)
+static void vbind(sqlite3_stmt *st, int first, const char *types, va_list ap)
 {
-    va_list ap;
-    va_start(ap, types);
     for (int i = first; *types; types++, i++) {
         switch (*types) {
         case 't':
@@ -48,7 +49,52 @@ void mp_store_bind(sqlite3_stmt *st, int first, const char *types, ...)
             MP_ABORT("mp_store_bind: type '%c'", *types);
         }
     }
+}
+
+void mp_store_bind(sqlite3_stmt *st, int first, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    vbind(st, first, types, ap);
     va_end(ap);
+}
+
+static sqlite3_stmt *vquery(mp_store *s, const char *sql, const char *types, va_list ap)
+{
+    sqlite3_stmt *st = mp_store_prepare(s, sql);
+    if (st)
+        vbind(st, 1, types, ap);
+    return st;
+}
+
+sqlite3_stmt *mp_store_query(mp_store *s, const char *sql, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    sqlite3_stmt *st = vquery(s, sql, types, ap);
+    va_end(ap);
+    return st;
+}
+
+int mp_store_do(mp_store *s, const char *sql, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    sqlite3_stmt *st = vquery(s, sql, types, ap);
+    va_end(ap);
+    if (!st)
+        return -1;
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+void mp_store_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 void mp_store_cols(sqlite3_stmt *st, int first, const char *types, ...)

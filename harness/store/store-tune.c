@@ -11,23 +11,18 @@
 int mp_store_tuned_put(mp_store *s, int64_t run_id, const char *plan_key, const mp_tuned_row *r,
                        mp_err *e)
 {
-    sqlite3 *db = mp_store_db(s);
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(db,
-                           "INSERT OR IGNORE INTO tuned(run_id,variant,m,k,n,threads,strategy,"
-                           "best_params,default_params,chosen_params,best_us,default_us,gain_pct,"
-                           "p_value,aba_confirmed,decision,evaluations,seconds,created,plan_key) "
-                           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,datetime('now'),?)",
-                           -1, &q, NULL) != SQLITE_OK)
-        return mp_store_db_error(s, e);
     /* a NULL plan_key binds NULL */
-    mp_store_bind(q, 1, "Itiiiittttdddditidt", (int64_t)run_id, r->variant, r->m, r->k, r->n,
-                  r->threads, r->strategy, r->best_params, r->default_params, r->chosen_params,
-                  r->best_us, r->default_us, r->gain_pct, r->p_value, r->aba_confirmed,
-                  r->decision, r->evaluations, r->seconds, plan_key);
-    int step = sqlite3_step(q);
-    sqlite3_finalize(q);
-    return step == SQLITE_DONE ? MP_OK : mp_store_db_error(s, e);
+    if (mp_store_do(s,
+                    "INSERT OR IGNORE INTO tuned(run_id,variant,m,k,n,threads,strategy,"
+                    "best_params,default_params,chosen_params,best_us,default_us,gain_pct,"
+                    "p_value,aba_confirmed,decision,evaluations,seconds,created,plan_key) "
+                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,datetime('now'),?)",
+                    "Itiiiittttdddditidt", (int64_t)run_id, r->variant, r->m, r->k, r->n,
+                    r->threads, r->strategy, r->best_params, r->default_params, r->chosen_params,
+                    r->best_us, r->default_us, r->gain_pct, r->p_value, r->aba_confirmed,
+                    r->decision, r->evaluations, r->seconds, plan_key))
+        return mp_store_db_error(s, e);
+    return MP_OK;
 }
 
 /* Columns 0-15 of a tuned row, then the two exhaustive columns. */
@@ -50,18 +45,11 @@ static void read_row(sqlite3_stmt *q, mp_tuned_row *r)
 int mp_store_tuned_get(mp_store *s, const char *plan_key, const char *variant, int m, int k,
                        int n, int threads, mp_tuned_row *r, mp_err *e)
 {
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(mp_store_db(s),
-                           "SELECT " TUNED_COLS " FROM tuned t WHERE t.plan_key=? AND "
-                           "t.variant=? AND t.m=? AND t.k=? AND t.n=? AND t.threads=?",
-                           -1, &q, NULL) != SQLITE_OK)
+    const char *sql = "SELECT " TUNED_COLS " FROM tuned t WHERE t.plan_key=? AND t.variant=? AND "
+                      "t.m=? AND t.k=? AND t.n=? AND t.threads=?";
+    sqlite3_stmt *q = mp_store_query(s, sql, "ttiiii", plan_key, variant, m, k, n, threads);
+    if (!q)
         return -mp_store_db_error(s, e);
-    sqlite3_bind_text(q, 1, plan_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(q, 2, variant, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(q, 3, m);
-    sqlite3_bind_int(q, 4, k);
-    sqlite3_bind_int(q, 5, n);
-    sqlite3_bind_int(q, 6, threads);
     int step = sqlite3_step(q), found = 0;
     if (step == SQLITE_ROW) {
         read_row(q, r);
@@ -88,12 +76,11 @@ int mp_store_tuned_list(mp_store *s, const char *plan_key, mp_tuned_row **rows, 
         " FROM tuned t JOIN runs u ON t.run_id=u.id JOIN machines mm ON u.machine_id=mm.id"
         " WHERE (?1 IS NULL OR t.plan_key=?1)"
         " ORDER BY mm.fingerprint, t.variant, t.m, t.k, t.n, t.threads, t.strategy, t.id";
-    sqlite3_stmt *q;
     *rows = NULL;
     *n = 0;
-    if (!(q = mp_store_prepare(s, sql)))
+    sqlite3_stmt *q = mp_store_query(s, sql, "t", plan_key); /* NULL: every plan */
+    if (!q)
         return mp_store_db_error(s, e);
-    mp_store_bind(q, 1, "t", plan_key); /* NULL: every plan */
     int cap = 0, step;
     while ((step = sqlite3_step(q)) == SQLITE_ROW) {
         *rows = mp_store_grow(*rows, *n, &cap, sizeof **rows, 16);

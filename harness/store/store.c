@@ -65,6 +65,17 @@ static int exec(mp_store *s, const char *sql, mp_err *e)
     return MP_OK;
 }
 
+/* The folder holding the file path: "/" for "/x", "." for a bare name. */
+static void path_dir(const char *path, char *dir, size_t len)
+{
+    snprintf(dir, len, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash == dir ? (void)(dir[1] = 0) : (void)(*slash = 0);
+    else
+        snprintf(dir, len, ".");
+}
+
 char *mp_store_ro_uri(const char *path)
 {
     /* Every byte of the path but [A-Za-z0-9/._~-] percent-encoded; leading
@@ -92,12 +103,7 @@ char *mp_store_ro_uri(const char *path)
      * last one closes) and the file itself changes only in a checkpoint, which
      * needs a -wal: then it is read as immutable (no locks, no side files). */
     char dir[4096], wal[4200];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        slash == dir ? (void)(dir[1] = 0) : (void)(*slash = 0);
-    else
-        snprintf(dir, sizeof dir, ".");
+    path_dir(path, dir, sizeof dir);
     snprintf(wal, sizeof wal, "%s-wal", path);
     if (access(dir, W_OK) != 0 && access(wal, F_OK) != 0)
         strcpy(o, "&immutable=1");
@@ -229,12 +235,7 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     if (exists) {
         /* the folder must take SQLite's journal and WAL files, the file our rows */
         char dir[1024];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            slash == dir ? (void)(dir[1] = 0) : (void)(*slash = 0);
-        else
-            snprintf(dir, sizeof dir, ".");
+        path_dir(path, dir, sizeof dir);
         if (access(path, W_OK) != 0)
             return mp_fail(e, MP_EIO, "--db %s: read-only (%s); left untouched", path,
                            strerror(errno));
@@ -392,21 +393,6 @@ static int db_fail(mp_store *s, mp_err *e)
     return mp_fail(e, MP_EIO, "database %s: %s", s->path, sqlite3_errmsg(s->db));
 }
 
-/* Steps a statement that returns no row and finalizes it: MP_OK when done. */
-static int step_done(mp_store *s, sqlite3_stmt *st, mp_err *e)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? MP_OK : db_fail(s, e);
-}
-
-static void now_iso(char *buf, size_t len)
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_err *e)
 {
@@ -419,24 +405,19 @@ int mp_store_machine(mp_store *s, const mp_machine *m, int64_t *machine_id, mp_e
                        "correctness runs are fine with --no-db (or MPBENCH_EMULATED=0 if "
                        "this is wrong)", s->path, emu);
     char now[32];
-    now_iso(now, sizeof now);
+    mp_store_now(now, sizeof now);
     sqlite3_stmt *st;
     const char *sql =
         "INSERT INTO machines(fingerprint,cpu_model,cores,pus,isa_flags,mem_gib,l1d_kib,"
         "l2_kib,l3_kib,caches_note,hypervisor,first_seen) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) "
         "ON CONFLICT(fingerprint) DO UPDATE SET l1d_kib=excluded.l1d_kib";
-    if (!(st = mp_store_prepare(s, sql)))
+    if (mp_store_do(s, sql, "ttiitiIIIttt", m->fingerprint, m->cpu_model, m->cores, m->pus,
+                    m->isa_flags, m->mem_gib, (int64_t)m->l1d_kib, (int64_t)m->l2_kib,
+                    (int64_t)m->l3_kib, m->caches_note, m->hypervisor, now) ||
+        !(st = mp_store_query(s, "SELECT id FROM machines WHERE fingerprint=?", "t",
+                              m->fingerprint)))
         return db_fail(s, e);
-    mp_store_bind(st, 1, "ttiitiIIIttt", m->fingerprint, m->cpu_model, m->cores, m->pus,
-                  m->isa_flags, m->mem_gib, (int64_t)m->l1d_kib, (int64_t)m->l2_kib,
-                  (int64_t)m->l3_kib, m->caches_note, m->hypervisor, now);
-    int rc = step_done(s, st, e);
-    if (rc)
-        return rc;
-    if (!(st = mp_store_prepare(s, "SELECT id FROM machines WHERE fingerprint=?")))
-        return db_fail(s, e);
-    sqlite3_bind_text(st, 1, m->fingerprint, -1, SQLITE_TRANSIENT);
-    rc = sqlite3_step(st);
+    int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *machine_id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
@@ -466,36 +447,30 @@ int mp_store_run_begin(mp_store *s, int64_t machine_id, const char *kind,
                        const mp_machine *m, const char *command, const char *binding,
                        int64_t *run_id, mp_err *e)
 {
-    char now[32];
-    now_iso(now, sizeof now);
-    sqlite3_stmt *st;
+    char now[32], uid[33], host[256] = "";
+    mp_store_now(now, sizeof now);
+    run_uid(uid);
+    gethostname(host, sizeof host - 1);
     const char *sql =
         "INSERT INTO runs(machine_id,kind,started,git_commit,compiler,kernel,command,load_avg,"
         "governor,hypervisor,binding,status,peers,uid,host,pid) "
         "VALUES(?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?)";
-    if (!(st = mp_store_prepare(s, sql)))
+    if (mp_store_do(s, sql, "IttttttdttttttI", (int64_t)machine_id, kind, now, m->git_commit,
+                    m->compiler, m->kernel, command, m->load_avg, m->governor, m->hypervisor,
+                    binding, m->peers, uid, host, (int64_t)getpid()))
         return db_fail(s, e);
-    char uid[33], host[256] = "";
-    run_uid(uid);
-    gethostname(host, sizeof host - 1);
-    mp_store_bind(st, 1, "IttttttdttttttI", (int64_t)machine_id, kind, now, m->git_commit,
-                  m->compiler, m->kernel, command, m->load_avg, m->governor, m->hypervisor,
-                  binding, m->peers, uid, host, (int64_t)getpid());
-    int rc = step_done(s, st, e);
-    if (!rc)
-        *run_id = sqlite3_last_insert_rowid(s->db);
-    return rc;
+    *run_id = sqlite3_last_insert_rowid(s->db);
+    return MP_OK;
 }
 
 int mp_store_run_end(mp_store *s, int64_t run_id, const char *status, mp_err *e)
 {
     char now[32];
-    now_iso(now, sizeof now);
-    sqlite3_stmt *st;
-    if (!(st = mp_store_prepare(s, "UPDATE runs SET finished=?, status=? WHERE id=?")))
-        return db_fail(s, e);
-    mp_store_bind(st, 1, "ttI", now, status, (int64_t)run_id);
-    return step_done(s, st, e);
+    mp_store_now(now, sizeof now);
+    return mp_store_do(s, "UPDATE runs SET finished=?, status=? WHERE id=?", "ttI", now, status,
+                       (int64_t)run_id)
+               ? db_fail(s, e)
+               : MP_OK;
 }
 
 static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
@@ -506,22 +481,30 @@ static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
         sqlite3_bind_double(st, i, v);
 }
 
-/* One row per available event: its per-call value. */
-static int store_counters(mp_store *s, int64_t result_id, const mp_result *x, mp_err *e)
+/* One row per event of c, keyed by id: with values (a result's counters, into
+ * counters) the events that counted and their per-call values, the refused
+ * ones being recorded once per run; without (a run's, into run_counters)
+ * every event, refused or not, with the reason. */
+static int put_counters(mp_store *s, int64_t id, const struct mp_counters *c,
+                        const double *values, mp_err *e)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db,
-                           "INSERT OR REPLACE INTO counters(result_id,event,value,status,reason) "
-                           "VALUES(?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st =
+        mp_store_prepare(s, values ? "INSERT OR REPLACE INTO counters(result_id,event,value,"
+                                     "status,reason) VALUES(?,?,?,?,?)"
+                                   : "INSERT OR REPLACE INTO run_counters(run_id,event,status,"
+                                     "reason) VALUES(?,?,?,?)");
+    if (!st)
         return db_fail(s, e);
     int rc = MP_OK;
-    for (int i = 0; i < mp_counters_n(x->counters) && !rc; i++) {
-        const char *why = mp_counters_unavailable(x->counters, i);
-        if (why)
-            continue; /* refused events are recorded once per run (run_counters) */
-        mp_store_bind(st, 1, "Itdtt", (int64_t)result_id, mp_counters_name(x->counters, i),
-                      x->events[i], "ok", "");
+    for (int i = 0; i < mp_counters_n(c) && !rc; i++) {
+        const char *why = mp_counters_unavailable(c, i);
+        if (values && why)
+            continue;
+        if (values)
+            mp_store_bind(st, 1, "Itdtt", (int64_t)id, mp_counters_name(c, i), values[i], "ok", "");
+        else
+            mp_store_bind(st, 1, "Ittt", (int64_t)id, mp_counters_name(c, i),
+                          why ? "unavailable" : "ok", why ? why : "");
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = db_fail(s, e);
         sqlite3_reset(st);
@@ -532,34 +515,14 @@ static int store_counters(mp_store *s, int64_t result_id, const mp_result *x, mp
 
 int mp_store_run_counters(mp_store *s, int64_t run_id, const struct mp_counters *c, mp_err *e)
 {
-    if (!c)
-        return MP_OK;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db,
-                           "INSERT OR REPLACE INTO run_counters(run_id,event,status,reason) "
-                           "VALUES(?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, e);
-    int rc = MP_OK;
-    for (int i = 0; i < mp_counters_n(c) && !rc; i++) {
-        const char *why = mp_counters_unavailable(c, i);
-        mp_store_bind(st, 1, "Ittt", (int64_t)run_id, mp_counters_name(c, i),
-                      why ? "unavailable" : "ok", why ? why : "");
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = db_fail(s, e);
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return c ? put_counters(s, run_id, c, NULL, e) : MP_OK;
 }
 
 int mp_store_set_config_key(mp_store *s, int64_t run_id, const char *key, mp_err *e)
 {
-    sqlite3_stmt *st;
-    if (!(st = mp_store_prepare(s, "UPDATE runs SET config_key=? WHERE id=?")))
-        return db_fail(s, e);
-    mp_store_bind(st, 1, "tI", key, (int64_t)run_id);
-    return step_done(s, st, e);
+    return mp_store_do(s, "UPDATE runs SET config_key=? WHERE id=?", "tI", key, (int64_t)run_id)
+               ? db_fail(s, e)
+               : MP_OK;
 }
 
 int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const mp_result *r,
@@ -583,7 +546,7 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
         return rc;
     }
     char now[32];
-    now_iso(now, sizeof now);
+    mp_store_now(now, sizeof now);
     long nnew = 0;
     for (int i = 0; i < n && !rc; i++) {
         const mp_result *x = &r[i];
@@ -596,49 +559,24 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
         for (int j = 0; j < x->reps; j++)
             used += (size_t)snprintf(times + used, tl - used, "%s%.3f", j ? "," : "",
                                      x->times_us[j]);
-        int c = 1;
-        sqlite3_bind_int64(st, c++, run_id);
-        sqlite3_bind_text(st, c++, x->v->name, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, c++, x->v->method, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, c++, mp_family_name(x->v->family), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, c++, isa, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, c++, x->params, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int(st, c++, x->m);
-        sqlite3_bind_int(st, c++, x->k);
-        sqlite3_bind_int(st, c++, x->n);
-        sqlite3_bind_int(st, c++, x->threads);
-        sqlite3_bind_text(st, c++, x->warm ? "warm" : "cold", -1, SQLITE_STATIC);
-        sqlite3_bind_double(st, c++, x->bpw);
-        sqlite3_bind_int64(st, c++, (sqlite3_int64)x->packed_bytes);
-        sqlite3_bind_int(st, c++, x->copies);
-        sqlite3_bind_int(st, c++, x->reps);
-        sqlite3_bind_double(st, c++, x->median_us);
-        sqlite3_bind_double(st, c++, x->min_us);
-        sqlite3_bind_double(st, c++, x->max_us);
-        sqlite3_bind_double(st, c++, x->mad_us);
-        sqlite3_bind_double(st, c++, x->mean_us);
-        sqlite3_bind_double(st, c++, x->cv);
-        sqlite3_bind_double(st, c++, x->gbps);
-        sqlite3_bind_double(st, c++, x->gops);
-        bind_real_or_null(st, c++, x->max_rel_err);
-        bind_real_or_null(st, c++, x->mean_rel_err);
-        sqlite3_bind_text(st, c++, mp_status_name(x->status), -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, c++, x->reason, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, c++, times, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, c++, now, -1, SQLITE_TRANSIENT);
-        if (sweep_key)
-            sqlite3_bind_text(st, c++, sweep_key, -1, SQLITE_TRANSIENT);
-        else
-            sqlite3_bind_null(st, c++);
+        mp_store_bind(st, 1, "ItttttiiiitdIiidddddddd", (int64_t)run_id, x->v->name, x->v->method,
+                      mp_family_name(x->v->family), isa, x->params, x->m, x->k, x->n, x->threads,
+                      x->warm ? "warm" : "cold", x->bpw, (int64_t)x->packed_bytes, x->copies,
+                      x->reps, x->median_us, x->min_us, x->max_us, x->mad_us, x->mean_us, x->cv,
+                      x->gbps, x->gops);
+        bind_real_or_null(st, 24, x->max_rel_err);
+        bind_real_or_null(st, 25, x->mean_rel_err);
+        /* a NULL sweep_key binds NULL */
+        mp_store_bind(st, 26, "ttttt", mp_status_name(x->status), x->reason, times, now, sweep_key);
         if (x->clock_ghz > 0 || x->slow_reps > 0) { /* measured behind the clock gate */
             if (x->clock_ghz > 0)
-                sqlite3_bind_double(st, c++, x->clock_ghz);
+                sqlite3_bind_double(st, 31, x->clock_ghz);
             else /* no call kept */
-                sqlite3_bind_null(st, c++);
-            sqlite3_bind_int(st, c++, x->slow_reps);
+                sqlite3_bind_null(st, 31);
+            sqlite3_bind_int(st, 32, x->slow_reps);
         } else {
-            sqlite3_bind_null(st, c++);
-            sqlite3_bind_null(st, c++);
+            sqlite3_bind_null(st, 31);
+            sqlite3_bind_null(st, 32);
         }
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = db_fail(s, e);
@@ -647,7 +585,7 @@ int mp_store_results(mp_store *s, int64_t run_id, const char *sweep_key, const m
         sqlite3_reset(st);
         free(times);
         if (!rc && inserted && x->counters && x->reps > 0)
-            rc = store_counters(s, sqlite3_last_insert_rowid(s->db), x, e);
+            rc = put_counters(s, sqlite3_last_insert_rowid(s->db), x->counters, x->events, e);
     }
     sqlite3_finalize(st);
     if (rc) {
