@@ -203,13 +203,6 @@ static int stat_arg(const char *arg, void *target, mp_err *e)
     return MP_OK;
 }
 
-static int format_arg(const char *arg, void *target, mp_err *e)
-{
-    if (mp_format_parse(arg, target) || *(mp_format *)target == MP_FMT_JSON)
-        return mp_fail(e, MP_EUSAGE, "--format: '%s' is not one of table, md, csv", arg);
-    return MP_OK;
-}
-
 static const mp_opt compare_table[] = {
     MP_OPT_S("base", compare_opts, base, "DB[:RUN]", "the base run (default: its newest on the new run's machine)"),
     MP_OPT_S("new", compare_opts, newp, "DB[:RUN]", "the new run (default: its newest)"),
@@ -218,7 +211,7 @@ static const mp_opt compare_table[] = {
     MP_OPT_F("no-normalize", 0, compare_opts, no_normalize, "--normalize none"),
     MP_OPT_FN_("stat", compare_opts, q, stat_arg, "median|pNN", "the statistic judged (default median)"),
     MP_OPT_F("force", 0, compare_opts, force, "compare runs of different machines"),
-    MP_OPT_FN_("format", compare_opts, fmt, format_arg, "table|md|csv", "output format (default table)"),
+    MP_OPT_FMT_OF(compare_opts, fmt, "table|md|csv", "output format (default table)"),
     MP_OPT_END};
 
 static const mp_cmd_spec compare_spec = MP_CMD_SPEC("compare", compare_table,

@@ -136,13 +136,6 @@ static int reps_arg(const char *arg, void *target, mp_err *e)
     return MP_OK;
 }
 
-static int format_arg(const char *arg, void *target, mp_err *e)
-{
-    if (mp_format_parse(arg, target) || *(mp_format *)target == MP_FMT_JSON)
-        return mp_fail(e, MP_EUSAGE, "--format: '%s' is not one of table, csv, md", arg);
-    return MP_OK;
-}
-
 static const mp_opt tune_table[] = {
     MP_OPT_SL("variant", tune_opts, globs, "GLOB", "variants to tune"),
     MP_OPT_S("model", tune_opts, model, "NAME", "every distinct ternary shape of a model"),
@@ -163,7 +156,7 @@ static const mp_opt tune_table[] = {
     MP_OPT_F("force", 0, tune_opts, force, "replace a config of another machine"),
     MP_OPT_F("report", 0, tune_opts, want_report, "print every stored decision and stop"),
     MP_OPT_F("from-sweep", 0, tune_opts, from_sweep, "tuned configs from the sweeps' grids (below)"),
-    MP_OPT_FN_("format", tune_opts, fmt, format_arg, "table|csv|md", "report format (default table)"),
+    MP_OPT_FMT_OF(tune_opts, fmt, "table|csv|md", "report format (default table)"),
     MP_OPT_QUIET(tune_opts, quiet),
     MP_OPT_END};
 

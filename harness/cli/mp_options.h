@@ -28,7 +28,7 @@ typedef enum mp_opt_kind {
     MP_OPT_STRS,   /* char[max] bytes: the items comma-joined */
     MP_OPT_SHAPES, /* int[max][2] of MxK, count at count_off */
     MP_OPT_CHOICE, /* const char *, one of the '|'-separated words of choices */
-    MP_OPT_FORMAT, /* mp_format: table, csv, json or md */
+    MP_OPT_FORMAT, /* mp_format: one of choices (of table, csv, json, md) */
     MP_OPT_FN,     /* fn(arg, target, e) parses and stores */
 } mp_opt_kind;
 
@@ -42,7 +42,7 @@ typedef struct mp_opt {
     int max;           /* INTS, SHAPES: items; STRS: bytes */
     const char *arg;   /* the value's name in --help ("N", "GLOB") */
     const char *help;  /* one line */
-    const char *choices;                                   /* CHOICE: "a|b|c" */
+    const char *choices;                                   /* CHOICE, FORMAT: "a|b|c" */
     int (*fn)(const char *arg, void *target, mp_err *e);   /* FN */
 } mp_opt;
 
@@ -104,9 +104,12 @@ int mp_opt_gguf(const char *arg, void *target, mp_err *e);
      .arg = a, .help = hlp}
 #define MP_OPT_C(nm, st, fld, ch, hlp) \
     {.name = nm, .kind = MP_OPT_CHOICE, .off = offsetof(st, fld), .choices = ch, .arg = ch, .help = hlp}
-#define MP_OPT_FMT(st, fld)                                                             \
-    {.name = "format", .kind = MP_OPT_FORMAT, .off = offsetof(st, fld),                  \
-     .arg = "table|csv|json|md", .help = "output format (default table)"}
+/* --format of the formats ch offers, in the order its messages name them. */
+#define MP_OPT_FMT_OF(st, fld, ch, hlp)                                                  \
+    {.name = "format", .kind = MP_OPT_FORMAT, .off = offsetof(st, fld), .choices = ch,   \
+     .arg = ch, .help = hlp}
+#define MP_OPT_FMT(st, fld) \
+    MP_OPT_FMT_OF(st, fld, "table|csv|json|md", "output format (default table)")
 #define MP_OPT_FN_(nm, st, fld, f, a, hlp) \
     {.name = nm, .kind = MP_OPT_FN, .off = offsetof(st, fld), .fn = f, .arg = a, .help = hlp}
 #define MP_OPT_END {.name = NULL}

@@ -18,20 +18,6 @@ static void *at(void *dst, size_t off)
     return (char *)dst + off;
 }
 
-/* "table|csv|json|md" -> 1 when word is one of them. */
-static int choice_ok(const char *choices, const char *word)
-{
-    size_t wl = strlen(word);
-    for (const char *p = choices; *p;) {
-        const char *bar = strchr(p, '|');
-        size_t l = bar ? (size_t)(bar - p) : strlen(p);
-        if (l == wl && !strncmp(p, word, l))
-            return 1;
-        p += l + (bar ? 1 : 0);
-    }
-    return 0;
-}
-
 /* "'x' is not a or b" / "'x' is not one of a, b, c", as the commands said it. */
 static int choice_fail(const mp_opt *o, const char *v, mp_err *e)
 {
@@ -70,13 +56,13 @@ static int take(const mp_opt *o, const char *v, void *dst, mp_err *e)
         *(const char **)t = v;
         return MP_OK;
     case MP_OPT_CHOICE:
-        if (!choice_ok(o->choices, v))
+        if (!mp_list_has(o->choices, '|', v))
             return choice_fail(o, v, e);
         *(const char **)t = v;
         return MP_OK;
-    case MP_OPT_FORMAT:
-        if (mp_format_parse(v, (mp_format *)t))
-            return mp_fail(e, MP_EUSAGE, "%s: '%s' is not one of table, csv, json, md", what, v);
+    case MP_OPT_FORMAT: /* the formats the command offers, all mp_format_parse knows */
+        if (!mp_list_has(o->choices, '|', v) || mp_format_parse(v, (mp_format *)t))
+            return choice_fail(o, v, e);
         return MP_OK;
     case MP_OPT_STRS:
         if (!*v)

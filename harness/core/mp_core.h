@@ -31,6 +31,8 @@ void mp_join_argv(int argc, char **argv, char *buf, size_t len);
 /* Appends sep (when buf is not empty) and item to buf; MP_EUSAGE naming `what`
  * when it does not fit, never a silent cut. */
 int mp_append(char *buf, size_t len, const char *item, const char *what, mp_err *e);
+/* 1 when word is an item of list, the items separated by sep ("a|b|c"). */
+int mp_list_has(const char *list, char sep, const char *word);
 /* A finite number in [lo, hi] (NaN and inf refused), naming `what`. */
 int mp_parse_double(const char *s, const char *what, double lo, double hi, double *out,
                     mp_err *e);

@@ -65,6 +65,21 @@ int mp_append(char *buf, size_t len, const char *item, const char *what, mp_err 
     return MP_OK;
 }
 
+int mp_list_has(const char *list, char sep, const char *word)
+{
+    size_t wl = strlen(word);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, sep);
+        size_t l = end ? (size_t)(end - p) : strlen(p);
+        if (l == wl && !strncmp(p, word, l))
+            return 1;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
+
 int mp_parse_double(const char *s, const char *what, double lo, double hi, double *out,
                     mp_err *e)
 {

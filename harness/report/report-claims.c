@@ -73,22 +73,6 @@ static int cmp_point(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Is method one of the comma-separated list? */
-static int method_in(const char *method, const char *list)
-{
-    size_t n = strlen(method);
-    for (const char *p = list; *p;) {
-        const char *c = strchr(p, ',');
-        size_t l = c ? (size_t)(c - p) : strlen(p);
-        if (l == n && !strncmp(p, method, n))
-            return 1;
-        if (!c)
-            break;
-        p = c + 1;
-    }
-    return 0;
-}
-
 /* Fastest measured row of methods at (run, shape, n, threads); NULL if none. */
 static const mp_rep_row *fastest(const mp_rep *r, int64_t run, const char *methods, int m, int k,
                                  int n, int t)
@@ -97,7 +81,7 @@ static const mp_rep_row *fastest(const mp_rep *r, int64_t run, const char *metho
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
         if (x->run_id != run || x->m != m || x->k != k || x->n != n || x->threads != t ||
-            !method_in(x->method, methods) || strcmp(x->cache, r->cache) || !measured(x) ||
+            !mp_list_has(methods, ',', x->method) || strcmp(x->cache, r->cache) || !measured(x) ||
             !(x->median_us > 0))
             continue;
         if (!best || x->median_us < best->median_us)
@@ -116,7 +100,7 @@ static int kernel_points(const mp_rep *r, const char *a, const char *b, int n, i
     int best_shapes = 0;
     for (int i = 0; i < r->nrows; i++) {
         const mp_rep_row *x = &r->rows[i];
-        if (x->n != n || x->threads != t || !method_in(x->method, a) || !measured(x) ||
+        if (x->n != n || x->threads != t || !mp_list_has(a, ',', x->method) || !measured(x) ||
             strcmp(x->cache, r->cache) || x->run_id == run)
             continue;
         int shapes = 0;
@@ -126,9 +110,9 @@ static int kernel_points(const mp_rep *r, const char *a, const char *b, int n, i
             for (int q = 0; q < j && first; q++)
                 first = !(r->rows[q].run_id == y->run_id && r->rows[q].m == y->m &&
                           r->rows[q].k == y->k && r->rows[q].n == n && r->rows[q].threads == t &&
-                          method_in(r->rows[q].method, a));
+                          mp_list_has(a, ',', r->rows[q].method));
             if (first && y->run_id == x->run_id && y->n == n && y->threads == t &&
-                method_in(y->method, a) && fastest(r, x->run_id, a, y->m, y->k, n, t) &&
+                mp_list_has(a, ',', y->method) && fastest(r, x->run_id, a, y->m, y->k, n, t) &&
                 fastest(r, x->run_id, b, y->m, y->k, n, t))
                 shapes++;
         }
@@ -141,7 +125,7 @@ static int kernel_points(const mp_rep *r, const char *a, const char *b, int n, i
     int np = 0;
     for (int i = 0; i < r->nrows && np < MAXP; i++) {
         const mp_rep_row *x = &r->rows[i];
-        if (x->run_id != run || x->n != n || x->threads != t || !method_in(x->method, a))
+        if (x->run_id != run || x->n != n || x->threads != t || !mp_list_has(a, ',', x->method))
             continue;
         int dup = 0;
         for (int s = 0; s < np; s++)
@@ -171,7 +155,7 @@ static const mp_rep_e2e *e2e_fastest(const mp_rep_e2e *e, int ne, int64_t run, c
     const mp_rep_e2e *best = NULL;
     for (int i = 0; i < ne; i++) {
         const mp_rep_e2e *x = &e[i];
-        if ((run && x->run != run) || !e2e_kind(x, test) || !method_in(x->method, method) ||
+        if ((run && x->run != run) || !e2e_kind(x, test) || !mp_list_has(method, ',', x->method) ||
             strcmp(x->model, model) || x->threads != t || strcmp(x->status, "ok") ||
             !(x->tps > 0) || (x->layers > 0 && x->layers < x->model_layers))
             continue;
@@ -256,7 +240,7 @@ static int lossless_points(const mp_rep_e2e *e, int ne, const char *a, point *pt
 {
     int np = 0;
     for (int i = 0; i < ne && np < MAXP; i++)
-        if (!strcmp(e[i].test, "lossless") && method_in(e[i].method, a) &&
+        if (!strcmp(e[i].test, "lossless") && mp_list_has(a, ',', e[i].method) &&
             !strcmp(e[i].status, "ok") && e[i].prompts > 0)
             pts[np++] = (point){e[i].share, NULL, NULL, &e[i], NULL, 0};
     return np;
