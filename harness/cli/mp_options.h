@@ -128,6 +128,11 @@ int mp_opt_gguf(const char *arg, void *target, mp_err *e);
 #define MP_OPT_STORE_ROWS(st)                                                          \
     MP_OPT_DB(st, db), MP_OPT_F("no-db", 0, st, no_db, "store nothing"), MP_OPT_FMT(st, fmt), \
         MP_OPT_QUIET(st, quiet)
+/* --n and --threads, the lists of N and thread counts a command measures at
+ * (fields nv, nn, tv, nt), their values named a_n and a_t in --help. */
+#define MP_OPT_N_THREADS(st, a_n, a_t)                                                 \
+    MP_OPT_IL("n", st, nv, nn, 1, 65536, a_n, "tokens per call (default 1)"),            \
+        MP_OPT_IL("threads", st, tv, nt, 1, 1024, a_t, "thread counts (default 1)")
 /* --reps, --min-time, --clock-gate, --warm into the command's mp_bench_opts bo. */
 #define MP_OPT_TIMING_ROWS(st, gate_hlp, warm_hlp)                                      \
     MP_OPT_I("reps", st, bo.min_reps, 1, 1000000, "R", "minimum repetitions"),           \

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,29 +27,45 @@ struct gguf_init_params {
 };
 typedef void (*ggml_log_cb)(int level, const char *text, void *user);
 
+/* The entry points called here, as X(return type, field, parameters, symbol):
+ * the one list the struct and its loading table are made from. */
+#define C const struct gguf_context *
+#define GGML_FUNCS(X)                                                                  \
+    X(struct gguf_context *, init, (const char *, struct gguf_init_params),            \
+      gguf_init_from_file)                                                             \
+    X(void, free_, (struct gguf_context *), gguf_free)                                 \
+    X(uint32_t, version, (C), gguf_get_version)                                        \
+    X(size_t, alignment, (C), gguf_get_alignment)                                      \
+    X(size_t, data_offset, (C), gguf_get_data_offset)                                  \
+    X(int64_t, n_kv, (C), gguf_get_n_kv)                                               \
+    X(const char *, key, (C, int64_t), gguf_get_key)                                   \
+    X(int, kv_type, (C, int64_t), gguf_get_kv_type)                                    \
+    X(int, arr_type, (C, int64_t), gguf_get_arr_type)                                  \
+    X(size_t, arr_n, (C, int64_t), gguf_get_arr_n)                                     \
+    X(const void *, arr_data, (C, int64_t), gguf_get_arr_data)                         \
+    X(const char *, arr_str, (C, int64_t, size_t), gguf_get_arr_str)                   \
+    X(const void *, val_data, (C, int64_t), gguf_get_val_data)                         \
+    X(const char *, val_str, (C, int64_t), gguf_get_val_str)                           \
+    X(int64_t, n_tensors, (C), gguf_get_n_tensors)                                     \
+    X(const char *, t_name, (C, int64_t), gguf_get_tensor_name)                        \
+    X(int, t_type, (C, int64_t), gguf_get_tensor_type)                                 \
+    X(size_t, t_offset, (C, int64_t), gguf_get_tensor_offset)                          \
+    X(size_t, t_size, (C, int64_t), gguf_get_tensor_size)                              \
+    X(const int64_t *, t_ne, (C, int64_t), gguf_get_tensor_ne)                         \
+    X(void, log_set, (ggml_log_cb, void *), ggml_log_set)
+
 typedef struct ggml_api {
-    struct gguf_context *(*init)(const char *, struct gguf_init_params);
-    void (*free_)(struct gguf_context *);
-    uint32_t (*version)(const struct gguf_context *);
-    size_t (*alignment)(const struct gguf_context *);
-    size_t (*data_offset)(const struct gguf_context *);
-    int64_t (*n_kv)(const struct gguf_context *);
-    const char *(*key)(const struct gguf_context *, int64_t);
-    int (*kv_type)(const struct gguf_context *, int64_t);
-    int (*arr_type)(const struct gguf_context *, int64_t);
-    size_t (*arr_n)(const struct gguf_context *, int64_t);
-    const void *(*arr_data)(const struct gguf_context *, int64_t);
-    const char *(*arr_str)(const struct gguf_context *, int64_t, size_t);
-    const void *(*val_data)(const struct gguf_context *, int64_t);
-    const char *(*val_str)(const struct gguf_context *, int64_t);
-    int64_t (*n_tensors)(const struct gguf_context *);
-    const char *(*t_name)(const struct gguf_context *, int64_t);
-    int (*t_type)(const struct gguf_context *, int64_t);
-    size_t (*t_offset)(const struct gguf_context *, int64_t);
-    size_t (*t_size)(const struct gguf_context *, int64_t);
-    const int64_t *(*t_ne)(const struct gguf_context *, int64_t);
-    void (*log_set)(ggml_log_cb, void *);
+#define FIELD(ret, field, params, sym) ret (*field) params;
+    GGML_FUNCS(FIELD)
+#undef FIELD
 } ggml_api;
+
+static const mp_dl_sym ggml_syms[] = {
+#define ROW(ret, field, params, sym) {0, offsetof(ggml_api, field), #sym},
+    GGML_FUNCS(ROW)
+#undef ROW
+};
+#undef C
 
 static int has_lib(const char *dir)
 {
@@ -56,6 +73,16 @@ static int has_lib(const char *dir)
     struct stat st;
     snprintf(p, sizeof p, "%.*s/libggml-base.so", PATH_MAX - 1, dir);
     return stat(p, &st) == 0;
+}
+
+const char *mp_dl_syms(void *const *handles, const mp_dl_sym *syms, int n, void *api)
+{
+    for (int i = 0; i < n; i++) {
+        void **slot = (void **)((char *)api + syms[i].off);
+        if (!(*slot = dlsym(handles[syms[i].lib], syms[i].name)))
+            return syms[i].name;
+    }
+    return NULL;
 }
 
 const char *mp_ggml_dir(void)
@@ -105,37 +132,12 @@ static void *lib_open(ggml_api *a, mp_err *e)
         mp_fail(e, MP_ERUN, "dlopen %s: %s", p, dlerror());
         return NULL;
     }
-#define SYM(field, name)                                                                 \
-    do {                                                                                 \
-        *(void **)&a->field = dlsym(h, name);                                            \
-        if (!a->field) {                                                                 \
-            mp_fail(e, MP_ERUN, "%s lacks %s", p, name);                                 \
-            dlclose(h);                                                                  \
-            return NULL;                                                                 \
-        }                                                                                \
-    } while (0)
-    SYM(init, "gguf_init_from_file");
-    SYM(free_, "gguf_free");
-    SYM(version, "gguf_get_version");
-    SYM(alignment, "gguf_get_alignment");
-    SYM(data_offset, "gguf_get_data_offset");
-    SYM(n_kv, "gguf_get_n_kv");
-    SYM(key, "gguf_get_key");
-    SYM(kv_type, "gguf_get_kv_type");
-    SYM(arr_type, "gguf_get_arr_type");
-    SYM(arr_n, "gguf_get_arr_n");
-    SYM(arr_data, "gguf_get_arr_data");
-    SYM(arr_str, "gguf_get_arr_str");
-    SYM(val_data, "gguf_get_val_data");
-    SYM(val_str, "gguf_get_val_str");
-    SYM(n_tensors, "gguf_get_n_tensors");
-    SYM(t_name, "gguf_get_tensor_name");
-    SYM(t_type, "gguf_get_tensor_type");
-    SYM(t_offset, "gguf_get_tensor_offset");
-    SYM(t_size, "gguf_get_tensor_size");
-    SYM(t_ne, "gguf_get_tensor_ne");
-    SYM(log_set, "ggml_log_set");
-#undef SYM
+    const char *missing = mp_dl_syms(&h, ggml_syms, sizeof ggml_syms / sizeof ggml_syms[0], a);
+    if (missing) {
+        mp_fail(e, MP_ERUN, "%s lacks %s", p, missing);
+        dlclose(h);
+        return NULL;
+    }
     api = *a;
     cached = h;
     return h;

@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,24 +35,40 @@ typedef struct llama_batch_ {
     int8_t *logits;
 } llama_batch_;
 
+typedef void (*log_cb)(int, const char *, void *);
+
+/* The entry points called here, as X(library, return type, field, parameters,
+ * symbol), the library 0 for libllama and 1 for libggml: the one list the
+ * struct and its loading table are made from. */
+#define LLAMA_FUNCS(X)                                                                 \
+    X(0, void, backend_init, (void), llama_backend_init)                               \
+    X(1, void, load_all_from_path, (const char *), ggml_backend_load_all_from_path)    \
+    X(0, void, log_set, (log_cb, void *), llama_log_set)                               \
+    X(0, blob, model_default, (void), llama_model_default_params)                      \
+    X(0, void *, model_load, (const char *, blob), llama_model_load_from_file)         \
+    X(0, blob, ctx_default, (void), llama_context_default_params)                      \
+    X(0, void *, init_from_model, (void *, blob), llama_init_from_model)               \
+    X(0, llama_batch_, batch_get_one, (int32_t *, int32_t), llama_batch_get_one)       \
+    X(0, int32_t, decode, (void *, llama_batch_), llama_decode)                        \
+    X(0, float *, logits_ith, (void *, int32_t), llama_get_logits_ith)                 \
+    X(0, const void *, get_vocab, (const void *), llama_model_get_vocab)               \
+    X(0, int32_t, n_tokens, (const void *), llama_vocab_n_tokens)                      \
+    X(0, void, free_ctx, (void *), llama_free)                                         \
+    X(0, void, free_model, (void *), llama_model_free)                                 \
+    X(0, void, set_threads, (void *, int32_t, int32_t), llama_set_n_threads)
+
 typedef struct llama_api {
-    void (*backend_init)(void);
-    void (*load_all_from_path)(const char *);
-    void (*log_set)(void (*)(int, const char *, void *), void *);
-    void (*ggml_log_set)(void (*)(int, const char *, void *), void *);
-    blob (*model_default)(void);
-    void *(*model_load)(const char *, blob);
-    blob (*ctx_default)(void);
-    void *(*init_from_model)(void *, blob);
-    llama_batch_ (*batch_get_one)(int32_t *, int32_t);
-    int32_t (*decode)(void *, llama_batch_);
-    float *(*logits_ith)(void *, int32_t);
-    const void *(*get_vocab)(const void *);
-    int32_t (*n_tokens)(const void *);
-    void (*free_ctx)(void *);
-    void (*free_model)(void *);
-    void (*set_threads)(void *, int32_t, int32_t);
+#define FIELD(lib, ret, field, params, sym) ret (*field) params;
+    LLAMA_FUNCS(FIELD)
+#undef FIELD
+    void (*ggml_log_set)(log_cb, void *); /* libggml-base's, where it is loaded */
 } llama_api;
+
+static const mp_dl_sym llama_syms[] = {
+#define ROW(lib, ret, field, params, sym) {lib, offsetof(llama_api, field), #sym},
+    LLAMA_FUNCS(ROW)
+#undef ROW
+};
 
 /* The first file in dir whose name starts with prefix and ends with ".so". */
 static int find_lib(const char *dir, const char *prefix, char *out, size_t len)
@@ -111,30 +128,12 @@ static int api_open(llama_api *a, mp_err *e)
     if (!hb || !hl)
         return mp_fail(e, MP_ERUN, "dlopen: %s", dlerror());
     void *hbase = dlopen("libggml-base.so", RTLD_NOW | RTLD_NOLOAD);
-#define SYM(h, field, name)                                                             \
-    do {                                                                                \
-        *(void **)&a->field = dlsym(h, name);                                           \
-        if (!a->field)                                                                  \
-            return mp_fail(e, MP_ERUN, "llama.cpp peer library lacks %s", name);        \
-    } while (0)
-    SYM(hl, backend_init, "llama_backend_init");
-    SYM(hb, load_all_from_path, "ggml_backend_load_all_from_path");
-    SYM(hl, log_set, "llama_log_set");
+    void *const libs[2] = {hl, hb};
+    const char *missing = mp_dl_syms(libs, llama_syms, sizeof llama_syms / sizeof llama_syms[0], a);
+    if (missing)
+        return mp_fail(e, MP_ERUN, "llama.cpp peer library lacks %s", missing);
     if (hbase)
         *(void **)&a->ggml_log_set = dlsym(hbase, "ggml_log_set");
-    SYM(hl, model_default, "llama_model_default_params");
-    SYM(hl, model_load, "llama_model_load_from_file");
-    SYM(hl, ctx_default, "llama_context_default_params");
-    SYM(hl, init_from_model, "llama_init_from_model");
-    SYM(hl, batch_get_one, "llama_batch_get_one");
-    SYM(hl, decode, "llama_decode");
-    SYM(hl, logits_ith, "llama_get_logits_ith");
-    SYM(hl, get_vocab, "llama_model_get_vocab");
-    SYM(hl, n_tokens, "llama_vocab_n_tokens");
-    SYM(hl, free_ctx, "llama_free");
-    SYM(hl, free_model, "llama_model_free");
-    SYM(hl, set_threads, "llama_set_n_threads");
-#undef SYM
     a->log_set(quiet, NULL);
     if (a->ggml_log_set)
         a->ggml_log_set(quiet, NULL);

@@ -172,6 +172,16 @@ int mp_gguf_e2e_source(const char *path, const mp_model *m, int layers,
 /* Directory of the peer libraries: $MPBENCH_GGML_DIR, else third_party/ggml's
  * package lib dir (next to the binary or the working directory); NULL if absent. */
 const char *mp_ggml_dir(void);
+/* One entry point of a dlopen'ed library: its symbol, looked up in the
+ * handle numbered lib, stored at offset off of a struct of function pointers. */
+typedef struct mp_dl_sym {
+    int lib;
+    size_t off;
+    const char *name;
+} mp_dl_sym;
+/* Fills api from syms[0..n) (handles[sym.lib] each); NULL, or the first name
+ * its library lacks. */
+const char *mp_dl_syms(void *const *handles, const mp_dl_sym *syms, int n, void *api);
 /* Opens path with ggml's gguf_init_from_file and compares every key (type,
  * value) and tensor (name, type, shape, offset, size) with our reader's view.
  * MP_OK when they agree; MP_ERUN with the first difference; MP_EUSAGE with

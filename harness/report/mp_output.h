@@ -21,8 +21,10 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
 void mp_probe_print(FILE *f, mp_format fmt, const mp_probe_row *r, int n);
 
 /* s as a JSON string (quoted, escaped) and as one CSV field (quoted when it
- * holds a comma, quote or newline), for every table printer (output*.c). */
+ * holds a comma, quote or newline; with one_line a newline is written as a
+ * space, so that every row of the file is one line), for every table printer
+ * (output*.c) and the report's CSV files. */
 void mp_json_str(FILE *f, const char *s);
-void mp_csv_str(FILE *f, const char *s);
+void mp_csv_str(FILE *f, const char *s, int one_line);
 
 #endif

@@ -58,6 +58,9 @@ enum { MP_REP_N, MP_REP_THREADS };
 const mp_rep_row *mp_rep_next(const mp_rep *r, int *i, mp_rep_filter f, const void *ctx);
 /* Adds x to the set v[0..*n) unless it is there or the set holds max already. */
 void mp_rep_ints_add(int *v, int *n, int max, int x);
+/* The index of s in the set v[0..*n) (compared as strings), added at the end
+ * when it is not there yet; -1 when it is not and the set holds max already. */
+int mp_rep_strs_add(const char **v, int *n, int max, const char *s);
 /* Sorts v[0..n) ascending. */
 void mp_rep_ints_sort(int *v, int n);
 /* Distinct shapes (m, k) in order of first appearance over the r->cache rows passing f. */

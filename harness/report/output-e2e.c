@@ -173,17 +173,17 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
             const mp_e2e_row *r = &rows[i];
             fprintf(f, "%s,%d,%d,", r->model, r->layers, r->model_layers);
             if (lossless) {
-                mp_csv_str(f, r->variant);
+                mp_csv_str(f, r->variant, 0);
                 fprintf(f, ",%s,%d,%d,%d,%.4f,%s,", r->method, r->prompts, r->tokens,
                         r->matched, r->share, r->status);
             } else {
                 fprintf(f, "%zu,%.3f,", r->model_bytes, r->bpw);
-                mp_csv_str(f, r->variant);
+                mp_csv_str(f, r->variant, 0);
                 fprintf(f, ",%d,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%s,", r->threads, r->test,
                         r->n_prompt, r->n_gen, r->batch, r->reps, r->tps_median, r->tps_min,
                         r->tps_max, r->tps_spread, r->status);
             }
-            mp_csv_str(f, r->reason);
+            mp_csv_str(f, r->reason, 0);
             if (lossless) {
                 if (isnan(r->logit_diff) || r->first_diff < 0)
                     fputs(",,", f);
@@ -192,7 +192,7 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
             } else {
                 fprintf(f, ",%s,%.3f,%zu,%.3f,%.3f,%.4f,", r->lm_head, r->setup_s,
                         r->token_bytes, r->bw_gbs, r->bound_tps, r->bound_share);
-                mp_csv_str(f, r->profile);
+                mp_csv_str(f, r->profile, 0);
             }
             fputc('\n', f);
         }

@@ -49,7 +49,7 @@ void mp_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void mp_csv_str(FILE *f, const char *s)
+void mp_csv_str(FILE *f, const char *s, int one_line)
 {
     if (!strpbrk(s, ",\"\n")) {
         fputs(s, f);
@@ -59,7 +59,7 @@ void mp_csv_str(FILE *f, const char *s)
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', f);
-        fputc(*s, f);
+        fputc(one_line && *s == '\n' ? ' ' : *s, f);
     }
     fputc('"', f);
 }

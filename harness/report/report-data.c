@@ -183,6 +183,19 @@ void mp_rep_ints_add(int *v, int *n, int max, int x)
         v[(*n)++] = x;
 }
 
+int mp_rep_strs_add(const char **v, int *n, int max, const char *s)
+{
+    int j;
+    for (j = 0; j < *n && strcmp(v[j], s); j++)
+        ;
+    if (j < *n)
+        return j;
+    if (*n == max)
+        return -1;
+    v[(*n)++] = s;
+    return j;
+}
+
 void mp_rep_ints_sort(int *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_int);
@@ -249,13 +262,8 @@ int mp_rep_distinct_variants(const mp_rep *r, mp_rep_filter f, const void *ctx,
 {
     int n = 0;
     const mp_rep_row *x;
-    for (int i = 0; (x = mp_rep_next(r, &i, f, ctx));) {
-        int j;
-        for (j = 0; j < n && strcmp(out[j], x->variant); j++)
-            ;
-        if (j == n && n < max)
-            out[n++] = x->variant;
-    }
+    for (int i = 0; (x = mp_rep_next(r, &i, f, ctx));)
+        mp_rep_strs_add(out, &n, max, x->variant);
     sort_ctx = r;
     qsort(out, (size_t)n, sizeof *out, cmp_variant);
     return n;

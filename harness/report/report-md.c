@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "report-md.h"
+#include "mp_output.h"
 #include "../../variants/mp_registry.h"
 
 /* ---- small formatting helpers -------------------------------------------------- */
@@ -357,22 +358,6 @@ void mp_rep_sec_plots(FILE *f, const char *plots)
     fputc('\n', f);
 }
 
-/* Writes s as one CSV field (quoted when it holds a comma, quote or newline). */
-static void csv_field(FILE *c, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, c);
-        return;
-    }
-    fputc('"', c);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', c);
-        fputc(*s == '\n' ? ' ' : *s, c);
-    }
-    fputc('"', c);
-}
-
 /* Every stored kernel result of the report's machine (newest per key, the
  * report's cache mode) into CSV_DIR/kernel-results.csv: the exhaustive tables
  * the body leaves out. */
@@ -392,13 +377,13 @@ void mp_rep_csv_results(FILE *f, const mp_rep *r, mp_rep_out *o)
             continue;
         fprintf(c, "%lld,%s,%s,%s,%s,", (long long)x->run_id, x->variant, x->method, x->family,
                 x->isa);
-        csv_field(c, x->params);
+        mp_csv_str(c, x->params, 1);
         fprintf(c, ",%d,%d,%d,%d,%s,%s,%.4f,%.3f,%.3f,%.3f,", x->m, x->k, x->n, x->threads,
                 x->cache, x->status, x->bpw, x->median_us, x->gops, x->gbps);
         if (!isnan(x->max_rel_err))
             fprintf(c, "%.3g", x->max_rel_err);
         fputc(',', c);
-        csv_field(c, x->reason);
+        mp_csv_str(c, x->reason, 1);
         fputc('\n', c);
     }
     fprintf(f, "Every kernel result of this machine (newest per variant, parameters, shape, N, "

@@ -217,18 +217,14 @@ static int usable(const mp_rep_row *x)
     return x && (!strcmp(x->status, "ok") || !strcmp(x->status, "unstable"));
 }
 
-/* Unique method list of the usable rows passing s, in order. */
-static int methods_of(const mp_rep *r, const sel *s, char (*out)[32], int max)
+/* The distinct methods of the usable rows passing s, in order ("?" for a row
+ * without one), as pointers into r. */
+static int methods_of(const mp_rep *r, const sel *s, const char **out, int max)
 {
     int n = 0;
     const mp_rep_row *x;
-    for (int i = 0; (x = mp_rep_next(r, &i, f_sel, s));) {
-        int j;
-        for (j = 0; j < n && strcmp(out[j], x->method); j++)
-            ;
-        if (j == n && n < max)
-            snprintf(out[n++], 32, "%s", x->method[0] ? x->method : "?");
-    }
+    for (int i = 0; (x = mp_rep_next(r, &i, f_sel, s));)
+        mp_rep_strs_add(out, &n, max, x->method[0] ? x->method : "?");
     return n;
 }
 
@@ -242,7 +238,7 @@ static int best_per_method(const mp_rep *r, const sel *s, const char **vars, int
         return 0;
     const char *keep[MAXV];
     double score[MAXV];
-    char meth[MAXV][32];
+    const char *meth[MAXV];
     int nk = 0;
     for (int v = 0; v < *nv; v++) {
         double sum = 0;
@@ -256,13 +252,10 @@ static int best_per_method(const mp_rep *r, const sel *s, const char **vars, int
             }
         }
         double sc = cnt ? sum / cnt : 0;
-        int j;
-        for (j = 0; j < nk && strcmp(meth[j], method); j++)
-            ;
-        if (j == nk) {
-            snprintf(meth[nk], sizeof meth[nk], "%s", method);
-            keep[nk] = vars[v];
-            score[nk++] = sc;
+        int was = nk, j = mp_rep_strs_add(meth, &nk, MAXV, method);
+        if (nk > was) {
+            keep[j] = vars[v];
+            score[j] = sc;
         } else if (sc > score[j]) {
             keep[j] = vars[v];
             score[j] = sc;
@@ -294,7 +287,7 @@ static int plot_roofline(mp_rep *r, const plot_opts *o, plot_job *j)
     sel s = {o->n ? o->n : -1, -1, -1, -1};
     int t = pick_threads(r, s, o->threads);
     s.threads = t;
-    char meth[64][32];
+    const char *meth[64];
     int nm = methods_of(r, &s, meth, 64);
     int bwt = 0, dott = 0;
     double bw = mp_rep_probe(r, "read_DRAM", t, &bwt);
