@@ -1,6 +1,7 @@
 # mpbench build.  `make deps` installs the Debian packages (as root, apt-get),
 # `make` builds ./mpbench, `make test` runs the Criterion tests, `make check-asan`
-# runs them under AddressSanitizer + UBSan, `make bench` a short benchmark set.
+# runs them under AddressSanitizer + UBSan, `make bench` a short benchmark set,
+# `make tiny-model` trains the small ternary model of models/trained/ (~40 min).
 #
 # SIMD files get their flags from the last token of their name (STYLE.md):
 #   *-avx2.c -> AVX2+FMA+F16C, *-avx512.c -> AVX-512 F/BW/VL/DQ, *-avxvnni.c,
@@ -59,7 +60,7 @@ isaflags = $(if $(filter %-avx512vnni.c,$1),$(AVX512VNNI_FLAGS),$(if $(filter %-
 armflags = $(if $(filter %-i8mm.c,$1),$(I8MM_FLAGS),$(if $(filter %-dotprod.c,$1),$(DOTPROD_FLAGS),$(if $(filter %-neon.c,$1),$(NEON_FLAGS),)))
 
 PHONY_REPORT := report-check report-data
-.PHONY: all deps peers test check-asan bench clean plots report $(PHONY_REPORT) table7 e2e-limit regress regress-baseline \
+.PHONY: all deps peers test check-asan bench clean plots report $(PHONY_REPORT) table7 e2e-limit tiny-model regress regress-baseline \
         regress-selftest test-slurm slurm-deps test-arm arm-kernels arm-harness fuzz fuzz-build fuzz-long
 
 ifeq ($(ARCH)-$(filter aarch64,$(HOST_ARCH)),aarch64-)
@@ -360,6 +361,22 @@ report-data: $(BIN)
 # bitnetcpp-* sizes (whole models to 7B, the first 4 layers above); about 45 minutes.
 table7: $(BIN)
 	scripts/table7.sh
+
+# Issue 42: the tiny BitNet b1.58 model and its float twin trained here (scripts/train/,
+# models/trained/README.md), about 40 minutes on 2 cores at nice 19.  Installs what
+# it needs when missing: Debian's python3-torch (for Debian's own /usr/bin/python3),
+# OpenBLAS (torch's matrix products; the reference BLAS is ten times slower) and the
+# corpus package python3.11-doc.  Never part of `make deps` or CI.
+TRAIN_PY   ?= /usr/bin/python3
+TRAIN_ARGS ?=
+tiny-model:
+	@if ! $(TRAIN_PY) -c 'import torch' 2>/dev/null || \
+	    ! dpkg -s python3.11-doc libopenblas0-pthread >/dev/null 2>&1; then \
+	    if [ "$$(id -u)" != 0 ]; then echo "make tiny-model: run as root (it calls apt-get)"; exit 1; fi; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-torch python3.11-doc \
+	        libopenblas0-pthread || exit 1; fi
+	nice -n 19 $(TRAIN_PY) scripts/train/train.py --out models/trained $(TRAIN_ARGS)
 
 # Issue 17's figures (decode bound/share/profile, prefill vs GEMMs alone, setup
 # and whole-command wall times) for the 2B-4T and llama3-8b models, 1 and 2 threads.
