@@ -151,9 +151,9 @@ int mp_same_file(const char *a, const char *b)
 
 size_t mp_mem_limit(void)
 {
-    const char *env = getenv("MPBENCH_MEM_LIMIT_MB");
-    if (env && atol(env) > 0)
-        return (size_t)atol(env) << 20;
+    long mb = mp_env_long("MPBENCH_MEM_LIMIT_MB", 0); /* checked at start */
+    if (mb > 0)
+        return (size_t)mb << 20;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || psz <= 0)
         return (size_t)4 << 30;
