@@ -86,7 +86,7 @@ static const struct {
     {"i2_s.scalar 128x128 n=1 threads=1 - junk", "6 fields"},
 };
 
-Test(checked, tuned_config_integers_refused_naming_file_line_and_field)
+Test(checked, tuned_config_integers_refused_with_exit_2_naming_file_line_and_field)
 {
     char dir[64], path[160];
     mp_test_scratch(dir, sizeof dir, path, sizeof path, "checked", "t.conf");
@@ -103,6 +103,10 @@ Test(checked, tuned_config_integers_refused_naming_file_line_and_field)
                   why);
         cr_assert(strstr(why, bad_tuned[i].field), "'%s': the message lacks '%s': %s",
                   bad_tuned[i].line, bad_tuned[i].field, why);
+        /* and the command that reads it exits 2 with that message */
+        snprintf(want, sizeof want, "t.conf:2: %s", bad_tuned[i].field);
+        EXPECT(2, want, "e2e --model " TINY " --tuned %s --force --variant i2_s.scalar --no-db",
+               path);
     }
     /* a line longer than the reader's buffer is refused, not read in pieces */
     char longl[2100];
@@ -130,20 +134,6 @@ Test(checked, tuned_config_integers_refused_naming_file_line_and_field)
     const mp_variant *v = mp_registry_find("vlut_i2.avx2");
     cr_assert_eq(t.e[1].param[mp_variant_param_index(v, "ktile")], 64);
     mp_tuned_free(&t);
-}
-
-Test(checked, tuned_config_integers_refused_by_e2e_with_exit_2)
-{
-    char dir[64], path[160];
-    mp_test_scratch(dir, sizeof dir, path, sizeof path, "checked", "t.conf");
-    char text[512], want[256];
-    for (size_t i = 0; i < sizeof bad_tuned / sizeof bad_tuned[0]; i++) {
-        snprintf(text, sizeof text, "fingerprint elsewhere\n%s\n", bad_tuned[i].line);
-        mp_test_write(path, text);
-        snprintf(want, sizeof want, "t.conf:2: %s", bad_tuned[i].field);
-        EXPECT(2, want, "e2e --model " TINY " --tuned %s --force --variant i2_s.scalar --no-db",
-               path);
-    }
 }
 
 /* ---- MPBENCH_* numbers -------------------------------------------------------------- */
