@@ -4,11 +4,13 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../kernels/common/mp_parse.h"
 #include "../variants/mp_registry.h"
 
 /* Writes the message and returns code. */
@@ -34,6 +36,11 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
     int lineno = 0, cap = 0, rc = MP_TUNED_OK;
     while (fgets(line, sizeof line, f)) {
         lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: line longer than %d characters", path,
+                      lineno, (int)sizeof line - 2);
+            break;
+        }
         line[strcspn(line, "\r\n")] = 0;
         char *s = line;
         while (isspace((unsigned char)*s))
@@ -62,15 +69,42 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
             }
             continue;
         }
-        char vname[128], shape[64], params[512], extra[8];
-        int n, t, m, k;
-        if (sscanf(s, "%127s %63s n=%d threads=%d %511s %7s", vname, shape, &n, &t, params,
-                   extra) != 5 ||
-            sscanf(shape, "%dx%d", &m, &k) != 2 || m < 1 || k < 1 || n < 1 || t < 1) {
+        /* five fields; every integer checked (sscanf's %d wrapped 4294967552 to 256) */
+        char *fld[6], *save = NULL;
+        int nf = 0;
+        for (char *tok = strtok_r(s, " \t", &save); tok && nf < 6;
+             tok = strtok_r(NULL, " \t", &save))
+            fld[nf++] = tok;
+        if (nf != 5) {
             rc = fail(why, len, MP_TUNED_EINPUT,
-                         "%s:%d: malformed line '%s' (want: VARIANT MxK n=N threads=T "
-                         "PARAMS|-)",
-                         path, lineno, s);
+                      "%s:%d: %d fields, want 5: VARIANT MxK n=N threads=T PARAMS|-", path,
+                      lineno, nf);
+            break;
+        }
+        const char *vname = fld[0], *params = fld[4];
+        char *x = strchr(fld[1], 'x');
+        long m, k, n, t;
+        if (x)
+            *x = 0;
+        if (!x || mp_parse_long(fld[1], 1, INT_MAX / 2, &m) ||
+            mp_parse_long(x + 1, 1, INT_MAX / 2, &k) || (double)m * (double)k > INT_MAX) {
+            if (x)
+                *x = 'x';
+            rc = fail(why, len, MP_TUNED_EINPUT,
+                      "%s:%d: field MxK: '%s' is not MxK with integers in [1, %d] and M*K <= %d",
+                      path, lineno, fld[1], INT_MAX / 2, INT_MAX);
+            break;
+        }
+        if (strncmp(fld[2], "n=", 2) || mp_parse_long(fld[2] + 2, 1, 65536, &n)) {
+            rc = fail(why, len, MP_TUNED_EINPUT,
+                      "%s:%d: field n: '%s' is not n=N with N an integer in [1, 65536]", path,
+                      lineno, fld[2]);
+            break;
+        }
+        if (strncmp(fld[3], "threads=", 8) || mp_parse_long(fld[3] + 8, 1, 1024, &t)) {
+            rc = fail(why, len, MP_TUNED_EINPUT,
+                      "%s:%d: field threads: '%s' is not threads=T with T an integer in "
+                      "[1, 1024]", path, lineno, fld[3]);
             break;
         }
         const mp_variant *v = mp_registry_find(vname);
@@ -83,14 +117,14 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
             out->e = realloc(out->e, sizeof *out->e * (size_t)cap);
         }
         mp_tuned_entry *te = &out->e[out->count];
-        te->v = v, te->m = m, te->k = k, te->n = n, te->threads = t;
+        te->v = v, te->m = (int)m, te->k = (int)k, te->n = (int)n, te->threads = (int)t;
         char bad[256];
         if (mp_params_parse(v, strcmp(params, "-") ? params : "", te->param, bad, sizeof bad)) {
-            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: %s", path, lineno, bad);
+            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: field PARAMS: %s", path, lineno, bad);
             break;
         }
-        if (mp_variant_check(v, m, k, te->param, bad, sizeof bad)) {
-            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: %s cannot take %dx%d: %s", path, lineno,
+        if (mp_variant_check(v, te->m, te->k, te->param, bad, sizeof bad)) {
+            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: %s cannot take %ldx%ld: %s", path, lineno,
                       vname, m, k, bad);
             break;
         }

@@ -3,11 +3,13 @@
  * check, parameters).  The harness never looks inside a kernel. */
 #include "mp_registry.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/common/mp_isa.h"
+#include "../kernels/common/mp_parse.h"
 #include "catalog.h"
 
 static const mp_variant *const *all;
@@ -229,7 +231,12 @@ int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, s
     if (!s || !*s)
         return 0;
     char tmp[512];
-    snprintf(tmp, sizeof tmp, "%s", s);
+    if (strlen(s) >= sizeof tmp) {
+        snprintf(why, len, "parameters '%.40s...': longer than %zu characters", s,
+                 sizeof tmp - 1);
+        return -1;
+    }
+    strcpy(tmp, s);
     char *save = NULL;
     for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
@@ -245,10 +252,10 @@ int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, s
             snprintf(why, len, "variant %s has no parameter '%s'", v->name, tok);
             return -1;
         }
-        char *end;
-        long val = strtol(eq + 1, &end, 10);
-        if (*end || end == eq + 1) {
-            snprintf(why, len, "parameter %s: '%s' is not an integer", tok, eq + 1);
+        long val;
+        if (mp_parse_long(eq + 1, INT_MIN, INT_MAX, &val)) {
+            snprintf(why, len, "parameter %s: '%s' is not an integer in [%d, %d]", tok, eq + 1,
+                     INT_MIN, INT_MAX);
             return -1;
         }
         int ok = 0;

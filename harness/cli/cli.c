@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mp_cli.h"
+#include "../core/mp_core.h"
 
 static const struct {
     const char *name;
@@ -38,6 +39,9 @@ static void usage(FILE *f)
 
 int mp_cmd_main(int argc, char **argv)
 {
+    char bad_env[256]; /* MPBENCH_* numbers checked once, before any command (mp_parse.h) */
+    if (mp_env_check(bad_env, sizeof bad_env))
+        return mp_die(MP_EUSAGE, "%s", bad_env);
     if (argc < 2) {
         usage(stderr);
         return 2;

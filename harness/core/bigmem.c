@@ -37,6 +37,7 @@
 
 #include "mp_bigmem.h"
 #include "../../kernels/common/mp_numerics.h"
+#include "../../kernels/common/mp_parse.h"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
@@ -48,8 +49,7 @@ int mp_big_pages(void)
 {
     static int on = -1;
     if (on < 0) {
-        const char *e = getenv("MPBENCH_HUGEPAGES");
-        on = e && strcmp(e, "1") == 0;
+        on = mp_env_long("MPBENCH_HUGEPAGES", 0) == 1;
     }
     return on;
 }

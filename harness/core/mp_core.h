@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../../kernels/common/mp_parse.h"
 #include "../../kernels/mp_kernel.h"
 
 enum { MP_OK = 0, MP_ERUN = 1, MP_EUSAGE = 2, MP_EIO = 3 };

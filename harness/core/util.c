@@ -166,32 +166,19 @@ int mp_same_file(const char *a, const char *b)
 
 size_t mp_mem_limit(void)
 {
-    const char *env = getenv("MPBENCH_MEM_LIMIT_MB");
-    if (env && atol(env) > 0)
-        return (size_t)atol(env) << 20;
+    long mb = mp_env_long("MPBENCH_MEM_LIMIT_MB", 0); /* checked at start */
+    if (mb > 0)
+        return (size_t)mb << 20;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || psz <= 0)
         return (size_t)4 << 30;
     return (size_t)pages / 4 * 3 * (size_t)psz;
 }
 
-static int parse_long(const char *s, long *out)
-{
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int mp_parse_int(const char *s, const char *what, int lo, int hi, int *out, mp_err *e)
 {
     long v;
-    if (parse_long(s, &v) || v < lo || v > hi)
+    if (mp_parse_long(s, lo, hi, &v))
         return mp_fail(e, MP_EUSAGE, "%s: '%s' is not an integer in [%d, %d]", what,
                        s ? s : "", lo, hi);
     *out = (int)v;

@@ -1,6 +1,7 @@
 /* e2e-spare.c - the decoder's weight-sized buffers: huge pages, and the
  * buffers of the last freed instance kept for the next one. */
 #include "e2e-private.h"
+#include "../../kernels/common/mp_parse.h"
 
 /* Weight-sized buffers (packed tensors, embedding, head, KV cache) ask for
  * transparent huge pages: a decoded token streams about a gigabyte, and with
@@ -14,8 +15,7 @@ int mp_e2e_huge_pages(void)
 {
     static int on = -1;
     if (on < 0) {
-        const char *e = getenv("MPBENCH_E2E_HUGEPAGES");
-        on = !(e && !strcmp(e, "0"));
+        on = mp_env_long("MPBENCH_E2E_HUGEPAGES", 1) != 0;
     }
     return on;
 }

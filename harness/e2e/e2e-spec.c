@@ -2,6 +2,7 @@
  * memory estimate and its check against the machine, the variant of each
  * linear layer (--variant qkv=..,o=..) and the check that each takes its shape. */
 #include "e2e-private.h"
+#include "../../kernels/common/mp_parse.h"
 
 size_t mp_e2e_mem_available(void)
 {
@@ -83,13 +84,9 @@ int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e)
     mp_e2e_mem m;
     mp_e2e_estimate(s, &m);
     size_t avail = mp_e2e_mem_available();
-    const char *cap = getenv("MPBENCH_E2E_MEM_LIMIT"); /* tests and shared machines */
-    if (cap && *cap) {
-        char *end;
-        unsigned long long c = strtoull(cap, &end, 10);
-        if (!*end && (avail == 0 || c < avail))
-            avail = (size_t)c;
-    }
+    long cap = mp_env_long("MPBENCH_E2E_MEM_LIMIT", 0); /* tests and shared machines */
+    if (cap > 0 && (avail == 0 || (size_t)cap < avail))
+        avail = (size_t)cap;
     if (avail == 0)
         return MP_OK; /* unknown: do not guess */
     /* margin: a tenth of what is available, at least 128 MiB (half on tiny limits) */

@@ -342,8 +342,7 @@ static void run_tok(mp_e2e *m, int stage, int resid)
 
 void mp_e2e_profile(mp_e2e *m, int on)
 {
-    const char *dbg = getenv("MPBENCH_E2E_SYNC");
-    if (m->profiling && !on && dbg && *dbg && strcmp(dbg, "0"))
+    if (m->profiling && !on && mp_env_long("MPBENCH_E2E_SYNC", 0) == 1)
         for (int g = 0; g < MP_E2E_NPROF; g++)
             if (m->syncd[g][3] > 0)
                 fprintf(stderr, "sync in %-9s %6.0f tasks: wake-up %.3f ms, imbalance %.3f ms, "

@@ -11,6 +11,7 @@
 #include "mp_counters.h"
 #include "measure.h"
 #include "../../kernels/common/mp_numerics.h"
+#include "../../kernels/common/mp_parse.h"
 #include "../../variants/mp_registry.h"
 
 /* Rows on which outputs are checked: all of them for small problems, otherwise
@@ -96,9 +97,9 @@ int mp_session_open(mp_pool *pool, const mp_case *cases, int ncase, int m, int k
         target = (size_t)((double)limit - need);
     /* MPBENCH_ROTATE_MB overrides it, to check that a result does not change
      * when the rotation grows (i.e. that it is not flattered by a cache) */
-    const char *rot = getenv("MPBENCH_ROTATE_MB");
-    if (rot && atol(rot) > 0)
-        target = (size_t)atol(rot) << 20;
+    long rot = mp_env_long("MPBENCH_ROTATE_MB", 0); /* checked at start */
+    if (rot > 0)
+        target = (size_t)rot << 20;
     /* Repetitions are interleaved, so between two uses of one copy every other
      * case's data passes through the cache too: rotate enough copies that the
      * bytes touched in between exceed the target, counting all cases. */

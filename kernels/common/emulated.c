@@ -15,6 +15,7 @@
  * AArch64 full-system emulation shows the guest kernel's view of the emulated
  * CPU and cannot be told apart here: MPBENCH_EMULATED=1 says so. */
 #include "mp_isa.h"
+#include "mp_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,15 +45,13 @@ static int cpuinfo_arch(void)
 
 int mp_cpu_emulated(char *why, unsigned len)
 {
-    const char *env = getenv("MPBENCH_EMULATED");
-    if (env && *env) {
-        if (!strcmp(env, "1")) {
-            snprintf(why, len, "MPBENCH_EMULATED=1");
-            return 1;
-        }
-        if (!strcmp(env, "0"))
-            return 0;
+    long told = mp_env_long("MPBENCH_EMULATED", -1);
+    if (told == 1) {
+        snprintf(why, len, "MPBENCH_EMULATED=1");
+        return 1;
     }
+    if (told == 0)
+        return 0;
     int arch = cpuinfo_arch();
 #if defined(__aarch64__) || defined(__arm__)
     if (arch == 'x') {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../mp_kernel.h"
+#include "mp_parse.h"
 
 #if defined(__aarch64__)
 #include <sys/auxv.h>
@@ -104,8 +105,7 @@ unsigned mp_isa_detect(void)
         }
         b &= allow;
     }
-    const char *verbose = getenv("MPBENCH_VERBOSE");
-    if (verbose && *verbose == '1') {
+    if (mp_env_long("MPBENCH_VERBOSE", 0) == 1) {
         char h[96], e[96];
         fprintf(stderr, "mpbench: hardware ISA %s; enabled %s%s%s\n",
                 mp_isa_str(hw, h, sizeof h), mp_isa_str(b, e, sizeof e),

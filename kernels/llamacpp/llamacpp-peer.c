@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "ggml-api.h"
+#include "../common/mp_parse.h"
 
 enum { MAX_THREADS = 64, MAX_GRAPHS = 16 };
 
@@ -407,11 +408,9 @@ static void use_threads(int n)
                 tpp.p.cpumask[pu[i]] = true;
             tpp.p.strict_cpu = true;
         }
-        const char *poll = getenv("MPBENCH_GGML_POLL"); /* unset: ggml's default, 50 */
-        if (poll && *poll) {
-            int v = atoi(poll);
-            tpp.p.poll = v < 0 ? 0 : v > 100 ? 100 : (uint32_t)v;
-        }
+        long poll = mp_env_long("MPBENCH_GGML_POLL", -1); /* unset: ggml's default, 50 */
+        if (poll >= 0)
+            tpp.p.poll = (uint32_t)poll;
         cpu_set_t saved;
         int have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
         G.tp[n] = G.ggml_threadpool_new(&tpp.p);

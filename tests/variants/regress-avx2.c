@@ -4,8 +4,7 @@
  * first call).  Outputs stay bit-exact; only the time grows, by about that
  * percentage.  Injecting MPBENCH_TEST_SLOWDOWN=25 is how the tests prove that
  * `mpbench compare` flags a 25% slowdown, and that it does not without it. */
-#include <stdlib.h>
-
+#include "../../kernels/common/mp_parse.h"
 #include "../../kernels/i2_s/i2s.h"
 #include "mp_test_variants.h"
 
@@ -13,9 +12,7 @@ static int slowdown_pct(void)
 {
     static int pct = -1;
     if (pct < 0) {
-        const char *s = getenv("MPBENCH_TEST_SLOWDOWN");
-        int v = s ? atoi(s) : 0;
-        pct = v < 0 ? 0 : v > 400 ? 400 : v;
+        pct = (int)mp_env_long("MPBENCH_TEST_SLOWDOWN", 0); /* checked at start */
     }
     return pct;
 }
