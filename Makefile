@@ -112,7 +112,7 @@ test: $(BIN) $(TESTBIN) $(BUILD)/mptest
 	    exit 1; fi
 	BATTERY_ALLOW_FAIL=$(BATTERY_ALLOW_FAIL) BATTERY_BIN=$(abspath $(BIN)) scripts/battery.sh --results $(BUILD)/battery.tsv
 
-# The bad-input battery (issue 40, tests/battery/README.md): ~1600 cases of bad
+# The bad-input battery (issue 40, tests/battery/README.md): ~1630 cases of bad
 # input and faults by class (outputs vs inputs, failed writes, signals, integers in
 # every option and file format, repeated options, folders as files), each judged on
 # its exit code, its message, no data loss and no sanitizer report.  `make test`

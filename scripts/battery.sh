@@ -243,7 +243,7 @@ slurp() { # FILE VAR: the file's text (at most what read takes), no fork
 run_case() {
     local class=$1 id=$2 expect=$3 needs=$4 dirs=$5 cmd=$6
     local D=$ROOT/c/$id out=$ROOT/c/$id.out err=$ROOT/c/$id.err
-    local -a envs=() unsets=() may=() keep=() absent=() absent0=() exists0=() if0=() outs=() errs=() dbok=() dbint=()
+    local -a envs=() unsets=() may=() keep=() absent=() absent0=() exists0=() if0=() outs=() errs=() dbok=() dbint=() sql0=() noerr0=()
     local ulim= sig= sig2= tmo=$TIMEOUT stdout_to= cwd=. skip= setup_err= mounted=0
     mkdir -p "$D/.tmp"
     local f fx=()
@@ -337,6 +337,8 @@ run_case() {
         err) errs+=("$val") ;;
         dbok) dbok+=("$val") ;;
         dbint) dbint+=("$val") ;;
+        sql0) sql0+=("$val") ;;
+        noerr0) noerr0+=("$val") ;;
         *) setup_err="unknown directive '$d'" ;;
         esac
     done
@@ -524,8 +526,10 @@ run_case() {
             why+=("data: $p left behind")
         done
     fi
-    # dbok: the database whole and no run left 'running'; dbint: whole
+    # dbok: the database whole and no run left 'running'; dbint: whole (room made
+    # on a filled disk first, so that the check can open it)
     local ic run
+    [ $mounted = 1 ] && [ $((${#dbok[@]} + ${#dbint[@]} + ${#sql0[@]})) -gt 0 ] && rm -f "$D"/*/.fill
     for f in "${dbok[@]}" "${dbint[@]}"; do
         [ -e "$D/$f" ] || continue
         [ $HAVE_SQLITE = 1 ] || continue
@@ -537,6 +541,18 @@ run_case() {
         run=$(sqlite3 "$D/$f" "SELECT count(*) FROM runs WHERE status='running'" 2>/dev/null)
         [ "${run:-0}" = 0 ] || why+=("database $f: $run run(s) left 'running'")
     done
+    # on exit 0: what it says it stored is there (DB=QUERY prints 1), and it did
+    # not say that a write failed
+    if [ "$rc" = 0 ]; then
+        for f in "${sql0[@]}"; do
+            [ $HAVE_SQLITE = 1 ] || continue
+            run=$(sqlite3 "$D/${f%%=*}" "${f#*=}" 2>&1 | head -n 1)
+            [ "$run" = 1 ] || why+=("exit 0 but ${f%%=*} lacks what it stored (${f#*=}: $run)")
+        done
+        for f in "${noerr0[@]}"; do
+            [[ $errtxt == *"$f"* ]] && why+=("exit 0 after saying '$f'")
+        done
+    fi
 
     local status=PASS
     [ ${#why[@]} -gt 0 ] && status=FAIL

@@ -202,6 +202,26 @@ for w in "${B_W[@]}"; do
             "tmpfs:disk=4m ; copy:s.db>disk/$file ; fill:disk ; may:disk/$file-wal ; may:disk/$file-shm ; may:disk/$file-journal" \
             "$(c disk/$file)"
     fi
+    # a nearly full disk: the database opens, then a write fails part way (what
+    # was stored before stays, the file stays whole; exit 3, never "stored")
+    # (or it fits: exit 0, and then what it says it stored is in the file, and it
+    # does not say the disk was full)
+    if [ "$kind" = db ] && [ "$name" != probe.db ]; then
+        last="(SELECT max(id) FROM runs)"
+        case $name in
+        tune.db) stored="SELECT count(*) > 0 FROM tuned" ;;
+        e2e.db) stored="SELECT count(*) > 0 FROM e2e WHERE run_id = $last" ;;
+        merge.out) stored="SELECT count(*) = 2 FROM runs" ;;
+        *) stored="SELECT count(*) > 0 FROM results WHERE run_id = $last" ;;
+        esac
+        for kb in 56 64; do
+            cc=$(c disk/$file)
+            [ "$name" = merge.out ] && cc="merge disk/$file u.db"
+            row b-writes "nearly-full$kb.$name" "0|3" "disk && $NOSPACE" \
+                "tmpfs:disk=4m ; copy:s.db>disk/$file ; fill:disk=$kb ; may:disk/$file* ; may:new.conf ; dbint:disk/$file ; sql0:disk/$file=$stored ; noerr0:is full ; needs:sqlite3" \
+                "$cc"
+        done
+    fi
     # ulimit -f: SIGXFSZ must not kill it (exit 153): the write fails, exit 3
     if [ "$name" != probe.db ]; then
         lim=1
