@@ -170,9 +170,10 @@ for w in "${B_W[@]}"; do
     X3=3
     [ "$name" = e2e.cache ] && X3="0|3"
     c() { local o=$1; echo "${tmpl//\{OUT\}/$o}"; }
-    # no such folder, two levels up (a database's or a folder output's own folder
-    # may be created: 0 is right then, not for a missing grandparent)
-    if [ "$name" = e2e.cache ]; then
+    # no such folder, two levels up (a database's own folder may be created: 0 is
+    # right then, not for a missing grandparent; an output folder may be made
+    # with its parents, like mkdir -p)
+    if [ "$kind" = dir ]; then
         row b-writes "nodir.$name" "0|3" "nodir && No such file" "-" "$(c nodir/sub/$file)"
     else
         row b-writes "nodir.$name" 3 "nodir && No such file" "-" "$(c nodir/sub/$file)"
