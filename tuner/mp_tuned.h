@@ -8,7 +8,9 @@
  * PARAMS is "name=value,..." or "-" for a variant without parameters, e.g.
  *   tl2_0.avx512.bm32 6912x2560 n=1 threads=2 -
  *   vlut_i2.avx512 2560x6912 n=32 threads=1 ktile=64,ntile=32
- * Loading checks every line: known variant, parameters in its space; a file whose
+ * Loading checks every line: five fields, every integer checked (mp_parse_long:
+ * M, K in [1, INT_MAX/2] with M*K <= INT_MAX, N in [1, 65536], T in [1, 1024],
+ * the CLI's limits), known variant, parameters in its space; a file whose
  * fingerprint differs from this machine's is refused unless forced. */
 #ifndef MP_TUNED_H
 #define MP_TUNED_H

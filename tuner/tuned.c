@@ -77,8 +77,8 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
             fld[nf++] = tok;
         if (nf != 5) {
             rc = fail(why, len, MP_TUNED_EINPUT,
-                      "%s:%d: %d fields, want 5: VARIANT MxK n=N threads=T PARAMS|-", path,
-                      lineno, nf);
+                      "%s:%d: malformed line: %d fields, want 5 (VARIANT MxK n=N threads=T "
+                      "PARAMS|-)", path, lineno, nf);
             break;
         }
         const char *vname = fld[0], *params = fld[4];
@@ -120,7 +120,7 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
         te->v = v, te->m = (int)m, te->k = (int)k, te->n = (int)n, te->threads = (int)t;
         char bad[256];
         if (mp_params_parse(v, strcmp(params, "-") ? params : "", te->param, bad, sizeof bad)) {
-            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: field PARAMS: %s", path, lineno, bad);
+            rc = fail(why, len, MP_TUNED_EINPUT, "%s:%d: %s (field PARAMS)", path, lineno, bad);
             break;
         }
         if (mp_variant_check(v, te->m, te->k, te->param, bad, sizeof bad)) {
