@@ -194,8 +194,8 @@ static int stat_arg(const char *arg, void *target, mp_err *e)
     double q = 0;
     if (!strcmp(arg, "median"))
         q = 0.5;
-    else if (arg[0] == 'p' && arg[1])
-        q = strtod(arg + 1, &end) / 100.0, q = *end ? 0 : q;
+    else if (arg[0] == 'p' && arg[1] && !arg[1 + strspn(arg + 1, "0123456789.")])
+        q = strtod(arg + 1, &end) / 100.0, q = *end ? 0 : q; /* digits: no 1e1, no blank */
     if (!(q > 0 && q < 1))
         return mp_fail(e, MP_EUSAGE, "--stat: '%s' is not median or pNN (a percentile, 1..99)",
                        arg);
