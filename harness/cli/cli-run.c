@@ -38,6 +38,7 @@ static const mp_opt run_table[] = {
     MP_OPT_END};
 
 static const mp_cmd_spec run_spec = MP_CMD_SPEC("run", run_table,
+    .once = "model|gguf",
     .synopsis = "--variant GLOB[,GLOB] (--shape MxK[xN][,...] | --model NAME | --gguf FILE) [options]",
     .about = "Measures each variant (cold cache unless --warm) on each shape, N and thread\n"
              "count, and stores the results in the database.\n");

@@ -160,6 +160,7 @@ static const mp_opt tune_table[] = {
     MP_OPT_END};
 
 static const mp_cmd_spec tune_spec = MP_CMD_SPEC("tune", tune_table,
+    .once = "model|gguf",
     .synopsis = "--variant GLOB (--model NAME | --gguf FILE | --shape MxK[xN]) --strategy S [options]\n"
                 "       mpbench tune --report [--db PATH] [--format table|csv|md]\n"
                 "       mpbench tune --from-sweep [--db PATH] [--out DIR] [--margin PCT] [--alpha P]",
