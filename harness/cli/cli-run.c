@@ -51,6 +51,8 @@ static int run_cases(const run_opts *o, mp_case **out, int *n)
     mp_err e;
     if ((rc = mp_select_variants(o->globs, sel, MAX_SEL, &nsel, &e)))
         return mp_die(rc, "%s", e.msg);
+    if (o->params && !*o->params)
+        return mp_die(2, "--params: empty (name=value,...)");
     mp_case *cases = calloc((size_t)nsel, sizeof *cases);
     for (int i = 0; i < nsel; i++) {
         cases[i].v = sel[i];
