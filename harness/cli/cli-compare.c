@@ -426,6 +426,9 @@ int mp_cmd_compare(int argc, char **argv)
     free_runset(&B);
     if (!np)
         return mp_die(2, "compare: the two runs have no result in common: nothing was compared");
+    if (!c[0] && !c[1] && !c[2]) /* every common key unstable: no verdict is a pass */
+        return mp_die(1, "compare: judged nothing: all %d common keys are unstable in %s or %s",
+                      c[3], A.path, B.path);
     return c[0] ? mp_die(1, "%d regression%s beyond %.0f%%", c[0], c[0] > 1 ? "s" : "", o.thr)
                 : 0;
 }
