@@ -260,12 +260,15 @@ int mp_cmd_list_gguf(int argc, char **argv)
     }
     for (int t = 0; t < 64; t++)
         if (cnt[t])
-            printf("  %lld tensors of %s: %.1f MiB\n", (long long)cnt[t], mp_gguf_type_name(t),
+            printf("  %lld tensors of %s (ggml type %d%s): %.1f MiB\n", (long long)cnt[t],
+                   mp_gguf_type_name(t), t, mp_gguf_type_runs(t) ? "" : ", not read here",
                    (double)by_type[t] / (1024.0 * 1024.0));
     mp_model m;
     int mrc = rc = mp_gguf_model(g, &m, &e);
-    if (rc)
+    if (rc) { /* why it cannot run goes to stderr too: the exit is not 0 */
         printf("model: not runnable: %s\n", e.msg);
+        fprintf(stderr, "mpbench: list gguf: model not runnable: %s\n", e.msg);
+    }
     else
         printf("model: %s: hidden %d, intermediate %d, layers %d, heads %d, kv_heads %d, head_dim "
                "%d, vocab %d, context %d, rope_theta %g, norm_eps %g, ffn %s, tied %d, "
