@@ -215,6 +215,7 @@ static const mp_opt compare_table[] = {
     MP_OPT_END};
 
 static const mp_cmd_spec compare_spec = MP_CMD_SPEC("compare", compare_table,
+    .once = "base new",
     .synopsis = "--base DB[:RUN] --new DB[:RUN] [--threshold PCT] [--normalize common|bw|none]\n"
                 "                       [--stat median|pNN] [--force] [--format table|md|csv]",
     .about = "Ratio of medians new/base per key with a 95% bootstrap interval, divided by\n"

@@ -172,7 +172,7 @@ static int sweep_shapes(const sweep_opts *o, int (*shapes)[2], int *ns)
         if (rc)
             return mp_die(rc, "%s", e.msg);
         if (nall <= 0)
-            return mp_die(2, "--model all: no model files in models/shapes");
+            return mp_die(2, "--model all: no model files (*.txt) in %s", mp_models_dir());
     }
     size_t l = strlen(buf); /* an empty selection is refused, not a sweep of nothing */
     if (o->models[0] && (buf[0] == ',' || buf[l - 1] == ',' || strstr(buf, ",,")))
