@@ -10,7 +10,8 @@
  * Repeats are consistent: a list option (ints, strings, shapes) takes a
  * comma-separated list and may be repeated, the items of every occurrence
  * appended in order (`--shape A,B` is `--shape A --shape B`); a scalar option
- * given twice keeps the last value. */
+ * given twice keeps the last value, except the selections a command takes
+ * once (mp_cmd_spec.once: run's --model/--gguf, pack's --variant), refused. */
 #ifndef MP_OPTIONS_H
 #define MP_OPTIONS_H
 
