@@ -147,7 +147,7 @@ int mp_model_load_text(const char *name, mp_model *m, mp_err *e)
             long v;
             if (mp_parse_long(val, boolean ? 0 : 1, boolean ? 1 : 100000000, &v)) {
                 rc = mp_fail(e, MP_EUSAGE, "%s:%d: %s: '%s' must be %s", path, lineno, s,
-                             val, boolean ? "0 or 1" : "a positive decimal integer <= 1e8");
+                             val, boolean ? "0 or 1" : "a positive integer (decimal, at most 100000000)");
                 break;
             }
             *(int *)((char *)m + keys[i].off) = (int)v;
