@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mp_test.h"
@@ -33,9 +32,25 @@ static int wait_within(pid_t pid, double seconds, const char *what)
     return st;
 }
 
-/* Exit 130 (not a death by the signal) and a message saying it stopped. */
-static void stopped_with_130(int st, const char *log, const char *what)
+/* Runs args in a fresh folder ("DB" in args becomes its database, into db),
+ * sends sig `after` seconds after the start (or after its run is registered,
+ * with wait_run), and expects exit 130, not a death by the signal, within
+ * `within` seconds, with a message saying it stopped. */
+static void stop_case(char **args, const char *what, int wait_run, double after, int sig,
+                      double within, char *db, size_t dblen)
 {
+    char dir[64], log[128];
+    mp_test_scratch(dir, sizeof dir, db, dblen, "stop", "s.db");
+    snprintf(log, sizeof log, "%s/log", dir);
+    for (int i = 0; args[i]; i++)
+        if (!strcmp(args[i], "DB"))
+            args[i] = db;
+    pid_t pid = mp_test_spawn(args, log);
+    if (wait_run)
+        mp_test_wait_rows(db, "SELECT count(*) FROM runs", 1, 30);
+    usleep((useconds_t)(after * 1e6));
+    kill(pid, sig);
+    int st = wait_within(pid, within, what);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "%s: status %d (%s %d)", what, st,
               WIFSIGNALED(st) ? "killed by signal" : "exit",
               WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
@@ -49,16 +64,11 @@ static void stopped_with_130(int st, const char *log, const char *what)
  * turns it into a stop request (it was a death by SIGTERM, 143, no message). */
 Test(stop, sigterm_in_the_first_moments_exits_130_with_a_message, .timeout = 120)
 {
-    char dir[64], db[128], log[128];
-    mp_test_scratch(dir, sizeof dir, db, sizeof db, "stop", "t.db");
-    snprintf(log, sizeof log, "%s/log", dir);
+    char db[128];
     char *args[] = {"mpbench", "sweep", "--variant", "i2_s.scalar", "--shape", "64x128",
-                    "--warm", "--reps", "2", "--min-time", "20", "--counters", "none", "--db", db,
-                    NULL};
-    pid_t pid = mp_test_spawn(args, log);
-    usleep(20000);
-    kill(pid, SIGTERM);
-    stopped_with_130(wait_within(pid, 30, "sweep"), log, "sweep, SIGTERM at 20 ms");
+                    "--warm", "--reps", "2", "--min-time", "20", "--counters", "none", "--db",
+                    "DB", NULL};
+    stop_case(args, "sweep, SIGTERM at 20 ms", 0, 0.02, SIGTERM, 30, db, sizeof db);
     cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs WHERE status='running'"), 0);
 }
 
@@ -66,15 +76,11 @@ Test(stop, sigterm_in_the_first_moments_exits_130_with_a_message, .timeout = 120
  * measurements, stores nothing (a partial probe is no roof) and exits 130. */
 Test(stop, probe_interrupted_exits_130_and_stores_nothing, .timeout = 120)
 {
-    char dir[64], db[128], log[128];
-    mp_test_scratch(dir, sizeof dir, db, sizeof db, "stop", "p.db");
-    snprintf(log, sizeof log, "%s/log", dir);
+    char db[128];
     char *args[] = {"mpbench", "probe", "--quick", "--threads", "1", "--ceiling-variants",
-                    "i2_s.scalar", "--ceiling-n", "1", "--ceiling-time", "60", "--db", db, NULL};
-    pid_t pid = mp_test_spawn(args, log);
-    usleep(500000);
-    kill(pid, SIGTERM);
-    stopped_with_130(wait_within(pid, 10, "probe"), log, "probe");
+                    "i2_s.scalar", "--ceiling-n", "1", "--ceiling-time", "60", "--db", "DB",
+                    NULL};
+    stop_case(args, "probe", 0, 0.5, SIGTERM, 10, db, sizeof db);
     if (access(db, F_OK) == 0)
         cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs"), 0);
 }
@@ -82,34 +88,26 @@ Test(stop, probe_interrupted_exits_130_and_stores_nothing, .timeout = 120)
 /* e2e printed "stopping" and went on until killed: its timing loops now check
  * the flag every step, so SIGINT mid-run ends it within seconds, the run
  * marked interrupted. */
-static void e2e_stops(const char *mode)
+Test(stop, e2e_interrupted_mid_run_stops_within_seconds, .timeout = 120)
 {
-    char dir[64], db[128], log[128];
-    mp_test_scratch(dir, sizeof dir, db, sizeof db, "stop", "e.db");
-    snprintf(log, sizeof log, "%s/log", dir);
-    char *perf[] = {"mpbench", "e2e", "--model", "tests/fixtures/tiny.txt", "--variant",
-                    "i2_s.scalar", "--pp", "200", "--tg", "50", "--reps", "1000", "--db", db,
+    char db[128];
+    char *args[] = {"mpbench", "e2e", "--model", "tests/fixtures/tiny.txt", "--variant",
+                    "i2_s.scalar", "--pp", "200", "--tg", "50", "--reps", "1000", "--db", "DB",
                     NULL};
-    char *lossless[] = {"mpbench", "e2e", "--lossless", "--model", "tests/fixtures/tiny.txt",
-                        "--variant", "i2_s.scalar", "--prompts", "100000", "--tokens", "64",
-                        "--db", db, NULL};
-    pid_t pid = mp_test_spawn(strcmp(mode, "lossless") ? perf : lossless, log);
-    mp_test_wait_rows(db, "SELECT count(*) FROM runs", 1, 30);
-    usleep(500000);
-    kill(pid, SIGINT);
-    stopped_with_130(wait_within(pid, 5, mode), log, mode);
+    stop_case(args, "e2e", 1, 0.5, SIGINT, 5, db, sizeof db);
     cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs WHERE status='interrupted'"),
                  1);
 }
 
-Test(stop, e2e_interrupted_mid_run_stops_within_seconds, .timeout = 120)
-{
-    e2e_stops("perf");
-}
-
 Test(stop, e2e_lossless_interrupted_mid_run_stops_within_seconds, .timeout = 120)
 {
-    e2e_stops("lossless");
+    char db[128];
+    char *args[] = {"mpbench", "e2e", "--lossless", "--model", "tests/fixtures/tiny.txt",
+                    "--variant", "i2_s.scalar", "--prompts", "100000", "--tokens", "64", "--db",
+                    "DB", NULL};
+    stop_case(args, "e2e --lossless", 1, 0.5, SIGINT, 5, db, sizeof db);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM runs WHERE status='interrupted'"),
+                 1);
 }
 
 /* Every number of a claim row by the checked parser: atoi and sscanf took
@@ -174,14 +172,14 @@ Test(badinput, list_gguf_lists_a_k_quant_tensor)
 {
     char dir[64], path[128];
     mp_test_scratch(dir, sizeof dir, path, sizeof path, "kquant", "kq.gguf");
+    int64_t ne[2] = {256, 2};
     mp_err e;
     mp_gguf_w *w = mp_gguf_w_new();
-    mp_gguf_w_str(w, "general.architecture", "test");
-    int64_t ne[2] = {256, 2};
     cr_assert(mp_gguf_w_tensor(w, "blk.0.ffn_down.weight", 12 /* q4_K */, 2, ne, fill_zero,
                                NULL, &e) >= 0, "%s", e.msg);
     cr_assert(mp_gguf_w_tensor(w, "output_norm.weight", MP_GGML_F32, 1, ne, fill_zero, NULL,
                                &e) >= 0, "%s", e.msg);
+    mp_gguf_w_str(w, "general.architecture", "test");
     cr_assert_eq(mp_gguf_w_write(w, path, 0, &e), MP_OK, "%s", e.msg);
     mp_gguf_w_free(w);
     /* listed (the architecture "test" runs nowhere: that, not the type, is the refusal) */
