@@ -53,7 +53,7 @@ Test(cli, malformed_model_files)
         {"hidden 64\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\n",
          "missing required key 'vocab'", 2},
         {"hidden sixty\nintermediate 128\nlayers 2\nheads 4\nkv_heads 4\nvocab 100\n",
-         "hidden: 'sixty' is not a number", 2},
+         "hidden: 'sixty' must be a positive integer", 2},
         {"hidden 64\nintermediate -128\nlayers 2\nheads 4\nkv_heads 4\nvocab 100\n",
          "intermediate: '-128' must be a positive integer", 2},
         {"hidden 64\nbogus 1\n", "m.txt:3: unknown key 'bogus'", 2}, /* with its line number */

@@ -502,7 +502,7 @@ Test(gguf, bad_header_fields)
     const mp_gguf_tensor *t0 = &g->t[0], *t1 = &g->t[1];
     const mp_gguf_tensor *tq = mp_gguf_tensor_find(g, "blk.0.attn_q.weight");
     cr_assert(tq && tq->type == MP_GGML_TQ2_0);
-    size_t tq_ne0 = tq->at + 8 + strlen(tq->name) + 4, tq_type = tq_ne0 + 8 * (size_t)tq->n_dims;
+    size_t tq_ne0 = tq->at + 8 + strlen(tq->name) + 4;
     size_t t1_ndims = t1->at + 8 + strlen(t1->name), t1_ne0 = t1_ndims + 4;
     size_t t1_type = t1_ne0 + 8 * (size_t)t1->n_dims, t1_off = t1_type + 4;
     uint64_t t1_offset = t1->offset;
@@ -534,9 +534,9 @@ Test(gguf, bad_header_fields)
     RESET(); set64(b, tq_ne0, 100);
     expect_bad(b, n, "row not a block multiple", "not a multiple", NULL);
     RESET(); set32(b, t1_type, 99);
-    expect_bad(b, n, "unknown tensor type", "unknown or unsupported tensor type 99", NULL);
-    RESET(); set32(b, tq_type, 12); /* q4_K: a real ggml type we do not read */
-    expect_bad(b, n, "unsupported tensor type", "tensor type 12", NULL);
+    expect_bad(b, n, "unknown tensor type", "unknown tensor type 99", NULL);
+    /* q4_K (12), a real ggml type we do not read, is parsed and listed (issue 40):
+     * test_stop.c, badinput/list_gguf_lists_a_k_quant_tensor */
     RESET(); set64(b, t1_off, t1_offset + 1);
     expect_bad(b, n, "misaligned offset", "not a multiple of the alignment", NULL);
     RESET(); set64(b, t1_off, (uint64_t)1 << 40);

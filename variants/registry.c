@@ -237,6 +237,11 @@ int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, s
         return -1;
     }
     strcpy(tmp, s);
+    size_t l = strlen(tmp);
+    if (tmp[0] == ',' || tmp[l - 1] == ',' || strstr(tmp, ",,")) { /* strtok would skip it */
+        snprintf(why, len, "parameters '%s': an empty item", s);
+        return -1;
+    }
     char *save = NULL;
     for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');

@@ -194,8 +194,8 @@ static int stat_arg(const char *arg, void *target, mp_err *e)
     double q = 0;
     if (!strcmp(arg, "median"))
         q = 0.5;
-    else if (arg[0] == 'p' && arg[1])
-        q = strtod(arg + 1, &end) / 100.0, q = *end ? 0 : q;
+    else if (arg[0] == 'p' && arg[1] && !arg[1 + strspn(arg + 1, "0123456789.")])
+        q = strtod(arg + 1, &end) / 100.0, q = *end ? 0 : q; /* digits: no 1e1, no blank */
     if (!(q > 0 && q < 1))
         return mp_fail(e, MP_EUSAGE, "--stat: '%s' is not median or pNN (a percentile, 1..99)",
                        arg);
@@ -215,6 +215,7 @@ static const mp_opt compare_table[] = {
     MP_OPT_END};
 
 static const mp_cmd_spec compare_spec = MP_CMD_SPEC("compare", compare_table,
+    .once = "base new",
     .synopsis = "--base DB[:RUN] --new DB[:RUN] [--threshold PCT] [--normalize common|bw|none]\n"
                 "                       [--stat median|pNN] [--force] [--format table|md|csv]",
     .about = "Ratio of medians new/base per key with a 95% bootstrap interval, divided by\n"
@@ -426,6 +427,9 @@ int mp_cmd_compare(int argc, char **argv)
     free_runset(&B);
     if (!np)
         return mp_die(2, "compare: the two runs have no result in common: nothing was compared");
+    if (!c[0] && !c[1] && !c[2]) /* every common key unstable: no verdict is a pass */
+        return mp_die(1, "compare: judged nothing: all %d common keys are unstable in %s or %s",
+                      c[3], A.path, B.path);
     return c[0] ? mp_die(1, "%d regression%s beyond %.0f%%", c[0], c[0] > 1 ? "s" : "", o.thr)
                 : 0;
 }

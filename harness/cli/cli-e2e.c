@@ -175,6 +175,7 @@ static const mp_opt e2e_table[] = {
     MP_OPT_END};
 
 static const mp_cmd_spec e2e_spec = MP_CMD_SPEC("e2e", e2e_table,
+    .once = "model|gguf",
     .synopsis = "(--model NAME | --gguf FILE) (--variant GLOB[,GLOB] | --tuned FILE [--force]) [options]\n"
                 "       mpbench e2e --lossless --model NAME --variant GLOB[,GLOB] [--prompts P] [--tokens T] [...]",
     .about = "A BitNet-style decoder with the model file's architecture and synthetic\n"

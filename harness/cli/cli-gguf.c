@@ -45,6 +45,7 @@ static const mp_opt pack_table[] = {
     MP_OPT_END};
 
 static const mp_cmd_spec pack_spec = MP_CMD_SPEC("pack --gguf-out", pack_table,
+    .once = "model variant",
     .synopsis = "--gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] [--seed S]",
     .about = "Writes a GGUF file with the model's architecture (llama.cpp's bitnet when it\n"
              "has sub-norms, else llama) and the e2e runner's seeded weights, the ternary\n"
@@ -185,11 +186,17 @@ static int llama_compare(const char *path, const mp_model *m, int P, int G, cons
 /* --llama P[,G]: P prompts (1-1000) of G tokens (1-200, default 16). */
 static int llama_arg(const char *arg, void *target, mp_err *e)
 {
-    int *t = target, n = 0;
-    char tail;
-    if ((n = sscanf(arg, "%d,%d%c", &t[0], &t[1], &tail)) < 1 || n > 2 || t[0] < 1 ||
-        t[0] > 1000 || t[1] < 1 || t[1] > 200)
+    int *t = target;
+    long p, g = t[1];
+    const char *comma = strchr(arg, ',');
+    int hl = comma ? (int)(comma - arg) : (int)strlen(arg);
+    char head[32];
+    snprintf(head, sizeof head, "%.*s", hl, arg);
+    /* the checked parser, not sscanf's %d (it wrapped 4294967297 to 1) */
+    if (hl >= (int)sizeof head || mp_parse_long(head, 1, 1000, &p) ||
+        (comma && mp_parse_long(comma + 1, 1, 200, &g)))
         return mp_fail(e, MP_EUSAGE, "--llama '%s': want PROMPTS[,TOKENS] (1-1000, 1-200)", arg);
+    t[0] = (int)p, t[1] = (int)g;
     return MP_OK;
 }
 
@@ -253,12 +260,15 @@ int mp_cmd_list_gguf(int argc, char **argv)
     }
     for (int t = 0; t < 64; t++)
         if (cnt[t])
-            printf("  %lld tensors of %s: %.1f MiB\n", (long long)cnt[t], mp_gguf_type_name(t),
+            printf("  %lld tensors of %s (ggml type %d%s): %.1f MiB\n", (long long)cnt[t],
+                   mp_gguf_type_name(t), t, mp_gguf_type_runs(t) ? "" : ", not read here",
                    (double)by_type[t] / (1024.0 * 1024.0));
     mp_model m;
     int mrc = rc = mp_gguf_model(g, &m, &e);
-    if (rc)
+    if (rc) { /* why it cannot run goes to stderr too: the exit is not 0 */
         printf("model: not runnable: %s\n", e.msg);
+        fprintf(stderr, "mpbench: list gguf: model not runnable: %s\n", e.msg);
+    }
     else
         printf("model: %s: hidden %d, intermediate %d, layers %d, heads %d, kv_heads %d, head_dim "
                "%d, vocab %d, context %d, rope_theta %g, norm_eps %g, ffn %s, tied %d, "

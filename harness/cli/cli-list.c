@@ -187,7 +187,8 @@ static int list_machine(const list_opts *o)
     if (access(db, R_OK) == 0) {
         mp_store *s;
         mp_err e;
-        if (mp_store_open(db, &s, &e) == MP_OK) {
+        int rc = mp_store_open(db, &s, &e);
+        if (rc == MP_OK) {
             enum { MAXP = 8192 }; /* a probe of many threads has many ceilings */
             mp_probe_row *r = calloc(MAXP, sizeof *r);
             int n = r ? mp_probe_latest(s, m.fingerprint, r, MAXP) : 0;
@@ -199,6 +200,8 @@ static int list_machine(const list_opts *o)
             }
             free(r);
             mp_store_close(s);
+        } else { /* a database there that cannot be read: 3, like the other readers */
+            return mp_die(rc, "%s", e.msg);
         }
     }
     return 0;

@@ -48,6 +48,7 @@ static const mp_opt pack_table[] = {
     MP_OPT_END};
 
 static const mp_cmd_spec pack_spec = MP_CMD_SPEC("pack", pack_table,
+    .once = "variant shape",
     .synopsis = "--variant NAME --shape MxK (--weights FILE | --seed S) --out FILE\n"
                 "                    [--scale X] [--params name=value,...]\n"
                 "       mpbench pack --gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] [--seed S]",

@@ -91,9 +91,15 @@ int mp_cmd_probe(int argc, char **argv)
     if (!rows)
         return mp_die(MP_EIO, "probe: out of memory");
     int nrows = mp_probe_measure(&mach, tv, nt, o.quick, rows, maxrows, o.quiet);
-    if (ceilings)
+    if (ceilings && !mp_engine_interrupted())
         nrows = mp_ceiling_rows(sel, nsel, tv, nt, nv, nn, o.budget, rows, nrows, maxrows,
                                 o.quiet);
+    if (mp_engine_interrupted()) { /* a partial probe is no roof: store none of it */
+        free(rows);
+        mp_store_close(store);
+        return mp_die(130, "probe: interrupted: nothing stored%s%s", o.no_db ? "" : " in ",
+                      o.no_db ? "" : o.db);
+    }
     mp_probe_print(stdout, o.fmt, rows, nrows);
     rc = 0;
     if (store) {

@@ -67,6 +67,11 @@ int mp_cmd_report(int argc, char **argv)
         return mp_die(2, "--csv %s: not a directory", csv);
     if (check && stat(out, &sb) != 0)
         return mp_die(2, "--check: --out %s does not exist (nothing to compare with)", out);
+    char cerr[1024]; /* the claims checked before anything is read or written; the
+                      * default file may be missing (the report says so) */
+    int crc = mp_rep_claims_check(claims, cerr, sizeof cerr);
+    if (crc && (strcmp(claims, "results/claims.tsv") || stat(claims, &sb) == 0))
+        return mp_die(crc, "--claims: %s", cerr);
     if (mp_parse_only_stop("report")) /* mp_rep_open copies the database into /tmp */
         return 0;
     mp_rep r;

@@ -38,6 +38,7 @@ static const mp_opt run_table[] = {
     MP_OPT_END};
 
 static const mp_cmd_spec run_spec = MP_CMD_SPEC("run", run_table,
+    .once = "model|gguf",
     .synopsis = "--variant GLOB[,GLOB] (--shape MxK[xN][,...] | --model NAME | --gguf FILE) [options]",
     .about = "Measures each variant (cold cache unless --warm) on each shape, N and thread\n"
              "count, and stores the results in the database.\n");
@@ -50,6 +51,8 @@ static int run_cases(const run_opts *o, mp_case **out, int *n)
     mp_err e;
     if ((rc = mp_select_variants(o->globs, sel, MAX_SEL, &nsel, &e)))
         return mp_die(rc, "%s", e.msg);
+    if (o->params && !*o->params)
+        return mp_die(2, "--params: empty (name=value,...)");
     mp_case *cases = calloc((size_t)nsel, sizeof *cases);
     for (int i = 0; i < nsel; i++) {
         cases[i].v = sel[i];

@@ -171,7 +171,12 @@ static int sweep_shapes(const sweep_opts *o, int (*shapes)[2], int *ns)
         free(all);
         if (rc)
             return mp_die(rc, "%s", e.msg);
+        if (nall <= 0)
+            return mp_die(2, "--model all: no model files (*.txt) in %s", mp_models_dir());
     }
+    size_t l = strlen(buf); /* an empty selection is refused, not a sweep of nothing */
+    if (o->models[0] && (buf[0] == ',' || buf[l - 1] == ',' || strstr(buf, ",,")))
+        return mp_die(2, "--model: empty item in the list '%.80s'", buf);
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         mp_model mdl;
         int sh[8][2];
@@ -316,6 +321,8 @@ int mp_cmd_sweep(int argc, char **argv)
     if ((rc = mp_opts_parse(&sweep_spec, argc, argv, &o, &po)) || po.help)
         return rc;
     mp_join_argv(argc - 1, argv + 1, cmdline, sizeof cmdline);
+    if (o.counters && !*o.counters)
+        return mp_die(2, "--counters: empty (give events, or none)");
     static mp_case cases[MAX_CASES];
     static int shapes[MAX_SHAPES][2];
     static const mp_variant *sel[MAX_SEL];

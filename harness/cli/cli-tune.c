@@ -12,6 +12,7 @@
  * answer is "no significant winner, keep default".  Winners go to the tuned table
  * and to results/tuned/FINGERPRINT.conf, which `mpbench e2e --tuned` reads; the
  * command ends by printing this tune's report table. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,9 @@ static int report(const char *db, mp_format fmt)
 {
     mp_store *s;
     mp_err e;
+    struct stat st;
+    if (stat(db, &st) != 0 && errno == ENOENT) /* a report creates no database */
+        return mp_die(2, "--db %s: no such database file (nothing tuned there)", db);
     int rc = mp_store_open(db, &s, &e);
     if (rc)
         return mp_die(rc, "%s", e.msg);
@@ -160,6 +164,7 @@ static const mp_opt tune_table[] = {
     MP_OPT_END};
 
 static const mp_cmd_spec tune_spec = MP_CMD_SPEC("tune", tune_table,
+    .once = "model|gguf",
     .synopsis = "--variant GLOB (--model NAME | --gguf FILE | --shape MxK[xN]) --strategy S [options]\n"
                 "       mpbench tune --report [--db PATH] [--format table|csv|md]\n"
                 "       mpbench tune --from-sweep [--db PATH] [--out DIR] [--margin PCT] [--alpha P]",

@@ -10,7 +10,8 @@
  * Repeats are consistent: a list option (ints, strings, shapes) takes a
  * comma-separated list and may be repeated, the items of every occurrence
  * appended in order (`--shape A,B` is `--shape A --shape B`); a scalar option
- * given twice keeps the last value. */
+ * given twice keeps the last value, except the selections a command takes
+ * once (mp_cmd_spec.once: run's --model/--gguf, pack's --variant), refused. */
 #ifndef MP_OPTIONS_H
 #define MP_OPTIONS_H
 
@@ -52,6 +53,10 @@ typedef struct mp_cmd_spec {
     const char *about;    /* paragraphs printed after the options, or NULL */
     const mp_opt *opts;   /* ends with a row whose name is NULL */
     int max_pos;          /* positional arguments allowed (kept in mp_opts_out) */
+    /* selections the command takes once (issue 40), space-separated groups of
+     * '|'-joined option names ("model|gguf variant"): a second option of a
+     * group is refused (exit 2) naming both values, never one silently kept */
+    const char *once;
 } mp_cmd_spec;
 
 enum { MP_OPTS_MAX = 64, MP_OPTS_MAX_POS = 4096 };

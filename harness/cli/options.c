@@ -93,6 +93,40 @@ static int take(const mp_opt *o, const char *v, void *dst, mp_err *e)
     return mp_fail(e, MP_EUSAGE, "%s: unknown option kind", what);
 }
 
+/* The group of spec->once that holds option name, into grp ('|'-joined); 0 if none. */
+static int once_group(const mp_cmd_spec *spec, const char *name, char *grp, size_t len)
+{
+    for (const char *p = spec->once; p && *p;) {
+        size_t l = strcspn(p, " ");
+        snprintf(grp, len, "%.*s", (int)l, p);
+        if (mp_list_has(grp, '|', name))
+            return 1;
+        p += l + (p[l] == ' ');
+    }
+    return 0;
+}
+
+/* An option of a spec->once group given when one of its group already was:
+ * MP_EUSAGE naming both (the earlier value read back from its target, a
+ * string), else 0. */
+static int refuse_twice(const mp_cmd_spec *spec, const mp_opts_out *out, const mp_opt *o,
+                        const char *val, const void *dst, mp_err *e)
+{
+    char grp[128];
+    if (!once_group(spec, o->name, grp, sizeof grp))
+        return 0;
+    for (int j = 0; spec->opts[j].name && j < MP_OPTS_MAX; j++) {
+        const mp_opt *p = &spec->opts[j];
+        if (!out->seen[j] || !mp_list_has(grp, '|', p->name))
+            continue;
+        const char *was = (p->kind == MP_OPT_STR || p->kind == MP_OPT_FN) && dst
+                              ? *(const char *const *)((const char *)dst + p->off) : NULL;
+        return mp_fail(e, MP_EUSAGE, "--%s %s and --%s %s: %s takes one (give one of them)",
+                       p->name, was ? was : "(given)", o->name, val ? val : "", spec->name);
+    }
+    return 0;
+}
+
 static const mp_opt *find_long(const mp_opt *t, const char *name, size_t len, int *idx)
 {
     for (int i = 0; t[i].name; i++)
@@ -156,7 +190,9 @@ int mp_opts_parse(const mp_cmd_spec *spec, int argc, char **argv, void *dst, mp_
                                          "a value (%s)", spec->name, a, o->arg ? o->arg : "VALUE");
             val = argv[++i];
         }
-        int rc = take(o, val, dst, &e);
+        int rc = refuse_twice(spec, out, o, val, dst, &e);
+        if (!rc)
+            rc = take(o, val, dst, &e);
         if (rc)
             return mp_die(rc, "%s", e.msg);
         if (idx < MP_OPTS_MAX)

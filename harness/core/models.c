@@ -142,23 +142,24 @@ int mp_model_load_text(const char *name, mp_model *m, mp_err *e)
             rc = mp_fail(e, MP_EUSAGE, "%s:%d: unknown key '%s'", path, lineno, s);
             break;
         }
-        char *end;
-        errno = 0;
-        double d = strtod(val, &end);
-        if (*end || errno || !isfinite(d)) {
-            rc = mp_fail(e, MP_EUSAGE, "%s:%d: %s: '%s' is not a number", path, lineno, s,
-                         val);
-            break;
-        }
-        if (keys[i].is_int) {
+        if (keys[i].is_int) { /* decimal digits only: no 0x80, no 1e2 (mp_parse_long) */
             int boolean = !strcmp(s, "tied") || !strcmp(s, "sub_norm");
-            if (d != floor(d) || d < (boolean ? 0 : 1) || d > (boolean ? 1 : 1e8)) {
+            long v;
+            if (mp_parse_long(val, boolean ? 0 : 1, boolean ? 1 : 100000000, &v)) {
                 rc = mp_fail(e, MP_EUSAGE, "%s:%d: %s: '%s' must be %s", path, lineno, s,
-                             val, boolean ? "0 or 1" : "a positive integer");
+                             val, boolean ? "0 or 1" : "a positive integer (decimal, at most 100000000)");
                 break;
             }
-            *(int *)((char *)m + keys[i].off) = (int)d;
+            *(int *)((char *)m + keys[i].off) = (int)v;
         } else {
+            char *end;
+            errno = 0;
+            double d = strtod(val, &end);
+            if (*end || errno || !isfinite(d)) {
+                rc = mp_fail(e, MP_EUSAGE, "%s:%d: %s: '%s' is not a number", path, lineno, s,
+                             val);
+                break;
+            }
             if (d <= 0) {
                 rc = mp_fail(e, MP_EUSAGE, "%s:%d: %s: '%s' must be positive", path,
                              lineno, s, val);

@@ -192,9 +192,15 @@ int mp_parse_int_list(const char *s, const char *what, int lo, int hi, int *out,
     if (!s || strlen(s) >= sizeof buf)
         return mp_fail(e, MP_EUSAGE, "%s: missing or too long", what);
     strcpy(buf, s);
+    if (!*buf)
+        return mp_fail(e, MP_EUSAGE, "%s: empty list", what);
     int n = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    /* every item, empty ones too ('1,,2', '1,' and ',' are refused, not skipped) */
+    for (char *t = buf, *c; t; t = c ? c + 1 : NULL) {
+        if ((c = strchr(t, ',')))
+            *c = 0;
+        if (!*t)
+            return mp_fail(e, MP_EUSAGE, "%s: '%s' has an empty item", what, s);
         if (n == max)
             return mp_fail(e, MP_EUSAGE, "%s: more than %d values", what, max);
         int rc = mp_parse_int(t, what, lo, hi, &out[n], e);
@@ -202,8 +208,6 @@ int mp_parse_int_list(const char *s, const char *what, int lo, int hi, int *out,
             return rc;
         n++;
     }
-    if (!n)
-        return mp_fail(e, MP_EUSAGE, "%s: empty list", what);
     *count = n;
     return MP_OK;
 }

@@ -114,6 +114,9 @@ int mp_e2e_parse_variant_for(const char *s, mp_e2e_choice *lin, int *set, mp_err
     if (!s || !*s || strlen(s) >= sizeof buf)
         return mp_fail(e, MP_EUSAGE, "--variant-for: missing or too long");
     strcpy(buf, s);
+    size_t l = strlen(buf); /* strtok would skip an empty item: ',' selected nothing */
+    if (buf[0] == ',' || buf[l - 1] == ',' || strstr(buf, ",,"))
+        return mp_fail(e, MP_EUSAGE, "--variant-for: empty item in '%s'", s);
     char *save = NULL;
     for (char *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(it, '=');

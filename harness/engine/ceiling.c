@@ -344,7 +344,7 @@ int mp_ceiling_rows(const mp_variant *const *sel, int nsel, const int *tv, int n
     int first = n;
     mp_progress pg;
     mp_progress_begin(&pg, nsel * MP_CEILING_ROUNDS, quiet);
-    for (int round = 0; round < MP_CEILING_ROUNDS && c; round++)
+    for (int round = 0; round < MP_CEILING_ROUNDS && c && !mp_engine_interrupted(); round++)
         for (int i = 0; i < nsel && n < max; i++) {
             const mp_variant *v = sel[i];
             mp_progress_show(&pg, "compute ceiling of %s (round %d of %d)", v->name, round + 1,

@@ -213,7 +213,7 @@ static int decode_prompt(mp_e2e *m, const int *prompt, int len, int gen, const i
     want[len - 1] = 1;
     mp_e2e_reset(m);
     int rc = mp_e2e_forward(m, prompt, seq, len, want, rows);
-    for (int i = 0; !rc && i < gen; i++) {
+    for (int i = 0; !rc && i < gen && !mp_engine_interrupted(); i++) {
         tok[i] = mp_e2e_tokens(m)[0];
         if (i + 1 < gen)
             rc = mp_e2e_forward(m, feed ? &feed[i] : &tok[i], seq, 1, NULL,
@@ -256,7 +256,7 @@ static int ref_decode(const mp_e2e_job *o, const mp_e2e_spec *rs, mp_pool *pool,
         return rc;
     rr->tok = malloc(sizeof(int) * (size_t)P * gen);
     rr->logits = mp_alloc(sizeof(float) * (size_t)P * gen * vocab);
-    for (int p = 0; p < P && !rc; p++) {
+    for (int p = 0; p < P && !rc && !mp_engine_interrupted(); p++) {
         mp_progress_show(pg, "lossless: reference prompt %d/%d", p + 1, P);
         int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
         if (decode_prompt(ref, prompt, len, gen, NULL, rr->tok + (size_t)p * gen,
@@ -326,6 +326,10 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             if ((rc = ref_decode(o, &rs, pool, vocab, &pg, &ref[binary], e)))
                 break;
         }
+        if (mp_engine_interrupted()) { /* the reference is partial: no row */
+            (*nrows)--;
+            break;
+        }
         mp_e2e_spec vs = base;
         memcpy(vs.lin, cfg[c].lin, sizeof vs.lin);
         mp_e2e *m;
@@ -340,7 +344,7 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         r->bpw = 8.0 * (double)mem->ternary / mem->ternary_weights;
         double diff = 0;
         int first = 0, first_p = -1; /* earliest divergence: token (1-based), prompt */
-        for (int p = 0; p < P && !rc; p++) {
+        for (int p = 0; p < P && !rc && !mp_engine_interrupted(); p++) {
             mp_progress_show(&pg, "lossless: %s prompt %d/%d", cfg[c].label, p + 1, P);
             int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
             const int *want = ref[binary].tok + (size_t)p * gen;
@@ -362,7 +366,9 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 first = at, first_p = p;
         }
         mp_e2e_free(m);
-        if (rc)
+        if (!rc && mp_engine_interrupted())
+            (*nrows)--; /* a partial check is no row */
+        if (rc || mp_engine_interrupted())
             break;
         r->share = (double)r->matched / P;
         r->logit_diff = diff, r->first_diff = first;
@@ -583,7 +589,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                                          mp_e2e_huge_pages(), NULL);
                 rbytes = rd ? mp_probe_reader_bytes(rd, pool) : 0;
             }
-            for (int rep = -1; rep < o->reps; rep++) {
+            for (int rep = -1; rep < o->reps && !mp_engine_interrupted(); rep++) {
                 if (rep == 0 && o->profile && !profiling) /* the timed repetitions only, */
                     mp_e2e_profile(m, 1), profiling = 1;  /* those made again included */
                 mp_progress_show(&pg, "%s: %s rep %d/%d", cfg[c].label, r->test, rep + 1,
@@ -606,7 +612,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     for (int b = 0; b < B; b++)
                         seq[b] = b;
                     int steps = rep < 0 ? 1 : o->tg;
-                    for (int i = 0; i < steps && !rc; i++) {
+                    for (int i = 0; i < steps && !rc && !mp_engine_interrupted(); i++) {
                         double s0 = mp_now();
                         rc = mp_e2e_forward(m, tok, seq, B, NULL, logits);
                         const int *next = mp_e2e_tokens(m); /* argmax of each row */
@@ -651,7 +657,9 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     alone[rep] = gemms_alone(o, pool, m, logits, &slow_bound);
             }
             mp_probe_reader_free(rd, pool);
-            if (rc)
+            if (!rc && mp_engine_interrupted())
+                (*nrows)--; /* a partial test is no row */
+            if (rc || mp_engine_interrupted())
                 break;
             /* the kept reads; none kept (a row left unstable): all of them */
             double bw = !kind[ti] ? 0 : bw_probe ? bw_probe

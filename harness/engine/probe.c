@@ -255,13 +255,13 @@ int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
     int nrows = 0;
     mp_progress pg;
     mp_progress_begin(&pg, (long)nt * 4 * (nr + 2) + 1, quiet);
-    for (int ti = 0; ti < nt; ti++) {
+    for (int ti = 0; ti < nt && !mp_engine_interrupted(); ti++) {
         if (tv[ti] > MAX_T)
             continue;
         char binding[512];
         mp_pool *pool = mp_pool_create(tv[ti], binding, sizeof binding);
         int nk = nr + 2, reps = quick ? 3 : 7;
-        for (int l = 0; l < 4 && nrows + 1 + nk <= max; l++) {
+        for (int l = 0; l < 4 && nrows + 1 + nk <= max && !mp_engine_interrupted(); l++) {
             size_t per = mp_probe_level_bytes(mach, l, tv[ti], quick);
             bw_task *t = calloc(1, sizeof *t);
             if (!t)
@@ -294,7 +294,7 @@ int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
                              names[l]);
             }
             mp_progress_show(&pg, "read, copy, triad %s, %d threads", names[l], tv[ti]);
-            for (int rep = -1; rep < reps; rep++)
+            for (int rep = -1; rep < reps && !mp_engine_interrupted(); rep++)
                 for (int k = 0; k < nk; k++) {
                     t->kind = k < nr ? 0 : k - nr + 1;
                     t->read = k < nr ? rd[k].read : NULL;
@@ -314,7 +314,7 @@ int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
     mp_progress_show(&pg, "int8 dot and byte shuffle peaks, one core");
     long iters = quick ? 2000000 : 10000000;
     double best_dot = 0, best_shuf = 0;
-    for (int r = 0; r < 5; r++) {
+    for (int r = 0; r < 5 && !mp_engine_interrupted(); r++) {
         double t0 = mp_now();
         double macs = ops->dot(iters);
         double g = 2 * macs / (mp_now() - t0) * 1e-9;

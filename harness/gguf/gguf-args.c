@@ -32,7 +32,7 @@ int mp_gguf_e2e_source(const char *path, const mp_model *m, int layers, const mp
     int rc;
     if (src_file)
         return mp_die(1, "internal: a second GGUF weight source");
-    if ((rc = mp_gguf_open(path, &src_file, &e)) ||
+    if ((rc = mp_gguf_open(path, &src_file, &e)) || (rc = mp_gguf_check_types(src_file, &e)) ||
         (rc = mp_gguf_check_ternary(src_file, m, layers, &e)) ||
         (rc = mp_gguf_source(src_file, m, &src_keep, &e))) {
         mp_gguf_close(src_file);

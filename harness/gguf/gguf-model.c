@@ -165,6 +165,12 @@ int mp_gguf_model(const mp_gguf *g, mp_model *m, mp_err *e)
         return mp_fail(e, MP_EUSAGE, "%s: %s.attention.head_count %d is not a multiple of "
                        "head_count_kv %d", g->path, arch, m->heads, m->kv_heads);
     int hd_default = m->hidden % m->heads ? 0 : m->hidden / m->heads;
+    char kl[160]; /* no key_length: the head size comes from embedding_length, so name it */
+    snprintf(kl, sizeof kl, "%s.attention.key_length", arch);
+    if (!hd_default && !mp_gguf_find(g, kl))
+        return mp_fail(e, MP_EUSAGE, "%s: %s.embedding_length %d is not a multiple of "
+                       "attention.head_count %d, and %s is not given", g->path, arch,
+                       m->hidden, m->heads, kl);
     if ((rc = get_int(g, arch, "attention.key_length", hd_default == 0, hd_default, 2, 1 << 16,
                       &m->head_dim, e)))
         return rc;
@@ -268,6 +274,8 @@ int mp_gguf_model_load(const char *path, mp_model *m, mp_err *e)
     if (rc)
         return rc;
     rc = mp_gguf_model(g, m, e);
+    if (!rc)
+        rc = mp_gguf_check_types(g, e);
     mp_gguf_close(g);
     return rc;
 }

@@ -373,8 +373,7 @@ int mp_gguf_parse(const uint8_t *buf, size_t size, const char *name, mp_gguf **o
             break;
         t->type = (int)type;
         if (!mp_gguf_type_name((int)type)) {
-            rc = bad(&r, tyat, field, "unknown or unsupported tensor type %u (supported: f32, f16, "
-                     "bf16, q4_0, q8_0, tq1_0, tq2_0, i2_s)", type);
+            rc = bad(&r, tyat, field, "unknown tensor type %u (not one of ggml's types)", type);
             break;
         }
         char why[160];

@@ -12,6 +12,7 @@ typedef struct type_info {
     int type;
     const char *name;
     int blck, bytes; /* I2_S: 4 weights per byte, plus a 32-byte trailer per tensor */
+    int runs;        /* 0: ggml's type, listed and sized, but mpbench reads none of it */
 } type_info;
 
 /* IEEE binary16 to float, exactly (subnormals, infinities and NaN included). */
@@ -46,11 +47,23 @@ static float half_at(const uint8_t *p)
     return half_to_float(h);
 }
 
+/* Every ggml type (ggml.h's enum ggml_type, block sizes of ggml-common.h), so
+ * that `list gguf` lists a file whatever its types (issue 40: most published
+ * files hold K-quants); only the rows with runs = 1 are read. */
 static const type_info types[] = {
-    {MP_GGML_F32, "f32", 1, 4},       {MP_GGML_F16, "f16", 1, 2},
-    {MP_GGML_Q4_0, "q4_0", 32, 18},   {MP_GGML_Q8_0, "q8_0", 32, 34},
-    {MP_GGML_BF16, "bf16", 1, 2},     {MP_GGML_TQ1_0, "tq1_0", 256, 54},
-    {MP_GGML_TQ2_0, "tq2_0", 256, 66}, {MP_GGML_I2_S, "i2_s", 4, 1},
+    {MP_GGML_F32, "f32", 1, 4, 1},        {MP_GGML_F16, "f16", 1, 2, 1},
+    {MP_GGML_Q4_0, "q4_0", 32, 18, 1},    {MP_GGML_Q8_0, "q8_0", 32, 34, 1},
+    {MP_GGML_BF16, "bf16", 1, 2, 1},      {MP_GGML_TQ1_0, "tq1_0", 256, 54, 1},
+    {MP_GGML_TQ2_0, "tq2_0", 256, 66, 1}, {MP_GGML_I2_S, "i2_s", 4, 1, 1},
+    {3, "q4_1", 32, 20, 0},     {6, "q5_0", 32, 22, 0},     {7, "q5_1", 32, 24, 0},
+    {9, "q8_1", 32, 36, 0},     {10, "q2_K", 256, 84, 0},   {11, "q3_K", 256, 110, 0},
+    {12, "q4_K", 256, 144, 0},  {13, "q5_K", 256, 176, 0},  {14, "q6_K", 256, 210, 0},
+    {15, "q8_K", 256, 292, 0},  {16, "iq2_xxs", 256, 66, 0}, {17, "iq2_xs", 256, 74, 0},
+    {18, "iq3_xxs", 256, 98, 0}, {19, "iq1_s", 256, 50, 0}, {20, "iq4_nl", 32, 18, 0},
+    {21, "iq3_s", 256, 110, 0}, {22, "iq2_s", 256, 82, 0},  {23, "iq4_xs", 256, 136, 0},
+    {24, "i8", 1, 1, 0},        {25, "i16", 1, 2, 0},       {26, "i32", 1, 4, 0},
+    {27, "i64", 1, 8, 0},       {28, "f64", 1, 8, 0},       {29, "iq1_m", 256, 56, 0},
+    {39, "mxfp4", 32, 17, 0},
 };
 
 static const type_info *tinfo(int type)
@@ -65,6 +78,23 @@ const char *mp_gguf_type_name(int type)
 {
     const type_info *ti = tinfo(type);
     return ti ? ti->name : NULL;
+}
+
+int mp_gguf_type_runs(int type)
+{
+    const type_info *ti = tinfo(type);
+    return ti && ti->runs;
+}
+
+int mp_gguf_check_types(const mp_gguf *g, mp_err *e)
+{
+    for (int64_t i = 0; i < g->n_tensors; i++)
+        if (!mp_gguf_type_runs(g->t[i].type))
+            return mp_fail(e, MP_EUSAGE, "%s: tensor '%s' is of type %s (ggml type %d), which "
+                           "mpbench does not read (it reads f32, f16, bf16, q4_0, q8_0, tq1_0, "
+                           "tq2_0, i2_s)", g->path, g->t[i].name,
+                           mp_gguf_type_name(g->t[i].type), g->t[i].type);
+    return MP_OK;
 }
 
 int mp_gguf_type_block(int type, int *bytes)

@@ -77,6 +77,11 @@ typedef struct mp_gguf {
 /* ---- types (harness/gguf-read.c) ------------------------------------------------ */
 /* Name of a ggml type ("tq2_0"), or NULL when we do not know it. */
 const char *mp_gguf_type_name(int type);
+/* 1 when mpbench reads tensors of the type, 0 for ggml's others (listed only). */
+int mp_gguf_type_runs(int type);
+/* MP_EUSAGE naming the first tensor of a type mpbench does not read (e2e, run
+ * and the shape readers refuse such a file; list gguf lists it), else 0. */
+int mp_gguf_check_types(const mp_gguf *g, mp_err *e);
 /* Elements per block of a type (bytes per block in *bytes); 0 when unknown. */
 int mp_gguf_type_block(int type, int *bytes);
 /* Bytes of a tensor of this type and element counts; 0 with why set when the

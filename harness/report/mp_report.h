@@ -179,6 +179,12 @@ typedef struct mp_claim {
  * the number of claims (<= max), -1 with err set when the file is unreadable. */
 int mp_rep_claims_eval(const mp_rep *r, const mp_rep_e2e *e, int ne, const char *claims_path,
                        mp_claim *out, int max, char *err, size_t errlen);
+/* Checks every row of the claims file before anything is computed (issue 40):
+ * 12 tab-separated fields, a known metric with its words, N and T whole
+ * integers in range, lo and hi numbers (hi may be inf), paper=SIZE:X numbers.
+ * 0; MP_EUSAGE with err naming the file, line, field and value (or the file
+ * missing); MP_EIO when it cannot be read. */
+int mp_rep_claims_check(const char *path, char *err, size_t len);
 /* counts[0..3]: yes, partly, no, not judged, over the papers' claims (ids
  * starting with C; H rows are the project's targets); returns their number. */
 int mp_rep_claims_counts(const mp_claim *c, int nc, int counts[4]);

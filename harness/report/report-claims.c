@@ -35,6 +35,7 @@
  * The backing is computed for the point that gives the statistic: the two
  * variants, shape, N and threads of that ratio, each with its share of its own
  * roof (mp_rep_roof) or, end to end, of its row's memory bound. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,6 +441,106 @@ static void judge(mp_claim *c, point *pts, int np, const char *stat, double lo, 
              v >= wlo && v <= whi ? "yes" : mx >= wlo && mn <= whi ? "partly" : "no");
     c->np = np, c->mn = mn, c->mx = mx, c->stat = v, c->stat_point = at;
     (void)r;
+}
+
+/* One number of a claim row, checked: NULL when s is a whole integer in
+ * [lo, hi] (kind 'i') or a finite number ("inf" allowed when inf, kind 'd'),
+ * else the reason, naming the file, the line, the field and the value. */
+static int bad_number(const char *path, int lineno, const char *field, const char *s, int kind,
+                      long lo, long hi, int inf, char *err, size_t len)
+{
+    mp_err e;
+    long lv;
+    double dv;
+    if (kind == 'i' ? !mp_parse_long(s, lo, hi, &lv)
+                    : (inf && !strcmp(s, "inf")) ||
+                          !mp_parse_double(s, field, -1e300, 1e300, &dv, &e))
+        return 0;
+    if (kind == 'i')
+        snprintf(err, len, "claims file %s, line %d, %s: '%s' is not an integer in [%ld, %ld]",
+                 path, lineno, field, s, lo, hi);
+    else
+        snprintf(err, len, "claims file %s, line %d, %s: '%s' is not a number%s", path, lineno,
+                 field, s, inf ? " (or inf)" : "");
+    return 1;
+}
+
+int mp_rep_claims_check(const char *path, char *err, size_t len)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        int no = errno;
+        snprintf(err, len, "claims file %s: cannot read it (%s)", path, strerror(no));
+        return no == ENOENT ? MP_EUSAGE : MP_EIO;
+    }
+    char line[4096];
+    int lineno = 0, rc = 0;
+    while (!rc && fgets(line, sizeof line, in)) {
+        lineno++;
+        if (line[0] == '#' || line[0] == '\n' || !strcmp(line, "\r\n"))
+            continue;
+        int tabs = 0; /* split stops at MAXF fields: count them first */
+        for (const char *q = line; *q; q++)
+            tabs += *q == '\t';
+        char *f[MAXF];
+        split(line, f);
+        if (tabs + 1 != MAXF) {
+            snprintf(err, len, "claims file %s, line %d: %d fields, not %d", path, lineno,
+                     tabs + 1, MAXF);
+            rc = MP_EUSAGE;
+            break;
+        }
+        /* the metric's words: kind, then per kind which are integers */
+        char w[8][128] = {{0}};
+        int nw = sscanf(f[6], "%127s %127s %127s %127s %127s %127s", w[0], w[1], w[2], w[3],
+                        w[4], w[5]);
+        static const struct {
+            const char *kind;
+            int words;        /* positional words after the kind */
+            int n_at, t_at;   /* the word holding N, T (0: none) */
+        } kinds[] = {{"kernel", 4, 3, 4}, {"gbps", 4, 3, 4}, {"e2e", 4, 0, 4},
+                     {"e2eshare", 3, 0, 3}, {"lossless", 1, 0, 0}, {"none", 0, 0, 0}};
+        int k = -1;
+        for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]) && k < 0; i++)
+            if (nw > 0 && !strcmp(w[0], kinds[i].kind))
+                k = i;
+        rc = MP_EUSAGE;
+        if (k < 0)
+            snprintf(err, len, "claims file %s, line %d, metric: unknown metric '%s' (kernel, "
+                     "gbps, e2e, e2eshare, lossless or none)", path, lineno, nw > 0 ? w[0] : "");
+        else if (nw < 1 + kinds[k].words || (nw > 1 + kinds[k].words &&
+                                             !strchr(w[1 + kinds[k].words], '=')))
+            snprintf(err, len, "claims file %s, line %d, metric: '%s' wants %d words after "
+                     "'%s'", path, lineno, f[6], kinds[k].words, kinds[k].kind);
+        else if (!(kinds[k].n_at && bad_number(path, lineno, "metric's N", w[kinds[k].n_at],
+                                               'i', 1, 65536, 0, err, len)) &&
+                 !(kinds[k].t_at && bad_number(path, lineno, "metric's T", w[kinds[k].t_at],
+                                               'i', 0, 1024, 0, err, len)) &&
+                 !(strcmp(kinds[k].kind, "none") &&
+                   (bad_number(path, lineno, "lo", f[8], 'd', 0, 0, 0, err, len) ||
+                    bad_number(path, lineno, "hi", f[9], 'd', 0, 0, 1, err, len))))
+            rc = 0;
+        /* paper=SIZE:X,...: every X a number */
+        const char *p = rc ? NULL : strstr(f[6], " paper=");
+        for (p = p ? p + 7 : NULL; p && *p && *p != ' ' && !rc;) {
+            p += strcspn(p, ":, ");
+            if (*p != ':')
+                break;
+            char num[64];
+            size_t l = strcspn(p + 1, ", ");
+            snprintf(num, sizeof num, "%.*s", (int)(l < sizeof num ? l : sizeof num - 1), p + 1);
+            if (bad_number(path, lineno, "metric's paper=", num, 'd', 0, 0, 0, err, len))
+                rc = MP_EUSAGE;
+            p += 1 + l;
+            p += *p == ',';
+        }
+    }
+    if (!rc && ferror(in)) {
+        snprintf(err, len, "claims file %s: read error (%s)", path, strerror(errno));
+        rc = MP_EIO;
+    }
+    fclose(in);
+    return rc;
 }
 
 int mp_rep_claims_eval(const mp_rep *r, const mp_rep_e2e *e, int ne, const char *claims_path,
