@@ -63,45 +63,42 @@ void mp_plot_addvar(plot_job *j, const char *fmt, ...)
         strcat(j->vars, "; ");
 }
 
-/* gnuplot string literal: single quotes, '' for a quote. */
-void mp_plot_gp_quote(char *dst, size_t len, const char *s)
+/* s as a gnuplot string literal in quotes q, cut to fit len: in '...' a quote
+ * is doubled; in "..." \ and " are escaped and a newline becomes \n (a line
+ * break in titles). */
+static void gp_literal(char *dst, size_t len, const char *s, char q)
 {
-    size_t u = 0;
+    size_t u = 0, reserve = q == '"' ? 4 : 3;
     if (len < 3)
         return;
-    dst[u++] = '\'';
-    for (; *s && u + 3 < len; s++) {
-        if (*s == '\'')
-            dst[u++] = '\'';
-        dst[u++] = *s;
-    }
-    dst[u++] = '\'';
-    dst[u] = 0;
-}
-
-static int warm_titles; /* --cache warm: every title says so */
-
-/* gnuplot double-quoted string literal: \ and " escaped, a newline becomes \n
- * (a line break in titles). */
-void mp_plot_gp_dquote(char *dst, size_t len, const char *s)
-{
-    size_t u = 0;
-    if (len < 3)
-        return;
-    dst[u++] = '"';
-    for (; *s && u + 4 < len; s++) {
-        if (*s == '\n') {
+    dst[u++] = q;
+    for (; *s && u + reserve < len; s++) {
+        if (q == '"' && *s == '\n') {
             dst[u++] = '\\';
             dst[u++] = 'n';
             continue;
         }
-        if (*s == '\\' || *s == '"')
+        if (*s == q)
+            dst[u++] = q == '"' ? '\\' : q;
+        else if (q == '"' && *s == '\\')
             dst[u++] = '\\';
         dst[u++] = *s;
     }
-    dst[u++] = '"';
+    dst[u++] = q;
     dst[u] = 0;
 }
+
+void mp_plot_gp_quote(char *dst, size_t len, const char *s)
+{
+    gp_literal(dst, len, s, '\'');
+}
+
+void mp_plot_gp_dquote(char *dst, size_t len, const char *s)
+{
+    gp_literal(dst, len, s, '"');
+}
+
+static int warm_titles; /* --cache warm: every title says so */
 
 /* Sets gnuplot's plottitle to title (at most 1 KiB), quoted. */
 void mp_plot_title(plot_job *j, const char *title)
@@ -278,6 +275,29 @@ static int series(mp_rep *r, const sel *q, int col, const char **vars, int *nv, 
     return best_per_method(r, q, vars, nv);
 }
 
+/* The data blocks of a plot over col (N or threads) at q: one per variant,
+ * a line "value first second" for each of vals[0..nvals) at which it has a
+ * usable row (over threads GB/s then GOPS, over N GOPS then GB/s), and the
+ * variants' names, space-separated, appended to titles. */
+static void series_blocks(mp_rep *r, plot_job *j, const sel *q, int col, const char **vars,
+                          int nv, const int *vals, int nvals, char *titles, size_t tlen)
+{
+    int by_n = col == MP_REP_N;
+    for (int v = 0; v < nv; v++) {
+        fprintf(j->f, "# %s: %s\n", vars[v], by_n ? "N, GOPS, GB/s" : "threads, GB/s, GOPS");
+        for (int i = 0; i < nvals; i++) {
+            const mp_rep_row *x = mp_rep_pick(r, vars[v], q->m, q->k, by_n ? vals[i] : q->n,
+                                              by_n ? q->threads : vals[i]);
+            if (usable(x))
+                fprintf(j->f, "%d %.4g %.4g\n", vals[i], by_n ? x->gops : x->gbps,
+                        by_n ? x->gbps : x->gops);
+        }
+        fputs("\n\n", j->f);
+        size_t u = strlen(titles);
+        snprintf(titles + u, tlen - u, "%s%s", u ? " " : "", vars[v]);
+    }
+}
+
 /* ---- the plots -------------------------------------------------------------------- */
 
 /* Each plot_KIND: writes KIND.dat (j, opened by mp_plot_draw) and the gnuplot
@@ -435,17 +455,7 @@ static int plot_threads(mp_rep *r, const plot_opts *o, plot_job *j)
     int tv[MAXN], nv, nt;
     int reduced = series(r, &q, MP_REP_THREADS, vars, &nv, tv, &nt);
     char titles[8192] = "";
-    for (int v = 0; v < nv; v++) {
-        fprintf(j->f, "# %s: threads, GB/s, GOPS\n", vars[v]);
-        for (int t = 0; t < nt; t++) {
-            const mp_rep_row *x = mp_rep_pick(r, vars[v], q.m, q.k, n, tv[t]);
-            if (usable(x))
-                fprintf(j->f, "%d %.4g %.4g\n", tv[t], x->gbps, x->gops);
-        }
-        fputs("\n\n", j->f);
-        size_t u = strlen(titles);
-        snprintf(titles + u, sizeof titles - u, "%s%s", u ? " " : "", vars[v]);
-    }
+    series_blocks(r, j, &q, MP_REP_THREADS, vars, nv, tv, nt, titles, sizeof titles);
     /* the probe's read bandwidth per thread count, as the last block */
     int probe = 0;
     fputs("# read_DRAM probe: threads, GB/s\n", j->f);
@@ -496,17 +506,7 @@ static int plot_prompt(mp_rep *r, const plot_opts *o, plot_job *j)
     int nvals[MAXN], nv, nn;
     int reduced = series(r, &q, MP_REP_N, vars, &nv, nvals, &nn);
     char titles[8192] = "";
-    for (int v = 0; v < nv; v++) {
-        fprintf(j->f, "# %s: N, GOPS, GB/s\n", vars[v]);
-        for (int i = 0; i < nn; i++) {
-            const mp_rep_row *x = mp_rep_pick(r, vars[v], q.m, q.k, nvals[i], btv);
-            if (usable(x))
-                fprintf(j->f, "%d %.4g %.4g\n", nvals[i], x->gops, x->gbps);
-        }
-        fputs("\n\n", j->f);
-        size_t u = strlen(titles);
-        snprintf(titles + u, sizeof titles - u, "%s%s", u ? " " : "", vars[v]);
-    }
+    series_blocks(r, j, &q, MP_REP_N, vars, nv, nvals, nn, titles, sizeof titles);
     char qt[8400], title[512];
     mp_plot_gp_quote(qt, sizeof qt, titles);
     mp_plot_addvar(j, "nblocks=%d", nv);

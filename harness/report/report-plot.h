@@ -24,6 +24,8 @@ typedef struct plot_job {
 int mp_plot_job_begin(plot_job *j, const char *outdir, const char *kind);
 void mp_plot_job_abort(plot_job *j);
 void mp_plot_addvar(plot_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as a gnuplot string literal in single quotes ('' for a quote) or double
+ * quotes (\ and " escaped, a newline as \n: a line break in titles). */
 void mp_plot_gp_quote(char *dst, size_t len, const char *s);
 void mp_plot_gp_dquote(char *dst, size_t len, const char *s);
 void mp_plot_title(plot_job *j, const char *title);

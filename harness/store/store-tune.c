@@ -123,10 +123,8 @@ int mp_store_sweep_grid(mp_store *s, void (*fn)(void *ctx, const mp_sweep_grid_r
     while ((step = sqlite3_step(q)) == SQLITE_ROW) {
         const char *txt[5];
         static const int col[5] = {0, 1, 6, 7, 9};
-        for (int i = 0; i < 5; i++) {
-            const unsigned char *t = sqlite3_column_text(q, col[i]);
-            txt[i] = t ? (const char *)t : "";
-        }
+        for (int i = 0; i < 5; i++)
+            txt[i] = mp_store_col_text(q, col[i]);
         mp_sweep_grid_row r = {txt[0], txt[1], txt[2], txt[3], txt[4],
                                sqlite3_column_int(q, 2), sqlite3_column_int(q, 3),
                                sqlite3_column_int(q, 4), sqlite3_column_int(q, 5),
