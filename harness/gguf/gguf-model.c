@@ -1,7 +1,6 @@
 /* gguf-model.c - GGUF files as mpbench models (issue 19): the architecture
  * from a file's metadata (for `list shapes --gguf`, sweeps, e2e), a weight
- * source that hands the end-to-end runner the file's real weights, and the
- * writer of a model with the runner's seeded weights (`pack --gguf-out`).
+ * source that hands the end-to-end runner the file's real weights.
  *
  * Architectures, as llama.cpp defines them:
  *  - `bitnet` (llama.cpp's BitNet b1.58 graph; bitnet.cpp's `bitnet-b1.58`,
@@ -22,7 +21,8 @@
  * times the optional `.scale` tensor; anything else is an error naming the
  * tensor, the row/column and the byte offset.  Other tensors (embedding,
  * head, norms) are converted from their own type: floats for norms, bf16 (the
- * runner's embedding type) for embedding and head. */
+ * runner's embedding type) for embedding and head.  The writer of seeded
+ * models is gguf-model-write.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +35,7 @@
 
 typedef enum { ARCH_LLAMA, ARCH_BITNET, ARCH_BITNET158 } arch_kind;
 
-static const char *const lin_tensor[MP_E2E_NLIN] = {
+const char *const mp_gguf_lin_tensor[MP_E2E_NLIN] = {
     "attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"};
 
 static int arch_of(const mp_gguf *g, arch_kind *a, const char **name, mp_err *e)
@@ -113,8 +113,7 @@ static int get_float(const mp_gguf *g, const char *arch, const char *suffix, dou
     return MP_OK;
 }
 
-/* Tensor name with a layer, e.g. tname(buf, 3, "ffn_up", "weight"). */
-static const char *tname(char *buf, size_t len, int layer, const char *what, const char *suffix)
+const char *mp_gguf_tname(char *buf, size_t len, int layer, const char *what, const char *suffix)
 {
     if (layer < 0)
         snprintf(buf, len, "%s.%s", what, suffix);
@@ -236,23 +235,23 @@ int mp_gguf_model(const mp_gguf *g, mp_model *m, mp_err *e)
     const int64_t lin_ne[MP_E2E_NLIN][2] = {{H, Q}, {H, KV}, {H, KV}, {Q, H},
                                             {H, I}, {H, I},  {I, H}};
     for (int l = 0; l < m->layers; l++) {
-        if ((rc = want_tensor(g, tname(nm, sizeof nm, l, "attn_norm", "weight"), arch, H, 0, NULL,
+        if ((rc = want_tensor(g, mp_gguf_tname(nm, sizeof nm, l, "attn_norm", "weight"), arch, H, 0, NULL,
                               e)) ||
-            (rc = want_tensor(g, tname(nm, sizeof nm, l, "ffn_norm", "weight"), arch, H, 0, NULL,
+            (rc = want_tensor(g, mp_gguf_tname(nm, sizeof nm, l, "ffn_norm", "weight"), arch, H, 0, NULL,
                               e)))
             return rc;
         if (m->sub_norm &&
-            ((rc = want_tensor(g, tname(nm, sizeof nm, l, "attn_sub_norm", "weight"), arch, Q, 0,
+            ((rc = want_tensor(g, mp_gguf_tname(nm, sizeof nm, l, "attn_sub_norm", "weight"), arch, Q, 0,
                                NULL, e)) ||
-             (rc = want_tensor(g, tname(nm, sizeof nm, l, "ffn_sub_norm", "weight"), arch, I, 0,
+             (rc = want_tensor(g, mp_gguf_tname(nm, sizeof nm, l, "ffn_sub_norm", "weight"), arch, I, 0,
                                NULL, e))))
             return rc;
         for (int i = 0; i < MP_E2E_NLIN; i++) {
-            if ((rc = want_tensor(g, tname(nm, sizeof nm, l, lin_tensor[i], "weight"), arch,
+            if ((rc = want_tensor(g, mp_gguf_tname(nm, sizeof nm, l, mp_gguf_lin_tensor[i], "weight"), arch,
                                   lin_ne[i][0], lin_ne[i][1], NULL, e)))
                 return rc;
-            const mp_gguf_tensor *s = mp_gguf_tensor_find(g, tname(nm, sizeof nm, l,
-                                                                   lin_tensor[i], "scale"));
+            const mp_gguf_tensor *s = mp_gguf_tensor_find(g, mp_gguf_tname(nm, sizeof nm, l,
+                                                                   mp_gguf_lin_tensor[i], "scale"));
             if (s && (s->ne[0] * s->ne[1] * s->ne[2] * s->ne[3] != 1 || s->type != MP_GGML_F32))
                 return mp_fail(e, MP_EUSAGE, "%s: tensor %s (info at byte %llu) must be one f32",
                                g->path, nm, (unsigned long long)s->at);
@@ -406,7 +405,7 @@ static int src_norm(const mp_e2e_source *s, int which, int layer, float *out, in
             out[i] = 1.0f; /* unused: the architecture has no sub-norms */
         return MP_OK;
     }
-    tname(nm, sizeof nm, which == 4 ? -1 : layer, what[which], "weight");
+    mp_gguf_tname(nm, sizeof nm, which == 4 ? -1 : layer, what[which], "weight");
     const mp_gguf_tensor *t = mp_gguf_tensor_find(gs->g, nm);
     if (!t || t->ne[0] != n || t->ne[1] != 1)
         return mp_fail(e, MP_EUSAGE, "%s: tensor %s missing or not [%d]", gs->g->path, nm, n);
@@ -418,9 +417,7 @@ static int src_norm(const mp_e2e_source *s, int which, int layer, float *out, in
     return MP_OK;
 }
 
-/* llama.cpp's Q/K row order for rope on adjacent pairs, from the HF (rotate-half)
- * order: gguf row h*hd + 2i + j holds HF row h*hd + j*hd/2 + i. */
-static int64_t hf_row_of_gguf(int64_t r, int hd)
+int64_t mp_gguf_hf_row(int64_t r, int hd)
 {
     int64_t h = r / hd, o = r % hd, half = hd / 2;
     return h * hd + (o % 2) * half + o / 2;
@@ -431,7 +428,7 @@ static int src_ternary(const mp_e2e_source *s, int layer, int lin, int binary, i
 {
     const gsrc *gs = s->ctx;
     char nm[128];
-    tname(nm, sizeof nm, layer, lin_tensor[lin], "weight");
+    mp_gguf_tname(nm, sizeof nm, layer, mp_gguf_lin_tensor[lin], "weight");
     if (binary)
         return mp_fail(e, MP_EUSAGE, "%s: tensor %s is ternary; a variant that takes only +-1 "
                        "weights (int1) cannot run this file", gs->g->path, nm);
@@ -447,7 +444,7 @@ static int src_ternary(const mp_e2e_source *s, int layer, int lin, int binary, i
         return mp_fail(e, MP_ERUN, "out of memory");
     memcpy(tmp, w, (size_t)m * k);
     for (int64_t r = 0; r < m; r++)
-        memcpy(w + hf_row_of_gguf(r, gs->m.head_dim) * k, tmp + r * k, (size_t)k);
+        memcpy(w + mp_gguf_hf_row(r, gs->m.head_dim) * k, tmp + r * k, (size_t)k);
     free(tmp);
     return MP_OK;
 }
@@ -491,8 +488,8 @@ int mp_gguf_check_ternary(const mp_gguf *g, const mp_model *m, int layers, mp_er
     for (int l = 0; l < layers && !rc; l++)
         for (int i = 0; i < MP_E2E_NLIN && !rc; i++) {
             float s;
-            const mp_gguf_tensor *t = mp_gguf_tensor_find(g, tname(nm, sizeof nm, l,
-                                                                   lin_tensor[i], "weight"));
+            const mp_gguf_tensor *t = mp_gguf_tensor_find(g, mp_gguf_tname(nm, sizeof nm, l,
+                                                                   mp_gguf_lin_tensor[i], "weight"));
             rc = t ? mp_gguf_ternary(g, t, w, &s, e)
                    : mp_fail(e, MP_EUSAGE, "%s: tensor %s missing", g->path, nm);
         }
@@ -506,213 +503,4 @@ void mp_gguf_source_free(mp_e2e_source *src)
         free(src->ctx);
         src->ctx = NULL;
     }
-}
-
-/* ---- the writer of a seeded model ------------------------------------------------------ */
-enum { W_EMB, W_HEAD, W_NORM, W_LIN, W_SCALE };
-
-typedef struct wdesc {
-    int kind, which, layer; /* which: norm index or linear index */
-} wdesc;
-
-typedef struct wctx {
-    const mp_model *m;
-    mp_e2e_source syn;
-    int type, llama, scale_tensors;
-    wdesc *d;
-    int8_t *staging;
-} wctx;
-
-static void lin_mk(const mp_model *m, int lin, int *rows, int *cols)
-{
-    mp_linear ls[8];
-    mp_model_linears(m, ls);
-    *rows = ls[lin].m;
-    *cols = ls[lin].k;
-}
-
-static int fill(void *ctx, int index, uint8_t *out, size_t bytes, mp_err *e)
-{
-    wctx *c = ctx;
-    const wdesc *d = &c->d[index];
-    const mp_model *m = c->m;
-    int rc = MP_OK;
-    switch (d->kind) {
-    case W_EMB:
-    case W_HEAD:
-        return c->syn.matrix(&c->syn, d->kind == W_HEAD, (uint16_t *)out, m->vocab, m->hidden, e);
-    case W_NORM: {
-        int n = d->which == 2 ? m->heads * m->head_dim : d->which == 3 ? m->intermediate : m->hidden;
-        return c->syn.norm(&c->syn, d->which, d->layer, (float *)out, n, e);
-    }
-    case W_LIN:
-    case W_SCALE: {
-        int rows, cols;
-        float s;
-        lin_mk(m, d->which, &rows, &cols);
-        if ((rc = c->syn.ternary(&c->syn, d->layer, d->which, 0, c->staging, rows, cols, &s, e)))
-            return rc;
-        if (d->kind == W_SCALE) {
-            memcpy(out, &s, sizeof s);
-            return MP_OK;
-        }
-        const int8_t *w = c->staging;
-        int8_t *perm = NULL;
-        if (c->llama && (d->which == MP_E2E_Q || d->which == MP_E2E_K)) {
-            perm = malloc((size_t)rows * cols);
-            if (!perm)
-                return mp_fail(e, MP_ERUN, "out of memory");
-            for (int64_t r = 0; r < rows; r++)
-                memcpy(perm + r * cols, c->staging + hf_row_of_gguf(r, m->head_dim) * cols,
-                       (size_t)cols);
-            w = perm;
-        }
-        float ps = c->scale_tensors ? 1.0f : s;
-        /* our packers are ggml's layouts byte for byte (tests/test_peers.c) */
-        const mp_variant *pv = mp_registry_find(c->type == MP_GGML_TQ2_0   ? "tq2_0.scalar"
-                                                : c->type == MP_GGML_TQ1_0 ? "tq1_0.scalar"
-                                                                           : "i2_s.scalar");
-        int param[MP_MAX_PARAMS];
-        mp_variant_defaults(pv, param);
-        pv->pack(w, c->type == MP_GGML_I2_S ? s : ps, (int)rows, (int)cols, param, out);
-        free(perm);
-        (void)bytes;
-        return MP_OK;
-    }
-    }
-    return mp_fail(e, MP_ERUN, "internal: tensor kind %d", d->kind);
-}
-
-int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, mp_err *e)
-{
-    if (type != MP_GGML_TQ2_0 && type != MP_GGML_TQ1_0 && type != MP_GGML_I2_S)
-        return mp_fail(e, MP_EUSAGE, "--variant: ternary type must be tq2_0, tq1_0 or i2_s");
-    int llama = !m->sub_norm;
-    const char *arch = llama ? "llama" : "bitnet";
-    if (llama && strcmp(m->ffn_act, "silu"))
-        return mp_fail(e, MP_EUSAGE, "model %s: %s FFN without sub-norms has no llama.cpp "
-                       "architecture (llama is silu, bitnet has sub-norms)", m->name, m->ffn_act);
-    if (!llama && !m->tied)
-        return mp_fail(e, MP_EUSAGE, "model %s: sub-norms with an untied head; llama.cpp's bitnet "
-                       "architecture always ties the head to the embedding", m->name);
-    if (m->head_dim % 2)
-        return mp_fail(e, MP_EUSAGE, "model %s: odd head size %d", m->name, m->head_dim);
-    int blk = type == MP_GGML_I2_S ? 128 : 256;
-    mp_linear ls[8];
-    mp_model_linears(m, ls);
-    for (int i = 0; i < MP_E2E_NLIN; i++)
-        if (ls[i].k % blk)
-            return mp_fail(e, MP_EUSAGE, "model %s: layer %s has K = %d, not a multiple of %s's "
-                           "block of %d", m->name, ls[i].layer, ls[i].k,
-                           mp_gguf_type_name(type), blk);
-    mp_gguf_w *w = mp_gguf_w_new();
-    char key[160];
-#define K(s) (snprintf(key, sizeof key, "%s." s, arch), key)
-    mp_gguf_w_str(w, "general.architecture", arch);
-    mp_gguf_w_str(w, "general.name", m->name);
-    char desc[700];
-    snprintf(desc, sizeof desc, "mpbench seeded ternary weights (seed %llu) with the architecture "
-             "of %s (%.500s)", (unsigned long long)seed, m->name, m->source);
-    mp_gguf_w_str(w, "general.description", desc);
-    mp_gguf_w_u32(w, K("vocab_size"), (uint32_t)m->vocab);
-    mp_gguf_w_u32(w, K("context_length"), (uint32_t)m->max_pos);
-    mp_gguf_w_u32(w, K("embedding_length"), (uint32_t)m->hidden);
-    mp_gguf_w_u32(w, K("block_count"), (uint32_t)m->layers);
-    mp_gguf_w_u32(w, K("feed_forward_length"), (uint32_t)m->intermediate);
-    mp_gguf_w_u32(w, K("attention.head_count"), (uint32_t)m->heads);
-    mp_gguf_w_u32(w, K("attention.head_count_kv"), (uint32_t)m->kv_heads);
-    if (m->head_dim * m->heads != m->hidden) {
-        mp_gguf_w_u32(w, K("attention.key_length"), (uint32_t)m->head_dim);
-        mp_gguf_w_u32(w, K("attention.value_length"), (uint32_t)m->head_dim);
-    }
-    mp_gguf_w_u32(w, K("rope.dimension_count"), (uint32_t)m->head_dim);
-    mp_gguf_w_f32(w, K("rope.freq_base"), (float)m->rope_theta);
-    mp_gguf_w_f32(w, K("attention.layer_norm_rms_epsilon"), (float)m->norm_eps);
-    if (!llama)
-        mp_gguf_w_str(w, K("hidden_activation"), m->ffn_act);
-#undef K
-    /* a SentencePiece-style vocabulary of placeholder pieces, so llama.cpp's
-     * loader has one: <unk> <s> </s>, the 256 byte pieces when they fit, t<N> */
-    int V = m->vocab;
-    char **tok = malloc(sizeof *tok * (size_t)V);
-    float *score = calloc((size_t)V, sizeof *score);
-    int32_t *ttype = malloc(sizeof *ttype * (size_t)V);
-    if (!tok || !score || !ttype)
-        abort();
-    int bytes = V >= 3 + 256 + 1;
-    for (int i = 0; i < V; i++) {
-        char buf[32];
-        if (i < 3)
-            snprintf(buf, sizeof buf, "%s", i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>");
-        else if (bytes && i < 259)
-            snprintf(buf, sizeof buf, "<0x%02X>", i - 3);
-        else
-            snprintf(buf, sizeof buf, "t%d", i);
-        tok[i] = strdup(buf);
-        ttype[i] = i == 0 ? 2 : i < 3 ? 3 : bytes && i < 259 ? 6 : 1;
-        score[i] = i < 259 ? 0.0f : -(float)i;
-    }
-    mp_gguf_w_str(w, "tokenizer.ggml.model", "llama");
-    mp_gguf_w_arr_str(w, "tokenizer.ggml.tokens", (const char *const *)tok, (uint64_t)V);
-    mp_gguf_w_arr(w, "tokenizer.ggml.scores", MP_GGUF_F32, score, (uint64_t)V);
-    mp_gguf_w_arr(w, "tokenizer.ggml.token_type", MP_GGUF_I32, ttype, (uint64_t)V);
-    mp_gguf_w_u32(w, "tokenizer.ggml.unknown_token_id", 0);
-    mp_gguf_w_u32(w, "tokenizer.ggml.bos_token_id", 1);
-    mp_gguf_w_u32(w, "tokenizer.ggml.eos_token_id", 2);
-    mp_gguf_w_bool(w, "tokenizer.ggml.add_bos_token", 0);
-    for (int i = 0; i < V; i++)
-        free(tok[i]);
-    free(tok);
-    free(score);
-    free(ttype);
-
-    wctx c = {.m = m, .type = type, .llama = llama,
-              .scale_tensors = !llama && type != MP_GGML_I2_S};
-    mp_e2e_synthetic(seed, &c.syn);
-    int maxd = 4 + m->layers * 20;
-    c.d = calloc((size_t)maxd, sizeof *c.d);
-    size_t staging = 0;
-    for (int i = 0; i < MP_E2E_NLIN; i++)
-        if ((size_t)ls[i].m * ls[i].k > staging)
-            staging = (size_t)ls[i].m * ls[i].k;
-    c.staging = malloc(staging);
-    if (!c.d || !c.staging)
-        abort();
-    int rc = MP_OK, n = 0;
-    int64_t ne[2];
-    char nm[128];
-#define ADD(name, ty, nd, n0, n1, kind_, which_, layer_)                                   \
-    do {                                                                                     \
-        ne[0] = (n0), ne[1] = (n1);                                                          \
-        c.d[n] = (wdesc){kind_, which_, layer_};                                             \
-        if (mp_gguf_w_tensor(w, name, ty, nd, ne, fill, &c, e) < 0)                          \
-            rc = MP_EUSAGE;                                                                  \
-        n++;                                                                                 \
-    } while (0)
-    int H = m->hidden, Q = m->heads * m->head_dim, I = m->intermediate;
-    ADD("token_embd.weight", MP_GGML_BF16, 2, H, V, W_EMB, 0, 0);
-    ADD("output_norm.weight", MP_GGML_F32, 1, H, 1, W_NORM, 4, 0);
-    if (!m->tied)
-        ADD("output.weight", MP_GGML_BF16, 2, H, V, W_HEAD, 0, 0);
-    static const char *const norm_name[4] = {"attn_norm", "ffn_norm", "attn_sub_norm",
-                                             "ffn_sub_norm"};
-    for (int l = 0; l < m->layers && !rc; l++) {
-        for (int j = 0; j < (llama ? 2 : 4); j++)
-            ADD(tname(nm, sizeof nm, l, norm_name[j], "weight"), MP_GGML_F32, 1,
-                j == 2 ? Q : j == 3 ? I : H, 1, W_NORM, j, l);
-        for (int i = 0; i < MP_E2E_NLIN; i++) {
-            ADD(tname(nm, sizeof nm, l, lin_tensor[i], "weight"), type, 2, ls[i].k, ls[i].m,
-                W_LIN, i, l);
-            if (c.scale_tensors)
-                ADD(tname(nm, sizeof nm, l, lin_tensor[i], "scale"), MP_GGML_F32, 1, 1, 1,
-                    W_SCALE, i, l);
-        }
-    }
-#undef ADD
-    if (!rc)
-        rc = mp_gguf_w_write(w, path, MP_GGUF_DEFAULT_ALIGN, e);
-    mp_gguf_w_free(w);
-    free(c.d);
-    free(c.staging);
-    return rc;
 }

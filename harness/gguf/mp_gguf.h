@@ -147,10 +147,20 @@ int mp_gguf_check_ternary(const mp_gguf *g, const mp_model *m, int layers, mp_er
  * per-tensor scale, checking every value.  Errors name the tensor and byte. */
 int mp_gguf_ternary(const mp_gguf *g, const mp_gguf_tensor *t, int8_t *w, float *scale, mp_err *e);
 
+/* Names shared by the reader and the writer (gguf-model.c): the linears'
+ * tensor names in mp_e2e_lin order; "blk.L.WHAT.SUFFIX" (layer < 0:
+ * "WHAT.SUFFIX"); the HF (rotate-half) row a `llama` file's Q/K row r holds
+ * (gguf row h*hd + 2i + j holds HF row h*hd + j*hd/2 + i). */
+extern const char *const mp_gguf_lin_tensor[];
+const char *mp_gguf_tname(char *buf, size_t len, int layer, const char *what, const char *suffix);
+int64_t mp_gguf_hf_row(int64_t r, int hd);
+
 /* Writes a model of the architecture m with the e2e runner's seeded weights
- * (the synthetic source of seed), its linears in type (TQ2_0, TQ1_0, I2_S):
- * `bitnet` when m has sub-norms, else `llama`. */
-int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, mp_err *e);
+ * (the synthetic source of seed), its linears in type (TQ2_0, TQ1_0, I2_S,
+ * Q8_0, Q4_0, F16), embedding and untied head in head (BF16, F16, Q8_0,
+ * Q4_0): `bitnet` when m has sub-norms, else `llama` (gguf-model-write.c). */
+int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, int head,
+                        mp_err *e);
 
 /* ---- models by name or file (gguf/model-file.c) ---------------------------------- */
 /* A GGUF file (by name or magic) through mp_gguf_model_load, else a model text
