@@ -692,8 +692,10 @@ Test(gguf, cli_pack_list_e2e)
     EXPECT(0, "i2_s.scalar", "run --gguf %s/m-tq2_0.gguf --variant i2_s.scalar --n 1 --reps 3 "
                              "--min-time 0 --warm --no-db", dir);
     /* bad input */
-    EXPECT(2, "tq2_0, tq1_0 or i2_s", "pack --gguf-out %s/x.gguf --model tests/fixtures/tiny-tq.txt "
-                                      "--variant q4_0", dir);
+    EXPECT(2, "i2_s, q8_0, q4_0 or f16", "pack --gguf-out %s/x.gguf --model "
+                                         "tests/fixtures/tiny-tq.txt --variant tl2_0", dir);
+    EXPECT(2, "--lm-head 'q4_1'", "pack --gguf-out %s/x.gguf --model tests/fixtures/tiny-tq.txt "
+                                  "--lm-head q4_1", dir);
     EXPECT(2, "not a multiple", "pack --gguf-out %s/x.gguf --model tests/fixtures/tiny.txt "
                                 "--variant tq2_0", dir);
     struct stat st;
