@@ -32,6 +32,7 @@
 struct mp_e2e_dec {
     mp_e2e *m;          /* ours, or NULL */
     mp_llama *l;        /* llama.cpp, or NULL */
+    mp_pool *pool;      /* ours: its workers sleep while llama.cpp's run */
     int next[MP_LLAMA_MAX_SEQS];
     char path[1024];    /* llama.cpp's file */
     int remove;         /* written to $TMPDIR: removed at the end */
@@ -142,12 +143,10 @@ int mp_e2e_dec_open(const mp_e2e_job *o, const mp_model *md, const mp_e2e_config
     int rc = llama_file(d, o, md, type, e);
     if (!rc)
         rc = file_sizes(d, type, e);
-    if (!rc) {
-        /* our pool's threads sleep while llama.cpp's run on the same cores */
-        mp_pool_rest(pool, 1);
+    d->pool = pool;
+    if (!rc)
         rc = mp_llama_open(d->path, o->threads, spec->max_ctx, spec->max_tokens,
                            spec->max_seqs, &d->l, e);
-    }
     d->setup_s = mp_now() - t0;
     return rc;
 }
@@ -181,6 +180,10 @@ int mp_e2e_dec_forward(mp_e2e_dec *d, const int *tok, const int *seq, int n,
 {
     if (d->m)
         return mp_e2e_forward(d->m, tok, seq, n, want, logits);
+    /* our pool's workers sleep while llama.cpp's threads run on the same cores
+     * (a pool run - the clock gate's reading, the bound's read - leaves them
+     * spinning until told otherwise; pool.c) */
+    mp_pool_rest(d->pool, 1);
     mp_err e;
     int rc = mp_llama_forward(d->l, tok, seq, n, want, d->next, &e);
     if (rc)
