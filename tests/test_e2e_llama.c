@@ -5,8 +5,8 @@
  *
  * What is checked: every llama.cpp format gives pp and tg rows with positive
  * tokens/s, the reason naming the engine, a decode bound from the bytes of its
- * file; the files are written once into --weight-cache and reused (a second
- * run rewrites none of them, and stores nothing it already has); llama.cpp's
+ * file; the files are written once into --weight-cache and reused by another
+ * plan (none rewritten); the same plan again stores nothing it already has; llama.cpp's
  * greedy tokens on the written file equal ours for the formats that hold the
  * ternary values exactly (so the file is the same model); the library absent:
  * the variant is unavailable with the reason (exit 2); a bad --gguf: exit 2
@@ -76,9 +76,14 @@ Test(e2e_llama, rows_files_cached_and_resumed, .timeout = 240)
         snprintf(name, sizeof name, "llama-tiny-tq-L2-s1-%s-f16.gguf", files[i]);
         t[i] = mtime(cache, name);
     }
-    /* the same command again: nothing measured, nothing rewritten */
+    /* the same command again: its rows are stored, nothing is measured */
     EXPECT(0, "llamacpp.q4_0", cmd, cache, db);
     cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM e2e"), 10);
+    /* another plan on the same files: measured again, no file rewritten */
+    EXPECT(0, "llamacpp.q4_0", "e2e --model " TINY_TQ " --variant 'llamacpp.tq2_0,llamacpp.tq1_0,"
+                               "llamacpp.q8_0,llamacpp.q4_0,llamacpp.f16' --pp 0 --tg 2 --reps 1 "
+                               "--threads 1 --weight-cache %s --db %s", cache, db);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM e2e"), 15);
     for (int i = 0; i < 5; i++) {
         snprintf(name, sizeof name, "llama-tiny-tq-L2-s1-%s-f16.gguf", files[i]);
         cr_assert_eq(mtime(cache, name), t[i], "%s was rewritten", name);
