@@ -13,11 +13,14 @@
  * message); MP_LLAMA_LOG=1 prints all of it to stderr. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_gguf.h"
 
@@ -238,8 +241,21 @@ int mp_llama_open(const char *path, int threads, int max_ctx, int max_tokens, in
         mp_llama_close(l);
         return mp_fail(e, MP_ERUN, "%s: llama_init_from_model failed: %s", path, llog_line());
     }
+    /* ggml's workers inherit the creating thread's CPU set; the harness pins
+     * its threads one CPU each, and workers confined to the caller's CPU
+     * would wait at every barrier for a time slice (2 threads: ~0.7 s a
+     * token on a model of 0.5 MiB).  They get every CPU the process may use,
+     * as in llama.cpp's own tools, which pin nothing by default. */
+    cpu_set_t mine, all;
+    CPU_ZERO(&all);
+    for (long c = 0, n = sysconf(_SC_NPROCESSORS_CONF); c < n && c < CPU_SETSIZE; c++)
+        CPU_SET((int)c, &all);
+    int widened = !pthread_getaffinity_np(pthread_self(), sizeof mine, &mine) &&
+                  !pthread_setaffinity_np(pthread_self(), sizeof all, &all);
     blob tpp = a->tp_default(threads);
     l->tp = a->tp_new(&tpp);
+    if (widened)
+        pthread_setaffinity_np(pthread_self(), sizeof mine, &mine);
     if (!l->tp) {
         mp_llama_close(l);
         return mp_fail(e, MP_ERUN, "ggml_threadpool_new(%d) failed", threads);
