@@ -4,7 +4,7 @@
  * of seed 004 §3.2 / Table 7 (--lossless: greedy tokens of each variant against
  * the reference arithmetic, share of prompts that match exactly, and beside it
  * the largest logit difference on the reference's tokens and the first token
- * that diverged: engine/e2e-measure.c says why exact match alone has no power
+ * that diverged: engine/e2e-lossless.c says why exact match alone has no power
  * on the synthetic weights of a tied-head model).
  *
  * Everything the user controls is validated before any work: options, model

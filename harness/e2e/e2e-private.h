@@ -1,9 +1,10 @@
 /* e2e-private.h - what the files of the decoder (e2e/e2e*.c) share and nobody
  * else sees: the instance (struct mp_e2e), the reference pseudo-variant, the
  * weight buffers kept between instances, and small helpers.  e2e.c runs the
- * forward pass, e2e-setup.c builds an instance's weights, e2e-spec.c checks a
- * spec and estimates its memory, e2e-spare.c keeps buffers, e2e-ref.c is the
- * reference arithmetic, e2e-greedy.c decodes greedily. */
+ * forward pass, e2e-linear.c its linear layers, e2e-setup.c builds an
+ * instance's weights, e2e-spec.c checks a spec and estimates its memory,
+ * e2e-spare.c keeps buffers, e2e-ref.c is the reference arithmetic,
+ * e2e-greedy.c decodes greedily. */
 #ifndef MP_E2E_PRIVATE_H
 #define MP_E2E_PRIVATE_H
 
@@ -78,6 +79,30 @@ void mp_e2e_lin_shape(const mp_e2e_spec *s, int l, int *m, int *k);
  * e2e.c: the tokens [t0, t1) of thread tid of nt out of n. */
 void mp_e2e_own_rows(const mp_op *op, int tid, int nt, int *m0, int *m1);
 void mp_e2e_tok_range(int n, int tid, int nt, int *t0, int *t1);
+
+/* e2e.c: the element-wise steps a linear group may fuse, on elements [i0, i1)
+ * of one token: x += y, and the gated activation g = act(g) * u. */
+void mp_e2e_add_to(float *x, const float *y, int i0, int i1);
+void mp_e2e_ffn_act(const mp_e2e *m, float *restrict g, const float *restrict u, int i0, int i1);
+/* e2e.c: one step of a forward call: fn over the pool (on thread 0 alone when
+ * items < 2 or the run has one thread), its time booked to profile group
+ * `group` when profiling. */
+void mp_e2e_step(mp_e2e *m, int group, mp_task_fn fn, void *arg, int items);
+
+/* What a linear group's compute task also does on the rows it computed (its
+ * own, from memory it has in cache): element-wise work whose result does not
+ * depend on who does it, so it needs no hand-over of its own. */
+enum {
+    MP_E2E_FUSE_NONE,
+    MP_E2E_FUSE_ACT,  /* gate,up: g = act(g) * u */
+    MP_E2E_FUSE_RESID /* x += y */
+};
+/* e2e-linear.c: the ops which[0..nops) of the current layer on input x into
+ * y[0..nops), their time booked to group; returns whether the element-wise
+ * work `fuse` was done too (not when a peer library computes one of the ops,
+ * nor when the ops' row splits differ). */
+int mp_e2e_linear(mp_e2e *m, int group, const float *x, int nops, const int *which,
+                  float *const *y, int fuse);
 
 /* ---- the instance ---------------------------------------------------------------- */
 typedef struct layer_w {

@@ -115,8 +115,7 @@ static void rmsnorm(const float *x, const float *w, int n, float eps, float *out
         out[i] = x[i] * r * w[i];
 }
 
-/* x[i0..i1) += y[i0..i1) */
-static void add_to(float *x, const float *y, int i0, int i1)
+void mp_e2e_add_to(float *x, const float *y, int i0, int i1)
 {
     int i = i0;
     for (; i + 4 <= i1; i += 4) {
@@ -175,11 +174,10 @@ static inline mp_v4f exp4(mp_v4f x)
     return x;
 }
 
-/* The gated activation of elements [i0, i1) of one token: g = act(g) * u.
- * relu2 on 4-lane vectors (a select, no branch): as a scalar loop (gcc -O2
+/* relu2 on 4-lane vectors (a select, no branch): as a scalar loop (gcc -O2
  * did not vectorize it) its branch on the sign of g mispredicted half the time
  * and cost ~25 us per 2B-4T layer, most of the old "norms" time (issue 17). */
-static void ffn_act(const mp_e2e *m, float *restrict g, const float *restrict u, int i0, int i1)
+void mp_e2e_ffn_act(const mp_e2e *m, float *restrict g, const float *restrict u, int i0, int i1)
 {
     if (m->relu2) {
         int i = i0;
@@ -228,7 +226,7 @@ static void tok_task(void *arg, int tid, int nt)
         case ST_ATTN_NORM:
         case ST_FFN_NORM:
             if (m->resid)
-                add_to(x, m->tmp + (size_t)t * H, 0, H);
+                mp_e2e_add_to(x, m->tmp + (size_t)t * H, 0, H);
             rmsnorm(x, m->stage == ST_ATTN_NORM ? w->attn_norm : w->ffn_norm, H, m->eps,
                     m->xn + (size_t)t * H);
             break;
@@ -252,7 +250,8 @@ static void tok_task(void *arg, int tid, int nt)
             break;
         }
         case ST_FFN_ACT:
-            ffn_act(m, m->g + (size_t)t * m->inter, m->u + (size_t)t * m->inter, 0, m->inter);
+            mp_e2e_ffn_act(m, m->g + (size_t)t * m->inter, m->u + (size_t)t * m->inter, 0,
+                           m->inter);
             if (m->sub_norm)
                 rmsnorm(m->g + (size_t)t * m->inter, w->ffn_sub, m->inter, m->eps,
                         m->g + (size_t)t * m->inter);
@@ -263,7 +262,7 @@ static void tok_task(void *arg, int tid, int nt)
             break;
         case ST_FINAL:
             if (m->resid)
-                add_to(x, m->tmp + (size_t)t * H, 0, H);
+                mp_e2e_add_to(x, m->tmp + (size_t)t * H, 0, H);
             if (m->wanted[t] >= 0) {
                 float *hn = m->hn + (size_t)m->wanted[t] * H;
                 rmsnorm(x, m->final_norm, H, m->eps, hn);
@@ -302,7 +301,7 @@ static void timed_task(void *a, int tid, int nt)
     t->m->late[tid] = t0 - t->t0;
 }
 
-static void run(mp_e2e *m, int group, mp_task_fn fn, void *arg, int items)
+void mp_e2e_step(mp_e2e *m, int group, mp_task_fn fn, void *arg, int items)
 {
     int par = items >= 2 && m->nt > 1;
     if (!m->profiling) {
@@ -337,7 +336,7 @@ static void run_tok(mp_e2e *m, int stage, int resid)
 {
     m->stage = stage;
     m->resid = resid;
-    run(m, stage == ST_ROPE_STORE ? MP_E2E_P_ATTN : MP_E2E_P_NORMS, tok_task, m, m->n);
+    mp_e2e_step(m, stage == ST_ROPE_STORE ? MP_E2E_P_ATTN : MP_E2E_P_NORMS, tok_task, m, m->n);
 }
 
 void mp_e2e_profile(mp_e2e *m, int on)
@@ -383,173 +382,6 @@ static void attn_task(void *arg, int tid, int nt)
         for (int d = 0; d < hd; d++)
             o[d] *= inv;
     }
-}
-
-/* A group of linear ops sharing one input x (q,k,v or gate,up): prepare over
- * (op, token chunk) items, then compute over row ranges aligned to m_align. */
-typedef struct lin_job {
-    mp_e2e *m;
-    int nops;
-    const mp_op *op[3];
-    void *act[3];
-    float *y[3];
-    const float *x;
-    int fuse;
-} lin_job;
-
-/* What a linear group's compute task also does on the rows it computed (its
- * own, from memory it has in cache): element-wise work whose result does not
- * depend on who does it, so it needs no hand-over of its own. */
-enum { FUSE_NONE, FUSE_ACT /* gate,up: g = act(g) * u */, FUSE_RESID /* x += y */ };
-
-static void lin_prep_task(void *arg, int tid, int nt)
-{
-    lin_job *j = arg;
-    int n = j->m->n, chunks = n < nt ? n : nt, per = (n + chunks - 1) / chunks;
-    for (int it = tid; it < j->nops * chunks; it += nt) {
-        int o = it / chunks, c = it % chunks, t0 = c * per, t1 = t0 + per < n ? t0 + per : n;
-        if (t0 < t1)
-            j->op[o]->v->prepare(j->op[o], j->x, n, j->act[o], t0, t1);
-    }
-}
-
-/* Rows of chunk k (of split) of thread t's own rows of op: the chunks keep the
- * first-touch split (own_rows) and its m_align units.
- *  - One token (decode, LIN_SPLIT): halving chunks, 1/2, 1/4, ... of the
- *    thread's units, the last two equal (1/32 each at 6), taken in that order:
- *    few chunk starts, and a fine last piece to hand over.  With 4 equal
- *    chunks, llama3-8b tg16 on 2 threads waited 21-35 us per ffn task for the
- *    slower thread, 2% of a token (MPBENCH_E2E_SYNC=1).
- *  - Several tokens (prefill, LIN_SPLIT_N): a chunk is compute-bound and a
- *    hundred times longer than at one token, so 16 equal chunks of whole
- *    64-row tiles: at 4, the wait for the last chunk was ~0.2 ms of a 2B-4T
- *    pp128 token's 4.9 on 2 threads.  (Both: the session notes of issue 17.) */
-enum { LIN_SPLIT = 6, LIN_SPLIT_N = 16 };
-
-static void chunk_rows(const mp_op *op, int t, int k, int split, int nt, int *m0, int *m1)
-{
-    int a, b, align = op->v->m_align > 0 ? op->v->m_align : 1;
-    if (split > LIN_SPLIT && 64 % align == 0)
-        align = 64; /* whole row tiles of the GEMMs (mtile <= 64 dividing 64) */
-    mp_e2e_own_rows(op, t, nt, &a, &b);
-    long units = (b - a + align - 1) / align, u0, u1;
-    if (split == LIN_SPLIT) { /* units - units / 2^k before chunk k; the last ends at units */
-        u0 = units - (units >> k);
-        u1 = k + 1 < split ? units - (units >> (k + 1)) : units;
-    } else {
-        long per = (units + split - 1) / split;
-        u0 = k * per, u1 = (k + 1) * per;
-    }
-    long c0 = a + u0 * align, c1 = a + u1 * align;
-    *m0 = c0 < b ? (int)c0 : b;
-    *m1 = c1 < b ? (int)c1 : b;
-}
-
-/* Item i of thread t's list: chunk i % split of op i / split (with FUSE_ACT
- * one item is the chunk of both gate and up, then the activation on it). */
-static void lin_item(lin_job *j, int t, int i, int split, int tid, int nt)
-{
-    mp_e2e *m = j->m;
-    int o0 = j->fuse == FUSE_ACT ? 0 : i / split, o1 = j->fuse == FUSE_ACT ? j->nops : o0 + 1;
-    int m0 = 0, m1 = 0;
-    for (int o = o0; o < o1; o++) {
-        const mp_op *op = j->op[o];
-        chunk_rows(op, t, i % split, split, nt, &m0, &m1);
-        if (m0 < m1)
-            op->v->compute(op, j->act[o], m->n, j->y[o], m0, m1, m->scratch[tid]);
-    }
-    if (j->fuse == FUSE_NONE || m0 >= m1)
-        return;
-    int M = j->op[0]->m;
-    for (int tk = 0; tk < m->n; tk++) {
-        if (j->fuse == FUSE_ACT)
-            ffn_act(m, j->y[0] + (size_t)tk * M, j->y[1] + (size_t)tk * M, m0, m1);
-        else
-            add_to(m->x + (size_t)tk * M, j->y[0] + (size_t)tk * M, m0, m1);
-    }
-}
-
-/* Each thread computes its own rows (those it first-touched) in LIN_SPLIT (or
- * LIN_SPLIT_N) chunks per op, then takes the chunks other threads have not
- * started (their counters, in thread order): a thread slowed by its memory, a
- * neighbour or the scheduler does not hold the step up.  Rows are computed
- * whole by one call, so the results do not depend on who computed them. */
-static void lin_comp_task(void *arg, int tid, int nt)
-{
-    lin_job *j = arg;
-    mp_e2e *m = j->m;
-    if (nt == 1) {
-        for (int i = 0; i < (j->fuse == FUSE_ACT ? 1 : j->nops); i++)
-            lin_item(j, 0, i, 1, tid, 1);
-        return;
-    }
-    /* Vector-LUT variants build their tables inside compute, per call: they
-     * keep one call per thread's rows (still taken over whole when late) */
-    int split = m->n > 1 ? LIN_SPLIT_N : LIN_SPLIT;
-    for (int o = 0; o < j->nops; o++)
-        if (j->op[o]->v->family == MP_FAMILY_VECLUT)
-            split = 1;
-    int items = (j->fuse == FUSE_ACT ? 1 : j->nops) * split;
-    for (int k = 0; k < nt; k++) {
-        int u = (tid + k) % nt;
-        for (;;) {
-            int i = atomic_fetch_add_explicit(&m->lnext[16 * u], 1, memory_order_relaxed);
-            if (i >= items)
-                break;
-            lin_item(j, u, i, split, tid, nt);
-        }
-    }
-}
-
-/* Runs a linear group; returns whether the element-wise work `fuse` was done
- * too (not when a peer library computes one of the ops, nor when the ops'
- * row splits differ). */
-static int linear(mp_e2e *m, int group, const float *x, int nops, const int *which,
-                  float *const *y, int fuse)
-{
-    lin_job j = {.m = m, .nops = 0, .x = x, .fuse = fuse};
-    for (int o = 0; o < nops; o++) {
-        mp_op *op = &m->lw[m->layer].op[which[o]];
-        if (op->v->self_threaded) { /* issue 15: a peer library threads itself */
-            double t0 = m->profiling ? mp_now() : 0;
-            mp_pool_rest(m->pool, 0); /* yielding: their wake-up is timed here (pool.c) */
-            op->threads = m->nt;
-            op->v->prepare(op, x, m->n, m->act[which[o]], 0, m->n);
-            op->v->compute(op, m->act[which[o]], m->n, y[o], 0, op->m, m->scratch[0]);
-            /* issue 37: its threads must not poll on the cores of our work that
-             * follows; the next linear wakes them (a wake-up per linear, as
-             * before ggml polled) */
-            if (op->v->keep_awake)
-                op->v->keep_awake(op, 0);
-            if (m->profiling)
-                m->prof[group] += mp_now() - t0;
-            j.fuse = FUSE_NONE;
-            continue;
-        }
-        j.op[j.nops] = op;
-        j.act[j.nops] = m->act[which[o]];
-        j.y[j.nops++] = y[o];
-    }
-    if (!j.nops)
-        return 0;
-    if (j.fuse == FUSE_ACT && (j.nops != 2 || j.op[0]->m != j.op[1]->m ||
-                               j.op[0]->v->m_align != j.op[1]->v->m_align))
-        j.fuse = FUSE_NONE;
-    if (j.fuse == FUSE_RESID && (j.nops != 1 || j.op[0]->m != m->hidden))
-        j.fuse = FUSE_NONE;
-    /* one token: quantizing its activation is a microsecond or two; on thread
-     * 0 it saves a pool hand-over per linear group (as the kernel measurement
-     * does).  Table-building variants (prepared bytes >= 4 per input, T-MAC,
-     * TL, VLUT: tens of microseconds per op) prepare the group's ops in
-     * parallel instead. */
-    const mp_op *o0 = j.op[0];
-    int tables = o0->v->act_size(1, o0->k, o0->param) >= 4 * (size_t)o0->k;
-    run(m, MP_E2E_P_ACT_QUANT, lin_prep_task, &j,
-        m->n > 1 ? m->n * j.nops : tables ? j.nops : 1);
-    for (int t = 0; t < m->nt; t++)
-        atomic_store_explicit(&m->lnext[16 * t], 0, memory_order_relaxed);
-    run(m, group, lin_comp_task, &j, 2);
-    return j.fuse != FUSE_NONE;
 }
 
 enum { HEAD_CACHE_BYTES = 256 << 10 };
@@ -610,7 +442,7 @@ static void head(mp_e2e *m)
         mp_e2e_tok_range(m->hchunks, t, nt, &c0, &c1);
         atomic_store_explicit(&m->hnext[16 * t], c0, memory_order_relaxed);
     }
-    run(m, MP_E2E_P_LM_HEAD, head_task, m, 2);
+    mp_e2e_step(m, MP_E2E_P_LM_HEAD, head_task, m, 2);
     double t0 = m->profiling ? mp_now() : 0;
     for (int j = 0; j < m->nwant; j++) {
         int best = -1;
@@ -671,19 +503,19 @@ int mp_e2e_forward(mp_e2e *m, const int *tok, const int *seq, int n, const unsig
         m->layer = l;
         run_tok(m, ST_ATTN_NORM, resid);
         float *yqkv[3] = {m->q, m->k, m->v};
-        linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv, FUSE_NONE);
+        mp_e2e_linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv, MP_E2E_FUSE_NONE);
         run_tok(m, ST_ROPE_STORE, 0);
-        run(m, MP_E2E_P_ATTN, attn_task, m, n * m->nh);
+        mp_e2e_step(m, MP_E2E_P_ATTN, attn_task, m, n * m->nh);
         if (m->sub_norm)
             run_tok(m, ST_ATTN_SUB, 0);
-        resid = !linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp, FUSE_RESID);
+        resid = !mp_e2e_linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp, MP_E2E_FUSE_RESID);
         run_tok(m, ST_FFN_NORM, resid);
         float *ygu[2] = {m->g, m->u};
-        if (!linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu, FUSE_ACT))
+        if (!mp_e2e_linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu, MP_E2E_FUSE_ACT))
             run_tok(m, ST_FFN_ACT, 0);
         else if (m->sub_norm)
             run_tok(m, ST_FFN_SUB, 0);
-        resid = !linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp, FUSE_RESID);
+        resid = !mp_e2e_linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp, MP_E2E_FUSE_RESID);
     }
     run_tok(m, ST_FINAL, resid);
     if (m->nwant && logits)
@@ -713,10 +545,10 @@ double mp_e2e_gemm_seconds(mp_e2e *m, int n, int head_rows, float *logits)
     for (int l = 0; l < m->nl; l++) {
         m->layer = l;
         float *yqkv[3] = {m->q, m->k, m->v}, *ygu[2] = {m->u, m->g};
-        linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv, FUSE_NONE);
-        linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp, FUSE_NONE);
-        linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu, FUSE_NONE);
-        linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp, FUSE_NONE);
+        mp_e2e_linear(m, MP_E2E_P_QKV, m->xn, 3, qkv, yqkv, MP_E2E_FUSE_NONE);
+        mp_e2e_linear(m, MP_E2E_P_O, m->att, 1, o, &m->tmp, MP_E2E_FUSE_NONE);
+        mp_e2e_linear(m, MP_E2E_P_FFN_UP, m->xn, 2, gu, ygu, MP_E2E_FUSE_NONE);
+        mp_e2e_linear(m, MP_E2E_P_FFN_DOWN, m->g, 1, dn, &m->tmp, MP_E2E_FUSE_NONE);
     }
     if (head_rows) { /* the head's rows: their input prepared, then the head */
         for (int j = 0; j < head_rows; j++)

@@ -88,7 +88,7 @@ typedef struct mp_e2e_spec {
     int shared;         /* estimate only: the run keeps a shared copy (mp_e2e_shared_create) */
     int bound_read;     /* estimate only: decode rows read beside each step (e2e-measure.c) */
     size_t ref_logits;  /* estimate only: bytes the lossless check keeps beside the instance
-                           (the reference's logits of every prompt, e2e-measure.c) */
+                           (the reference's logits of every prompt, e2e-lossless.c) */
 } mp_e2e_spec;
 
 /* The decode bound's read beside each step: min(bytes per token, this). */

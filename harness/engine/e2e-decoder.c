@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mp_engine.h"
+#include "e2e-measure.h"
 #include "../gguf/mp_gguf.h"
 
 struct mp_e2e_dec {
@@ -204,10 +204,7 @@ double mp_e2e_dec_setup_s(const mp_e2e_dec *d)
 void mp_e2e_dec_sizes(const mp_e2e_dec *d, mp_e2e_row *r)
 {
     if (d->m) {
-        const mp_e2e_mem *mem = mp_e2e_memory(d->m);
-        r->ternary_bytes = mem->ternary;
-        r->model_bytes = mem->ternary + mem->floats;
-        r->bpw = 8.0 * (double)mem->ternary / mem->ternary_weights;
+        mp_e2e_row_sizes(r, d->m);
     } else {
         r->ternary_bytes = d->lin_bytes;
         r->model_bytes = d->all_bytes;

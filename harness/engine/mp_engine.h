@@ -188,7 +188,7 @@ void mp_tune_decide(mp_tune_problem *t, const int *def, const int *best, int rep
                     double margin, double alpha, mp_tune_decision *d);
 void mp_tune_problem_free(mp_tune_problem *t);
 
-/* ---- end-to-end tests (engine/e2e-measure.c) -------------------------------------- */
+/* ---- end-to-end tests (engine/e2e-measure.c, e2e-lossless.c) ---------------------- */
 enum { MP_E2E_MAX_BATCH = 16 };
 
 /* What runs the linears of one row set: a variant, or one per layer group. */
