@@ -325,7 +325,7 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	        gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user; fi
 	@$(MAKE) --no-print-directory peers || \
-	    echo "make deps: the llama.cpp peer could not be fetched; llamacpp.* variants stay unavailable"
+	    echo "make deps: a peer package could not be fetched (see above); what needs it is unavailable or skipped"
 
 # The llama.cpp peer (issue 15): llama.cpp's prebuilt CPU libraries from one pinned
 # npm package, checksums as `npm view $(GGML_PKG) dist` gave them (shasum, and the
@@ -336,9 +336,30 @@ GGML_PKG    := @node-llama-cpp/linux-x64@3.22.1
 GGML_SHA1   := cf9934edd4cf034260358123d65f9f8c9fb6b5fd
 GGML_SHA512 := e6e0820cda9608d7da026f1a47f533c5ba381c1a4a80d17dd640873dea4a86032057638099ab6879f6ce94c8a1b2a0a21f639ddf913f7941d00856df44126e3a
 GGML_DIR    := third_party/ggml
+
+# The independent GGUF parser (issue 39): @huggingface/gguf, which
+# tests/test_gguf_hf.c holds our writer's files against through
+# scripts/gguf-hf.mjs, and its one runtime dependency @huggingface/tasks (its
+# GGML type enums; the oldest release its ^0.21.33 range takes, the newest when
+# 0.4.6 was published), each pinned and checksummed as above, unpacked as
+# node_modules/NAME in an ignored directory.  Without it (or without Node) that
+# test skips with the reason.
+HF_GGUF_PKG     := @huggingface/gguf@0.4.6
+HF_GGUF_SHA1    := 690632c8241034c9592b7120a1068e3e5e039a1c
+HF_GGUF_SHA512  := f92e32b07cf334defbad4d2005cbae18dfb1d5360d3f833b120384676aca693cfc759f28d8df76a9aa5069e4e39cf3cd89649cdb788257d13cbb603d56f2beae
+HF_TASKS_PKG    := @huggingface/tasks@0.21.33
+HF_TASKS_SHA1   := 8f64e4e822beae840b6f6962bd834dd55c096ffe
+HF_TASKS_SHA512 := 79f41af20f968cfc3397093b5a5e1e0e06ccd49abe5a8a14c3f6f5f9e2a5d8b55474f3219dbc2c14d309271844cb068b26f241cbddfe8e39daebce7953d19e3f
+HF_GGUF_DIR     := third_party/hf-gguf
+
+# Both peers are fetched even when one fails; the target fails if either did.
 peers:
+	@rc=0; \
 	GGML_PKG='$(GGML_PKG)' GGML_SHA1=$(GGML_SHA1) GGML_SHA512=$(GGML_SHA512) \
-	    GGML_DIR=$(GGML_DIR) scripts/peers.sh
+	    GGML_DIR=$(GGML_DIR) scripts/peers.sh || rc=1; \
+	HF_GGUF_DIR=$(HF_GGUF_DIR) HF_GGUF_PINS='$(HF_GGUF_PKG) $(HF_GGUF_SHA1) $(HF_GGUF_SHA512);$(HF_TASKS_PKG) $(HF_TASKS_SHA1) $(HF_TASKS_SHA512)' \
+	    scripts/peers-hf.sh || rc=1; \
+	exit $$rc
 
 # The Slurm scripts (scripts/slurm/) on a real three-node Slurm cluster (three
 # slurmd on 127.0.0.1) started from a temporary directory and stopped again,

@@ -61,15 +61,18 @@ list() { local out="" x; for x in "$@"; do x=$(best "$x"); [ -n "$x" ] && out="$
 
 # every SIMD path (scalar references are oracles, not contenders), i8, the peers
 KVARS=${KVARS:-'*.avx2*,*.avx512*,*.avxvnni,llamacpp.*'}
+# llama.cpp itself end to end (issue 39: libllama on a GGUF file of the same
+# seeded weights, kept in the weight cache): the baselines the papers' tables used
+LLAMA_E2E='llamacpp.f16,llamacpp.q4_0,llamacpp.tq1_0,llamacpp.tq2_0'
 # the papers' kernels end to end (seed 000 Table 7's eight, seed 003's int2, Vec-LUT)
-EVARS=${EVARS:-$(list f16 q4_0 tmac_int2 tq1_0 tq2_0 tl1_0.bm32 tl2_0.bm16 i2_s vnni_int2 vlut_i2 vlut_i1)}
+EVARS=${EVARS:-$(list f16 q4_0 tmac_int2 tq1_0 tq2_0 tl1_0.bm32 tl2_0.bm16 i2_s vnni_int2 vlut_i2 vlut_i1),$LLAMA_E2E}
 # the larger models: seed 004's I2_S against the F16 baseline, with TQ2_0 and TL2_0
-BVARS=${BVARS:-$(list f16 tq2_0 tl2_0.bm16 i2_s vnni_int2)}
+BVARS=${BVARS:-$(list f16 tq2_0 tl2_0.bm16 i2_s vnni_int2),llamacpp.f16,llamacpp.tq2_0}
 LVARS=${LVARS:-$(list i2_s tq1_0 tq2_0 tl1_0.bm32 tl1_1.bm32 tl2_0.bm16 tl2_1.bm16 tmac_int2 vlut_i2 vlut_i1 vnni_int2 i8 q8_0 f16)}
 NVARS=$(list i2_s tq2_0 tmac_int2 vlut_i2 vlut_i1 vnni_int2 i8)
-PPVARS=$(list vlut_i1 tq1_0 vlut_i2 tq2_0)
-BATCHVARS=$(list vlut_i2 tq2_0)
-BESTDEC=$(list vnni_int2)
+PPVARS=$(list vlut_i1 tq1_0 vlut_i2 tq2_0),llamacpp.tq1_0,llamacpp.tq2_0
+BATCHVARS=$(list vlut_i2 tq2_0),llamacpp.tq2_0
+BESTDEC=$(list vnni_int2 tl2_0.bm16),llamacpp.tq2_0,llamacpp.tq1_0,llamacpp.f16
 VLUT=$(best vlut_i2)
 KMODEL=bitnet-b1.58-2b-4t
 if [ "$QUICK" = 1 ]; then
@@ -102,10 +105,14 @@ if [ "${RESUME:-0}" != 1 ]; then
     rm -f "$DB" "$DB-wal" "$DB-shm"
 fi
 status=0
+CACHE=${CACHE:-$(dirname "$DB")/weight-cache}
+mkdir -p "$CACHE"
 step() {
     echo "report-data: $*" >&2
     "$@" --db "$DB" --quiet || { echo "report-data: failed (going on): $*" >&2; status=1; }
 }
+# e2e steps keep llama.cpp's GGUF files (and our packed weights) between runs
+e2e() { step "$BIN" e2e --weight-cache "$CACHE" "$@"; }
 t0=$(date +%s)
 step "$BIN" probe $PROBE
 for n in 1 128; do
@@ -122,20 +129,20 @@ done
 m1=${E2E_MODELS%% *}
 # parallel decoding first: its own tgN rows (batch 1, the speed-up's reference)
 # are then older than the model loop's, which section 2 shows
-step "$BIN" e2e --model "$m1" --variant "$BATCHVARS" --pp 0 $E2E_OPT --batch 4 --threads "$THREADS"
+e2e --model "$m1" --variant "$BATCHVARS" --pp 0 $E2E_OPT --batch 4 --threads "$THREADS"
 for m in $E2E_MODELS; do
-    step "$BIN" e2e --model "$m" --variant "$EVARS" --pp 0 $E2E_OPT --threads "$THREADS"
+    e2e --model "$m" --variant "$EVARS" --pp 0 $E2E_OPT --threads "$THREADS"
 done
 for m in $BIG_MODELS; do
-    step "$BIN" e2e --model "$m" --variant "$BVARS" --pp 0 --tg 8 --reps 3 --threads "$THREADS"
+    e2e --model "$m" --variant "$BVARS" --pp 0 --tg 8 --reps 3 --threads "$THREADS"
 done
 for t in ${TLIST//,/ }; do
-    step "$BIN" e2e --model "$m1" --variant "$PPVARS" --pp "$PP" --tg 0 --reps 3 --threads "$t"
+    e2e --model "$m1" --variant "$PPVARS" --pp "$PP" --tg 0 --reps 3 --threads "$t"
 done
 # section 2a (issue 17): a real model against its memory limit, with the profile,
 # on every thread count of the kernel runs
 for t in ${TLIST//,/ }; do
-    step "$BIN" e2e --model "$LIMIT_MODEL" --variant "$BESTDEC" --pp "$LIMIT_PP" --tg 16 \
+    e2e --model "$LIMIT_MODEL" --variant "$BESTDEC" --pp "$LIMIT_PP" --tg 16 \
         --reps 3 --threads "$t" --profile --clock-gate 90
 done
 step "$BIN" e2e --lossless --model bitnetcpp-125m --variant "$LVARS" $LOSSLESS --threads "$THREADS"

@@ -338,7 +338,7 @@ static void fixture_as_gguf(const char *fixture, uint64_t seed, int type, mp_mod
     mp_err e;
     mp_test_scratch(dir, 64, path, plen, "gguf", "m.gguf");
     cr_assert_eq(mp_model_load(fixture, md, &e), MP_OK, "%s", e.msg);
-    cr_assert_eq(mp_gguf_write_model(path, md, seed, type, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_gguf_write_model(path, md, seed, type, MP_GGML_BF16, &e), MP_OK, "%s", e.msg);
 }
 
 static void same_as_synthetic(const char *fixture)
@@ -419,7 +419,7 @@ Test(gguf, ggml_reads_our_files_and_agrees)
             mp_model md;
             cr_assert_eq(mp_model_load(fx[f], &md, &e), MP_OK, "%s", e.msg);
             snprintf(path, sizeof path, "%s/m%d%d.gguf", dir, f, t);
-            cr_assert_eq(mp_gguf_write_model(path, &md, 3, ty[t], &e), MP_OK, "%s", e.msg);
+            cr_assert_eq(mp_gguf_write_model(path, &md, 3, ty[t], MP_GGML_BF16, &e), MP_OK, "%s", e.msg);
             rc = mp_ggml_crosscheck(path, rep, sizeof rep, &e);
             cr_assert_eq(rc, MP_OK, "%s (%s, %s): %s", path, fx[f], mp_gguf_type_name(ty[t]),
                          e.msg);
@@ -429,7 +429,7 @@ Test(gguf, ggml_reads_our_files_and_agrees)
     mp_model md;
     cr_assert_eq(mp_model_load("tests/fixtures/tiny-tq.txt", &md, &e), MP_OK, "%s", e.msg);
     snprintf(path, sizeof path, "%s/i2s.gguf", dir);
-    cr_assert_eq(mp_gguf_write_model(path, &md, 3, MP_GGML_I2_S, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_gguf_write_model(path, &md, 3, MP_GGML_I2_S, MP_GGML_BF16, &e), MP_OK, "%s", e.msg);
     rc = mp_ggml_crosscheck(path, rep, sizeof rep, &e);
     cr_assert_eq(rc, MP_EUSAGE, "ggml accepted an I2_S file? %s", rep);
     cr_assert(strstr(e.msg, "type 36"), "%s", e.msg);
@@ -447,7 +447,7 @@ static uint8_t *valid_file(size_t *size, char *dir, size_t dlen)
     mp_model md;
     mp_err e;
     cr_assert_eq(mp_model_load("tests/fixtures/tiny-tq.txt", &md, &e), MP_OK, "%s", e.msg);
-    cr_assert_eq(mp_gguf_write_model(path, &md, 3, MP_GGML_TQ2_0, &e), MP_OK, "%s", e.msg);
+    cr_assert_eq(mp_gguf_write_model(path, &md, 3, MP_GGML_TQ2_0, MP_GGML_BF16, &e), MP_OK, "%s", e.msg);
     FILE *f = fopen(path, "rb");
     cr_assert(f);
     fseek(f, 0, SEEK_END);
@@ -692,8 +692,10 @@ Test(gguf, cli_pack_list_e2e)
     EXPECT(0, "i2_s.scalar", "run --gguf %s/m-tq2_0.gguf --variant i2_s.scalar --n 1 --reps 3 "
                              "--min-time 0 --warm --no-db", dir);
     /* bad input */
-    EXPECT(2, "tq2_0, tq1_0 or i2_s", "pack --gguf-out %s/x.gguf --model tests/fixtures/tiny-tq.txt "
-                                      "--variant q4_0", dir);
+    EXPECT(2, "i2_s, q8_0, q4_0 or f16", "pack --gguf-out %s/x.gguf --model "
+                                         "tests/fixtures/tiny-tq.txt --variant tl2_0", dir);
+    EXPECT(2, "--lm-head 'q4_1'", "pack --gguf-out %s/x.gguf --model tests/fixtures/tiny-tq.txt "
+                                  "--lm-head q4_1", dir);
     EXPECT(2, "not a multiple", "pack --gguf-out %s/x.gguf --model tests/fixtures/tiny.txt "
                                 "--variant tq2_0", dir);
     struct stat st;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mp_test.h"
+#include "../harness/gguf/mp_gguf.h"
 
 static char out[65536];
 #define EXPECT(...) MP_TEST_EXPECT(out, __VA_ARGS__)
@@ -475,6 +476,23 @@ Test(harden, sigkill_at_seeded_moments_e2e, .timeout = 300)
     crash_check("e2e", args, 15,
                 "SELECT variant||'|'||test||'|'||threads||'|'||status AS k FROM e2e ORDER BY k",
                 3000, 21);
+}
+
+/* llama.cpp end to end (issue 39): its rows resume like ours, and a kill while
+ * its file is written leaves no file the next run takes as whole */
+Test(harden, sigkill_at_seeded_moments_e2e_llama, .timeout = 300)
+{
+    if (!mp_ggml_dir())
+        cr_skip_test("libllama (llama.cpp peer package) absent");
+    char cache[] = "/tmp/mptest-harden-cache-XXXXXX";
+    cr_assert(mkdtemp(cache));
+    char model[] = "tests/fixtures/tiny-tq.txt";
+    char *args[] = {"mpbench", "e2e", "--model", model, "--variant",
+                    "llamacpp.tq2_0,llamacpp.q8_0,i2_s.scalar", "--pp", "8", "--tg", "2",
+                    "--reps", "2", "--threads", "1", "--weight-cache", cache, "--db", NULL, NULL};
+    crash_check("e2e llama.cpp", args, 17,
+                "SELECT variant||'|'||test||'|'||threads||'|'||status AS k FROM e2e ORDER BY k",
+                3000, 22);
 }
 
 Test(harden, sigkill_at_seeded_moments_tune, .timeout = 300)

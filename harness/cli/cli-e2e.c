@@ -460,6 +460,7 @@ static int e2e_measure(const opts *o, const char *cmdline, const mp_model *md,
                       .seed = o->seed, .pp = o->pp, .tg = o->tg, .nbatch = o->nbatch,
                       .prompts = o->prompts, .tokens = o->tokens, .store = store,
                       .run_id = run_id, .key = keyed.key, .quiet = o->quiet, .src = o->src,
+                      .gguf_path = o->gguf,
                       .profile = o->profile, .head = o->head, .cache_dir = o->cache_dir,
                       .fingerprint = mach->fingerprint, .clock_gate = o->clock_gate};
     memcpy(job.batch, o->batch, sizeof job.batch);

@@ -1,6 +1,6 @@
 /* cli-gguf.c - the command-line side of GGUF files (issue 19), kept out of the
  * other command files so their edits stay one-liners:
- *   mpbench pack --gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] [--seed S]
+ *   mpbench pack --gguf-out FILE --model NAME [--variant TYPE] [--lm-head TYPE] [--seed S]
  *   mpbench list gguf FILE [--tensors] [--llama P[,G]]   our reader's view, ggml's
  *       verdict, and with --llama greedy tokens of P seeded prompts (G tokens each)
  *       through llama.cpp and through our runner on the file's weights
@@ -19,41 +19,49 @@
 #include "../../variants/mp_registry.h"
 #include "mp_options.h"
 
-static int type_of(const char *v)
+/* The ggml type named by v's first token ("tq2_0.avx2" -> TQ2_0) among the
+ * n types of set; -1 when none. */
+static int type_of(const char *v, const int *set, int n)
 {
-    size_t n = strcspn(v, ".");
-    if (n == 5 && !strncmp(v, "tq2_0", 5))
-        return MP_GGML_TQ2_0;
-    if (n == 5 && !strncmp(v, "tq1_0", 5))
-        return MP_GGML_TQ1_0;
-    if (n == 4 && !strncmp(v, "i2_s", 4))
-        return MP_GGML_I2_S;
+    size_t len = strcspn(v, ".");
+    for (int i = 0; i < n; i++) {
+        const char *name = mp_gguf_type_name(set[i]);
+        if (strlen(name) == len && !strncmp(v, name, len))
+            return set[i];
+    }
     return -1;
 }
 
+static const int lin_types[] = {MP_GGML_TQ2_0, MP_GGML_TQ1_0, MP_GGML_I2_S,
+                                MP_GGML_Q8_0,  MP_GGML_Q4_0,  MP_GGML_F16};
+static const int head_types[] = {MP_GGML_BF16, MP_GGML_F16, MP_GGML_Q8_0, MP_GGML_Q4_0};
+
 typedef struct gguf_opts {
-    const char *out, *model, *variant, *path, *lvar;
+    const char *out, *model, *variant, *head, *path, *lvar;
     int seed, tensors, llama[2];
 } gguf_opts;
 
 static const mp_opt pack_table[] = {
     MP_OPT_S("gguf-out", gguf_opts, out, "FILE", "the GGUF file to write"),
     MP_OPT_S("model", gguf_opts, model, "NAME", "the architecture (see mpbench list models)"),
-    MP_OPT_S("variant", gguf_opts, variant, "tq2_0|tq1_0|i2_s",
-             "the ternary linears' type (default i2_s)"),
+    MP_OPT_S("variant", gguf_opts, variant, "TYPE",
+             "the linears' type: tq2_0, tq1_0, i2_s, q8_0, q4_0 or f16 (default i2_s)"),
+    MP_OPT_S("lm-head", gguf_opts, head, "TYPE",
+             "the embedding's and head's type: bf16, f16, q8_0 or q4_0 (default bf16)"),
     MP_OPT_SEED(gguf_opts, seed, "the runner's weight seed (default 1)"),
     MP_OPT_END};
 
 static const mp_cmd_spec pack_spec = MP_CMD_SPEC("pack --gguf-out", pack_table,
     .once = "model variant",
-    .synopsis = "--gguf-out FILE --model NAME [--variant tq2_0|tq1_0|i2_s] [--seed S]",
+    .synopsis = "--gguf-out FILE --model NAME [--variant TYPE] [--lm-head TYPE] [--seed S]",
     .about = "Writes a GGUF file with the model's architecture (llama.cpp's bitnet when it\n"
              "has sub-norms, else llama) and the e2e runner's seeded weights, the ternary\n"
-             "linears in the given type.\n");
+             "linears in the given type (q8_0, q4_0, f16: the ternary values times their\n"
+             "scale, as llama.cpp would hold them), embedding and head in --lm-head's.\n");
 
 int mp_cmd_pack_gguf(int argc, char **argv)
 {
-    gguf_opts o = {.variant = "i2_s", .seed = 1};
+    gguf_opts o = {.variant = "i2_s", .head = "bf16", .seed = 1};
     mp_opts_out po;
     mp_err e;
     int rc;
@@ -63,20 +71,25 @@ int mp_cmd_pack_gguf(int argc, char **argv)
     int seed = o.seed;
     if (!out || !model)
         return mp_die(2, "pack --gguf-out FILE: --model NAME is required");
-    int type = type_of(variant);
+    int type = type_of(variant, lin_types, (int)(sizeof lin_types / sizeof *lin_types));
+    int head = type_of(o.head, head_types, (int)(sizeof head_types / sizeof *head_types));
     if (type < 0)
-        return mp_die(2, "--variant '%s': a GGUF file holds tq2_0, tq1_0 or i2_s", variant);
+        return mp_die(2, "--variant '%s': the linears of a GGUF file here are tq2_0, tq1_0, "
+                      "i2_s, q8_0, q4_0 or f16", variant);
+    if (head < 0 || strchr(o.head, '.'))
+        return mp_die(2, "--lm-head '%s': bf16, f16, q8_0 or q4_0", o.head);
     mp_model m;
     if ((rc = mp_model_load(model, &m, &e)))
         return mp_die(rc, "%s", e.msg);
     if (mp_parse_only_stop("pack --gguf-out"))
         return 0;
-    if ((rc = mp_gguf_write_model(out, &m, (uint64_t)seed, type, &e)))
+    if ((rc = mp_gguf_write_model(out, &m, (uint64_t)seed, type, head, &e)))
         return mp_die(rc, "%s", e.msg);
     struct stat st;
     stat(out, &st);
-    fprintf(stderr, "%s: %s (%d layers, %s) with seed %d -> %s, %.1f MiB\n", out, m.name, m.layers,
-            mp_gguf_type_name(type), seed, m.sub_norm ? "bitnet" : "llama",
+    fprintf(stderr, "%s: %s (%d layers, %s, head %s) with seed %d -> %s, %.1f MiB\n", out, m.name,
+            m.layers, mp_gguf_type_name(type), mp_gguf_type_name(head), seed,
+            m.sub_norm ? "bitnet" : "llama",
             (double)st.st_size / (1024.0 * 1024.0));
     return 0;
 }

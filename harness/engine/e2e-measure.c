@@ -108,8 +108,8 @@ int mp_e2e_job_source(const mp_e2e_job *o, const mp_model *md, mp_pool *pool, in
 
 void mp_e2e_job_note(const mp_e2e_job *o, const char *label, mp_e2e *m)
 {
-    const mp_e2e_setup *su = mp_e2e_setup_info(m);
-    if (su->cache_note[0] && !o->quiet)
+    const mp_e2e_setup *su = m ? mp_e2e_setup_info(m) : NULL;
+    if (su && su->cache_note[0] && !o->quiet)
         fprintf(stderr, "mpbench: %s: weight cache: %s (%d stale, %d corrupt: rebuilt, not "
                         "used)\n", label, su->cache_note, su->cache_stale, su->cache_corrupt);
 }
@@ -151,8 +151,6 @@ static double stored_bw(const mp_e2e_job *o)
  * cache, not its own, once a token reads more than the last-level cache holds.
  * A step's time excludes its read. */
 #define READ_CAP MP_E2E_BOUND_READ_CAP
-
-static size_t token_bytes(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int B);
 
 /* "group=seconds per token,..." of a profile. */
 static void profile_text(const double *sec, double tokens, char *buf, size_t len)
@@ -212,17 +210,6 @@ static double gemms_alone(const mp_e2e_job *o, mp_pool *pool, mp_e2e *m, float *
     return sec;
 }
 
-static size_t token_bytes(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int B)
-{
-    const mp_e2e_mem *mem = mp_e2e_memory(m);
-    size_t row = mp_e2e_head_row_bytes(o->head, md->hidden);
-    size_t H = (size_t)md->hidden, qd = (size_t)md->heads * md->head_dim;
-    size_t kvd = (size_t)md->kv_heads * md->head_dim;
-    size_t norms = sizeof(float) * (H + (size_t)o->layers * (2 * H + qd + md->intermediate));
-    size_t kv = sizeof(float) * 2 * (size_t)o->layers * kvd * (size_t)(o->tg + 1) / 2;
-    return mem->ternary + (size_t)md->vocab * row + norms + (size_t)B * ((md->tied ? 0 : row) + kv);
-}
-
 static double median_d(double *v, int n)
 {
     if (n <= 0)
@@ -236,14 +223,14 @@ static double median_d(double *v, int n)
  * head is untied, the norms, the KV cache at the mean position - over the read
  * bandwidth, B tokens per step.  Prefill: pp tokens over the median of alone[],
  * its GEMMs' passes (gemms_alone), one per repetition (sorted here). */
-static void bound(const mp_e2e_job *o, const mp_model *md, mp_e2e *m, int kind, int B, double bw,
-                  double *alone, mp_e2e_row *r)
+static void bound(const mp_e2e_job *o, const mp_model *md, mp_e2e_dec *d, int kind, int B,
+                  double bw, double *alone, mp_e2e_row *r)
 {
     if (kind == 0) {
-        double med = median_d(alone, o->reps);
+        double med = mp_e2e_dec_ours(d) ? median_d(alone, o->reps) : 0;
         r->bound_tps = med > 0 ? o->pp / med : 0;
     } else {
-        r->token_bytes = token_bytes(o, md, m, B);
+        r->token_bytes = mp_e2e_dec_token_bytes(d, o, md, B);
         r->bw_gbs = bw;
         r->bound_tps = bw > 0 ? B * bw * 1e9 / (double)r->token_bytes : 0;
     }
@@ -267,7 +254,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     double *alone = malloc(sizeof(double) * (size_t)o->reps); /* prefill's bound */
     int builds = 0;
     for (int c = 0; c < ncfg; c++)
-        builds += !cfg[c].skip[0];
+        builds += !cfg[c].skip[0] && mp_e2e_dec_llama_type(&cfg[c]) < 0;
     mp_e2e_source syn, *sh = NULL;
     /* the shared weights' generation is part of the first build's setup: it
      * is what that build would have done alone */
@@ -320,16 +307,20 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         }
         if (rc)
             break;
-        mp_e2e *m = NULL;
+        mp_e2e_dec *d = NULL;
+        mp_e2e *m = NULL; /* ours; NULL for llama.cpp */
         if (!cfg[c].skip[0] && nhad < ntest) {
             mp_progress_show(&pg, "%s: building %d layers", cfg[c].label, o->layers);
             mp_e2e_spec s = base;
             memcpy(s.lin, cfg[c].lin, sizeof s.lin);
-            if ((rc = mp_e2e_create(&s, pool, &m, e)))
+            if ((rc = mp_e2e_dec_open(o, md, &cfg[c], &s, pool, &d, e))) {
+                mp_e2e_dec_free(d);
                 break;
+            }
+            m = mp_e2e_dec_ours(d);
             mp_e2e_job_note(o, cfg[c].label, m);
         }
-        double setup_s = m ? mp_e2e_setup_info(m)->seconds + share_s : 0;
+        double setup_s = d ? mp_e2e_dec_setup_s(d) + (m ? share_s : 0) : 0;
         if (m)
             share_s = 0;
         for (int ti = 0; ti < ntest && !mp_engine_interrupted(); ti++, mp_progress_step(&pg, 1)) {
@@ -338,14 +329,14 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             if (is_had[ti])
                 continue;
             label_row(o, md, &cfg[c], kind[ti], nb[ti], r);
-            if (!m) {
+            if (!d) {
                 snprintf(r->status, sizeof r->status, "skipped");
                 snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
                 if ((rc = mp_e2e_job_keep(o, r, e)))
                     break;
                 continue;
             }
-            mp_e2e_row_sizes(r, m);
+            mp_e2e_dec_sizes(d, r);
             r->setup_s = setup_s;
             int B = nb[ti];
             double tsum = 0;
@@ -357,20 +348,20 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             int nrk = 0, nra = 0; /* reads kept (gated), made */
             size_t rbytes = 0;
             if (kind[ti] && !bw_probe) {
-                size_t tb = token_bytes(o, md, m, B);
+                size_t tb = mp_e2e_dec_token_bytes(d, o, md, B);
                 /* NULL beyond the probe's 64 threads: no bound, as before */
                 rd = mp_probe_reader_new(pool, tb < READ_CAP ? tb : READ_CAP,
                                          mp_e2e_huge_pages(), NULL);
                 rbytes = rd ? mp_probe_reader_bytes(rd, pool) : 0;
             }
             for (int rep = -1; rep < o->reps && !mp_engine_interrupted(); rep++) {
-                if (rep == 0 && o->profile && !profiling) /* the timed repetitions only, */
+                if (rep == 0 && o->profile && m && !profiling) /* the timed repetitions only, */
                     mp_e2e_profile(m, 1), profiling = 1;  /* those made again included */
                 mp_progress_show(&pg, "%s: %s rep %d/%d", cfg[c].label, r->test, rep + 1,
                                  o->reps);
                 for (int i = 0; i < ntok; i++)
                     tok[i] = (int)(mp_rng_next(&rng) % (uint64_t)vocab);
-                mp_e2e_reset(m);
+                mp_e2e_dec_reset(d);
                 double c0 = clock_read(o, pool), t0 = mp_now(), fast = 0, steps_s = 0;
                 int nfast = 0;
                 if (kind[ti] == 0) {
@@ -378,7 +369,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                         int len = o->pp - at < UBATCH ? o->pp - at : UBATCH;
                         memset(want, 0, (size_t)len);
                         want[len - 1] = at + len == o->pp;
-                        rc = mp_e2e_forward(m, tok + at, seq, len, want, logits);
+                        rc = mp_e2e_dec_forward(d, tok + at, seq, len, want, logits);
                         if (rep < 0 || rc)
                             break; /* warm-up: one chunk */
                     }
@@ -388,8 +379,8 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     int steps = rep < 0 ? 1 : o->tg;
                     for (int i = 0; i < steps && !rc && !mp_engine_interrupted(); i++) {
                         double s0 = mp_now();
-                        rc = mp_e2e_forward(m, tok, seq, B, NULL, logits);
-                        const int *next = mp_e2e_tokens(m); /* argmax of each row */
+                        rc = mp_e2e_dec_forward(d, tok, seq, B, NULL, logits);
+                        const int *next = mp_e2e_dec_tokens(d); /* argmax of each row */
                         for (int b = 0; b < B; b++)
                             tok[b] = next[b];
                         double ds = mp_now() - s0, g = rd ? mp_probe_reader_pass(rd, pool) : 0;
@@ -427,7 +418,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                         dt = fast / nfast * o->tg; /* the kept steps' rate */
                 }
                 sec[rep] = dt;
-                if (kind[ti] == 0)
+                if (kind[ti] == 0 && m)
                     alone[rep] = gemms_alone(o, pool, m, logits, &slow_bound);
             }
             mp_probe_reader_free(rd, pool);
@@ -440,7 +431,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                                        : nrk ? median_d(rkept, nrk) : median_d(rall, nra);
             double tokens = kind[ti] == 0 ? (double)o->pp : (double)o->tg * B;
             fill_stats(r, sec, o->reps, tokens);
-            if (o->profile) { /* over every timed repetition, kept or not */
+            if (o->profile && m) { /* over every timed repetition, kept or not */
                 double prof[MP_E2E_NPROF], in = 0;
                 mp_e2e_profile_get(m, prof);
                 mp_e2e_profile(m, 0);
@@ -449,15 +440,15 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 prof[MP_E2E_P_OTHER] += tsum - in; /* the token loop outside forward calls */
                 profile_text(prof, tokens * (o->reps + redone), r->profile, sizeof r->profile);
             }
-            bound(o, md, m, kind[ti], B, bw, alone, r);
+            bound(o, md, d, kind[ti], B, bw, alone, r);
             const int need = o->tg * o->reps < MIN_KEPT ? o->tg * o->reps : MIN_KEPT;
             const int few = kind[ti] && o->clock_gate > 0 && !unstable && kept < need;
             snprintf(r->status, sizeof r->status, "%s",
                      unstable || slow_bound || few ? "unstable" : "ok");
-            int at = 0;
+            int at = snprintf(r->reason, sizeof r->reason, "%s", mp_e2e_dec_note(d, md));
             if (o->layers < md->layers)
-                at = snprintf(r->reason, sizeof r->reason, "%d of %d layers; ", o->layers,
-                              md->layers);
+                at += snprintf(r->reason + at, sizeof r->reason - (size_t)at, "%d of %d layers; ",
+                               o->layers, md->layers);
             if (o->clock_gate > 0 && kind[ti]) {
                 char under[32] = "";
                 if (few)
@@ -479,6 +470,10 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                          "bound: median of %d reads of %.0f %s, one beside each %s", nrk ? nrk : nra,
                          (double)rbytes / (rbytes < (1u << 20) ? 1 << 10 : 1 << 20),
                          rbytes < (1u << 20) ? "KiB" : "MiB", nrk ? "kept step" : "step (none kept)");
+            else if (!m)
+                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
+                         "%sno bound (llama.cpp's GEMMs are not timed alone)",
+                         o->clock_gate > 0 ? "clock gate on; " : "");
             else if (o->clock_gate > 0)
                 snprintf(r->reason + at, sizeof r->reason - (size_t)at,
                          "clock gate %.0f%%: %d of %d repetitions at full speed%s",
@@ -489,7 +484,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             if ((rc = mp_e2e_job_keep(o, r, e)))
                 break;
         }
-        mp_e2e_free(m);
+        mp_e2e_dec_free(d);
     }
     mp_progress_end(&pg);
     mp_e2e_shared_free(sh);

@@ -207,6 +207,7 @@ typedef struct mp_e2e_job {
     const char *key;    /* the e2e plan's key: its stored rows are not measured again */
     int quiet;
     const struct mp_e2e_source *src; /* real weights (a GGUF file), NULL: synthetic */
+    const char *gguf_path;   /* that file (llama.cpp configurations run it), or NULL */
     /* issue 17 */
     int profile;             /* --profile: per-group times with each row */
     mp_e2e_head_fmt head;    /* --lm-head */
@@ -221,6 +222,32 @@ typedef struct mp_e2e_job {
 /* pp / tg / batch rows of every configuration into rows (ncfg x tests). */
 int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows, mp_err *e);
+/* What a row drives (engine/e2e-decoder.c): our runner, or llama.cpp end to end
+ * for a configuration whose variant is a llamacpp.* peer (issue 39). */
+typedef struct mp_e2e_dec mp_e2e_dec;
+/* The ggml type llama.cpp runs for configuration c when all its linears are
+ * one llamacpp.* peer (llamacpp.tq2_0 -> TQ2_0); -1 otherwise (our runner, a
+ * peer's kernel on the linears --variant-for gives it). */
+int mp_e2e_dec_llama_type(const mp_e2e_config *c);
+/* Builds configuration c: mp_e2e_create of spec, or llama.cpp's session on
+ * the file (written or taken from the weight cache).  *out is set even on
+ * error (free it). */
+int mp_e2e_dec_open(const mp_e2e_job *o, const mp_model *md, const mp_e2e_config *c,
+                    const mp_e2e_spec *spec, mp_pool *pool, mp_e2e_dec **out, mp_err *e);
+void mp_e2e_dec_free(mp_e2e_dec *d);
+mp_e2e *mp_e2e_dec_ours(const mp_e2e_dec *d); /* NULL for llama.cpp */
+void mp_e2e_dec_reset(mp_e2e_dec *d);
+int mp_e2e_dec_forward(mp_e2e_dec *d, const int *tok, const int *seq, int n,
+                       const unsigned char *want, float *logits);
+const int *mp_e2e_dec_tokens(const mp_e2e_dec *d); /* argmax of each logits row */
+double mp_e2e_dec_setup_s(const mp_e2e_dec *d);
+void mp_e2e_dec_sizes(const mp_e2e_dec *d, mp_e2e_row *r); /* ternary/model bytes, bpw */
+/* Bytes a decode step of B sequences reads (the decode bound's numerator). */
+size_t mp_e2e_dec_token_bytes(const mp_e2e_dec *d, const mp_e2e_job *o, const mp_model *md,
+                              int B);
+/* What a llama.cpp row's reason says first ("" for ours). */
+const char *mp_e2e_dec_note(const mp_e2e_dec *d, const mp_model *md);
+
 /* One lossless row per configuration; *failed when a lossless variant missed. */
 int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                         const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows,

@@ -13,11 +13,15 @@
  * message); MP_LLAMA_LOG=1 prints all of it to stderr. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp_gguf.h"
 
@@ -55,13 +59,25 @@ typedef void (*log_cb)(int, const char *, void *);
     X(0, int32_t, n_tokens, (const void *), llama_vocab_n_tokens)                      \
     X(0, void, free_ctx, (void *), llama_free)                                         \
     X(0, void, free_model, (void *), llama_model_free)                                 \
-    X(0, void, set_threads, (void *, int32_t, int32_t), llama_set_n_threads)
+    X(0, void, set_threads, (void *, int32_t, int32_t), llama_set_n_threads)          \
+    X(0, uint64_t, model_size, (const void *), llama_model_size)                       \
+    X(0, int32_t, model_desc, (const void *, char *, size_t), llama_model_desc)        \
+    X(0, void, attach, (void *, void *, void *), llama_attach_threadpool)              \
+    X(0, llama_batch_, batch_init, (int32_t, int32_t, int32_t), llama_batch_init)      \
+    X(0, void, batch_free, (llama_batch_), llama_batch_free)                           \
+    X(0, void *, get_memory, (void *), llama_get_memory)                               \
+    X(0, void, memory_clear, (void *, bool), llama_memory_clear)                       \
+    X(1, void *, reg_by_name, (const char *), ggml_backend_reg_by_name)                \
+    X(1, void *, reg_proc, (void *, const char *), ggml_backend_reg_get_proc_address)  \
+    X(1, blob, tp_default, (int), ggml_threadpool_params_default)
 
 typedef struct llama_api {
 #define FIELD(lib, ret, field, params, sym) ret (*field) params;
     LLAMA_FUNCS(FIELD)
 #undef FIELD
     void (*ggml_log_set)(log_cb, void *); /* libggml-base's, where it is loaded */
+    void *(*tp_new)(blob *);              /* the CPU backend's, through reg_proc */
+    void (*tp_free)(void *);
 } llama_api;
 
 static const mp_dl_sym llama_syms[] = {
@@ -139,69 +155,210 @@ static int api_open(llama_api *a, mp_err *e)
         a->ggml_log_set(quiet, NULL);
     a->load_all_from_path(dir);
     a->backend_init();
+    /* the CPU backend's threadpool calls come from the variant ggml loaded */
+    void *cpu = a->reg_by_name("CPU");
+    *(void **)&a->tp_new = cpu ? a->reg_proc(cpu, "ggml_threadpool_new") : NULL;
+    *(void **)&a->tp_free = cpu ? a->reg_proc(cpu, "ggml_threadpool_free") : NULL;
+    if (!a->tp_new || !a->tp_free)
+        return mp_fail(e, MP_ERUN, "llama.cpp peer: the CPU backend gives no ggml_threadpool_new");
     cached = *a;
     state = 1;
     return MP_OK;
 }
 
+struct mp_llama {
+    llama_api a;
+    void *model, *ctx, *tp;
+    llama_batch_ batch;
+    int vocab, max_tokens, max_seqs;
+    int pos[MP_LLAMA_MAX_SEQS];
+};
+
+/* llama.cpp's message so far, on one line. */
+static const char *llog_line(void)
+{
+    for (char *q = llog; *q; q++)
+        if (*q == '\n')
+            *q = ' ';
+    return llog[0] ? llog : "(no message)";
+}
+
+int mp_llama_open(const char *path, int threads, int max_ctx, int max_tokens, int max_seqs,
+                  mp_llama **out, mp_err *e)
+{
+    *out = NULL;
+    if (threads < 1 || max_ctx < 1 || max_tokens < 1 || max_seqs < 1 ||
+        max_seqs > MP_LLAMA_MAX_SEQS)
+        return mp_fail(e, MP_EUSAGE, "llama.cpp session: threads %d, context %d, tokens %d, "
+                       "sequences %d out of range", threads, max_ctx, max_tokens, max_seqs);
+    mp_llama *l = calloc(1, sizeof *l);
+    if (!l)
+        return mp_fail(e, MP_ERUN, "out of memory");
+    int rc = api_open(&l->a, e);
+    if (rc) {
+        free(l);
+        return rc;
+    }
+    llama_api *a = &l->a;
+    llog[0] = 0;
+    l->model = a->model_load(path, a->model_default());
+    if (!l->model) {
+        free(l);
+        return mp_fail(e, MP_EUSAGE, "%s: llama.cpp's model loader refused it: %s", path,
+                       llog_line());
+    }
+    l->vocab = a->n_tokens(a->get_vocab(l->model));
+    /* llama_context_params has begun with n_ctx, n_batch, n_ubatch, n_seq_max
+     * (u32) for many releases: when the defaults read there are the known ones
+     * (512, 2048, 512, 1), they are set; otherwise the layout is not the one
+     * assumed and the file is not run. */
+    blob cp = a->ctx_default();
+    uint32_t f[4];
+    memcpy(f, cp.b, sizeof f);
+    if (f[0] != 512 || f[1] != 2048 || f[2] != 512 || f[3] != 1) {
+        mp_llama_close(l);
+        return mp_fail(e, MP_ERUN, "libllama's llama_context_params defaults (%u, %u, %u, %u) are "
+                       "not the layout this build expects", f[0], f[1], f[2], f[3]);
+    }
+    /* every sequence its own max_ctx positions (the cache is split evenly) */
+    uint32_t ctx = (uint32_t)max_ctx * (uint32_t)max_seqs;
+    ctx = (ctx + 255) / 256 * 256;
+    uint32_t set[4] = {ctx, (uint32_t)max_tokens, (uint32_t)max_tokens, (uint32_t)max_seqs};
+    memcpy(cp.b, set, sizeof set);
+    l->ctx = a->init_from_model(l->model, cp);
+    if (!l->ctx) {
+        mp_llama_close(l);
+        return mp_fail(e, MP_ERUN, "%s: llama_init_from_model failed: %s", path, llog_line());
+    }
+    /* ggml's workers inherit the creating thread's CPU set; the harness pins
+     * its threads one CPU each, and workers confined to the caller's CPU
+     * would wait at every barrier for a time slice (2 threads: ~0.7 s a
+     * token on a model of 0.5 MiB).  They get every CPU the process may use,
+     * as in llama.cpp's own tools, which pin nothing by default. */
+    cpu_set_t mine, all;
+    CPU_ZERO(&all);
+    for (long c = 0, n = sysconf(_SC_NPROCESSORS_CONF); c < n && c < CPU_SETSIZE; c++)
+        CPU_SET((int)c, &all);
+    int widened = !pthread_getaffinity_np(pthread_self(), sizeof mine, &mine) &&
+                  !pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+    blob tpp = a->tp_default(threads);
+    l->tp = a->tp_new(&tpp);
+    if (widened)
+        pthread_setaffinity_np(pthread_self(), sizeof mine, &mine);
+    if (!l->tp) {
+        mp_llama_close(l);
+        return mp_fail(e, MP_ERUN, "ggml_threadpool_new(%d) failed", threads);
+    }
+    a->attach(l->ctx, l->tp, l->tp);
+    a->set_threads(l->ctx, threads, threads);
+    l->batch = a->batch_init(max_tokens, 0, 1);
+    l->max_tokens = max_tokens, l->max_seqs = max_seqs;
+    *out = l;
+    return MP_OK;
+}
+
+void mp_llama_close(mp_llama *l)
+{
+    if (!l)
+        return;
+    if (l->batch.token)
+        l->a.batch_free(l->batch);
+    if (l->ctx)
+        l->a.free_ctx(l->ctx);
+    if (l->tp)
+        l->a.tp_free(l->tp);
+    if (l->model)
+        l->a.free_model(l->model);
+    free(l);
+}
+
+void mp_llama_reset(mp_llama *l)
+{
+    l->a.memory_clear(l->a.get_memory(l->ctx), true);
+    memset(l->pos, 0, sizeof l->pos);
+}
+
+int mp_llama_vocab(const mp_llama *l)
+{
+    return l->vocab;
+}
+
+size_t mp_llama_model_bytes(const mp_llama *l)
+{
+    return (size_t)l->a.model_size(l->model);
+}
+
+void mp_llama_describe(const mp_llama *l, char *buf, size_t len)
+{
+    l->a.model_desc(l->model, buf, len);
+}
+
+int mp_llama_forward(mp_llama *l, const int *tok, const int *seq, int n, const unsigned char *want,
+                     int *next, mp_err *e)
+{
+    if (n < 1 || n > l->max_tokens)
+        return mp_fail(e, MP_EUSAGE, "llama.cpp session: %d tokens (1..%d)", n, l->max_tokens);
+    llama_batch_ *b = &l->batch;
+    b->n_tokens = n;
+    for (int i = 0; i < n; i++) {
+        int s = seq ? seq[i] : 0;
+        if (s < 0 || s >= l->max_seqs || tok[i] < 0 || tok[i] >= l->vocab)
+            return mp_fail(e, MP_EUSAGE, "llama.cpp session: token %d of sequence %d out of range",
+                           tok[i], s);
+        b->token[i] = tok[i];
+        b->pos[i] = l->pos[s]++;
+        b->n_seq_id[i] = 1;
+        b->seq_id[i][0] = s;
+        b->logits[i] = (int8_t)(want ? want[i] != 0 : 1);
+    }
+    llog[0] = 0;
+    if (l->a.decode(l->ctx, *b))
+        return mp_fail(e, MP_ERUN, "llama_decode failed: %s", llog_line());
+    for (int i = 0, o = 0; i < n; i++) {
+        if (!b->logits[i])
+            continue;
+        const float *lg = l->a.logits_ith(l->ctx, i);
+        int best = 0;
+        for (int v = 1; v < l->vocab; v++)
+            if (lg[v] > lg[best])
+                best = v;
+        next[o++] = best;
+    }
+    return MP_OK;
+}
+
+const float *mp_llama_logits(const mp_llama *l, int i)
+{
+    return l->a.logits_ith(l->ctx, i);
+}
+
 int mp_llama_greedy(const char *path, const int *const *prompts, const int *plen, int nprompts,
                     int gen, int *out, float *first_logits, mp_err *e)
 {
-    llama_api a;
-    int rc = api_open(&a, e);
+    mp_llama *l;
+    int rc = mp_llama_open(path, 1, 256, 256, 1, &l, e);
     if (rc)
         return rc;
-    llog[0] = 0;
-    void *model = a.model_load(path, a.model_default());
-    if (!model) {
-        for (char *q = llog; *q; q++)
-            if (*q == '\n')
-                *q = ' ';
-        return mp_fail(e, MP_EUSAGE, "%s: llama.cpp's model loader refused it: %s", path,
-                       llog[0] ? llog : "(no message)");
-    }
-    int vocab = a.n_tokens(a.get_vocab(model));
-    /* llama_context_params has begun with n_ctx, n_batch, n_ubatch (u32) for many
-     * releases: when the defaults read there are the known ones (512, 2048, 512),
-     * ask for a small context; threads are set through llama_set_n_threads (tests
-     * share 2 cores, and the default is all of them). */
-    blob cp = a.ctx_default();
-    uint32_t f[3];
-    memcpy(f, cp.b, sizeof f);
-    if (f[0] == 512 && f[1] == 2048 && f[2] == 512) {
-        uint32_t set[3] = {256, 256, 256};
-        memcpy(cp.b, set, sizeof set);
-    }
-    rc = MP_OK;
     for (int p = 0; p < nprompts && !rc; p++) {
-        void *ctx = a.init_from_model(model, cp);
-        if (!ctx) {
-            rc = mp_fail(e, MP_ERUN, "%s: llama_init_from_model failed: %s", path, llog);
-            break;
-        }
-        a.set_threads(ctx, 1, 1);
-        int32_t tok[256];
-        int n = plen[p] < 256 ? plen[p] : 256;
-        for (int i = 0; i < n; i++)
-            tok[i] = prompts[p][i];
+        mp_llama_reset(l);
+        int tok[256], n = plen[p] < 256 ? plen[p] : 256;
+        memcpy(tok, prompts[p], sizeof(int) * (size_t)n);
         for (int g = 0; g < gen && !rc; g++) {
-            if (a.decode(ctx, a.batch_get_one(tok, n))) {
-                rc = mp_fail(e, MP_ERUN, "%s: llama_decode failed: %s", path, llog);
+            unsigned char want[256] = {0};
+            want[n - 1] = 1;
+            if ((rc = mp_llama_forward(l, tok, NULL, n, want, &out[p * gen + g], e))) {
+                char why[sizeof e->msg];
+                snprintf(why, sizeof why, "%s", e->msg);
+                rc = mp_fail(e, rc, "%s: %.900s", path, why);
                 break;
             }
-            const float *lg = a.logits_ith(ctx, -1);
             if (first_logits && g == 0)
-                memcpy(first_logits + (size_t)p * vocab, lg, sizeof(float) * (size_t)vocab);
-            int best = 0;
-            for (int v = 1; v < vocab; v++)
-                if (lg[v] > lg[best])
-                    best = v;
-            out[p * gen + g] = best;
-            tok[0] = best;
+                memcpy(first_logits + (size_t)p * l->vocab, mp_llama_logits(l, n - 1),
+                       sizeof(float) * (size_t)l->vocab);
+            tok[0] = out[p * gen + g];
             n = 1;
         }
-        a.free_ctx(ctx);
     }
-    a.free_model(model);
+    mp_llama_close(l);
     return rc;
 }

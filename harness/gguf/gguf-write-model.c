@@ -2,10 +2,24 @@
  * weights (`pack --gguf-out`, issue 19), in llama.cpp's own architectures:
  * `bitnet` when the model has sub-norms (the head tied to the embedding),
  * else `llama` (silu, its Q and K rows permuted to llama.cpp's order, see
- * gguf-tensors.h); the linears in TQ2_0, TQ1_0 or I2_S packed by our own
- * packers (ggml's layouts byte for byte), embedding and head in bf16, norms in
- * f32, and a placeholder vocabulary so that llama.cpp's loader has one.  The
- * reader of such files is gguf-model.c. */
+ * gguf-tensors.h); norms in f32, and a placeholder vocabulary so that
+ * llama.cpp's loader has one.  The reader of such files is gguf-model.c.
+ *
+ * Linears (issue 39: the formats llama.cpp runs, on the same weights as our
+ * rows): TQ2_0, TQ1_0, I2_S (bitnet.cpp) or Q8_0, Q4_0, F16, each packed by
+ * the registry's scalar packer of that format, which is ggml's layout byte for
+ * byte (tests/test_peers.c); Q8_0 and F16 hold the ternary values times their
+ * scale exactly, Q4_0 maps -s to -7s/8 as ggml's quantizer does.  Per-tensor
+ * `.scale` tensors exist only beside the TQ types of `bitnet` (the others
+ * carry the scale in their values).
+ *
+ * Embedding and head (--lm-head): BF16 (the runner's own type: the default),
+ * F16, Q8_0 or Q4_0, rounded from the runner's bf16 values by ggml's reference
+ * rules (Q8_0: d = absmax / 127, round half away; Q4_0: d = the signed extreme
+ * / -8, codes min(15, x / d + 8.5)), with fp16 block scales.  Our runner's own
+ * q8_0/q4_0 head keeps bf16 block scales (e2e-head.c): the same bytes per
+ * weight, values that may differ in the last bits of a scale. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +28,7 @@
 #include "gguf-tensors.h"
 #include "mp_gguf.h"
 #include "../../variants/mp_registry.h"
+#include "../../kernels/common/mp_fp16.h"
 
 enum { W_EMB, W_HEAD, W_NORM, W_LIN, W_SCALE };
 
@@ -24,7 +39,7 @@ typedef struct wdesc {
 typedef struct wctx {
     const mp_model *m;
     mp_e2e_source syn;
-    int type, llama, scale_tensors;
+    int type, head, llama, scale_tensors;
     wdesc *d;
     int8_t *staging;
 } wctx;
@@ -37,6 +52,96 @@ static void lin_mk(const mp_model *m, int lin, int *rows, int *cols)
     *cols = ls[lin].k;
 }
 
+/* The registry variant whose packer writes ggml's layout of a linear type. */
+static const char *packer(int type)
+{
+    switch (type) {
+    case MP_GGML_TQ2_0: return "tq2_0.scalar";
+    case MP_GGML_TQ1_0: return "tq1_0.scalar";
+    case MP_GGML_I2_S: return "i2_s.scalar";
+    case MP_GGML_Q8_0: return "q8_0.scalar";
+    case MP_GGML_Q4_0: return "q4_0.scalar";
+    case MP_GGML_F16: return "f16.scalar";
+    default: return NULL;
+    }
+}
+
+static float bf16_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* One row of cols floats in ggml's type (F16, Q8_0, Q4_0: blocks of 32). */
+static void row_to(int type, const float *x, int cols, uint8_t *out)
+{
+    if (type == MP_GGML_F16) {
+        for (int i = 0; i < cols; i++) {
+            uint16_t h = mp_fp16_from_f32(x[i]);
+            memcpy(out + 2 * i, &h, 2);
+        }
+        return;
+    }
+    for (int b = 0; b < cols / 32; b++, x += 32) {
+        float amax = 0, ext = 0;
+        for (int i = 0; i < 32; i++)
+            if (fabsf(x[i]) > amax)
+                amax = fabsf(x[i]), ext = x[i];
+        float d = type == MP_GGML_Q8_0 ? amax / 127.0f : ext / -8.0f, id = d != 0 ? 1.0f / d : 0;
+        uint16_t dh = mp_fp16_from_f32(d);
+        memcpy(out, &dh, 2);
+        if (type == MP_GGML_Q8_0) {
+            for (int i = 0; i < 32; i++)
+                out[2 + i] = (uint8_t)(int8_t)roundf(x[i] * id);
+            out += 34;
+        } else {
+            for (int i = 0; i < 16; i++) {
+                int lo = (int)(x[i] * id + 8.5f), hi = (int)(x[16 + i] * id + 8.5f);
+                out[2 + i] = (uint8_t)((lo < 15 ? lo : 15) | (hi < 15 ? hi : 15) << 4);
+            }
+            out += 18;
+        }
+    }
+}
+
+/* The embedding (which 0) or the untied head (1) in c->head's type: the
+ * runner's bf16 rows, converted a slice of rows at a time. */
+static int matrix(const wctx *c, int which, uint8_t *out, mp_err *e)
+{
+    const mp_model *m = c->m;
+    if (c->head == MP_GGML_BF16)
+        return c->syn.matrix(&c->syn, which, (uint16_t *)out, m->vocab, m->hidden, e);
+    enum { SLICE = 1024 };
+    int H = m->hidden;
+    int bb, blk = mp_gguf_type_block(c->head, &bb);
+    size_t rb = (size_t)H / (size_t)blk * (size_t)bb;
+    int whole = !c->syn.matrix_rows;
+    int n = whole ? m->vocab : SLICE;
+    uint16_t *bf = malloc(sizeof *bf * (size_t)n * H);
+    float *f = malloc(sizeof *f * (size_t)H);
+    int rc = bf && f ? MP_OK : mp_fail(e, MP_ERUN, "out of memory");
+    if (!rc && whole)
+        rc = c->syn.matrix(&c->syn, which, bf, m->vocab, H, e);
+    for (int r0 = 0; r0 < m->vocab && !rc; r0 += n) {
+        int r1 = r0 + n < m->vocab ? r0 + n : m->vocab;
+        if (!whole)
+            rc = c->syn.matrix_rows(&c->syn, which, bf, r0, r1, H, e);
+        for (int r = r0; r < r1 && !rc; r++) {
+            const uint16_t *src = bf + (size_t)(whole ? r : r - r0) * H;
+            for (int i = 0; i < H; i++)
+                f[i] = bf16_f32(src[i]);
+            row_to(c->head, f, H, out + (size_t)r * rb);
+        }
+        if (whole)
+            break;
+    }
+    free(bf);
+    free(f);
+    return rc;
+}
+
 static int fill(void *ctx, int index, uint8_t *out, size_t bytes, mp_err *e)
 {
     wctx *c = ctx;
@@ -46,7 +151,7 @@ static int fill(void *ctx, int index, uint8_t *out, size_t bytes, mp_err *e)
     switch (d->kind) {
     case W_EMB:
     case W_HEAD:
-        return c->syn.matrix(&c->syn, d->kind == W_HEAD, (uint16_t *)out, m->vocab, m->hidden, e);
+        return matrix(c, d->kind == W_HEAD, out, e);
     case W_NORM: {
         int n = d->which == 2 ? m->heads * m->head_dim : d->which == 3 ? m->intermediate : m->hidden;
         return c->syn.norm(&c->syn, d->which, d->layer, (float *)out, n, e);
@@ -75,9 +180,7 @@ static int fill(void *ctx, int index, uint8_t *out, size_t bytes, mp_err *e)
         }
         float ps = c->scale_tensors ? 1.0f : s;
         /* our packers are ggml's layouts byte for byte (tests/test_peers.c) */
-        const mp_variant *pv = mp_registry_find(c->type == MP_GGML_TQ2_0   ? "tq2_0.scalar"
-                                                : c->type == MP_GGML_TQ1_0 ? "tq1_0.scalar"
-                                                                           : "i2_s.scalar");
+        const mp_variant *pv = mp_registry_find(packer(c->type));
         int param[MP_MAX_PARAMS];
         mp_variant_defaults(pv, param);
         pv->pack(w, c->type == MP_GGML_I2_S ? s : ps, (int)rows, (int)cols, param, out);
@@ -89,10 +192,18 @@ static int fill(void *ctx, int index, uint8_t *out, size_t bytes, mp_err *e)
     return mp_fail(e, MP_ERUN, "internal: tensor kind %d", d->kind);
 }
 
-int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, mp_err *e)
+int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, int head,
+                        mp_err *e)
 {
-    if (type != MP_GGML_TQ2_0 && type != MP_GGML_TQ1_0 && type != MP_GGML_I2_S)
-        return mp_fail(e, MP_EUSAGE, "--variant: ternary type must be tq2_0, tq1_0 or i2_s");
+    if (!packer(type))
+        return mp_fail(e, MP_EUSAGE, "--variant: the linears' type must be tq2_0, tq1_0, i2_s, "
+                       "q8_0, q4_0 or f16");
+    if (head != MP_GGML_BF16 && head != MP_GGML_F16 && head != MP_GGML_Q8_0 &&
+        head != MP_GGML_Q4_0)
+        return mp_fail(e, MP_EUSAGE, "--lm-head: the head's type must be bf16, f16, q8_0 or q4_0");
+    if (head != MP_GGML_BF16 && head != MP_GGML_F16 && m->hidden % 32)
+        return mp_fail(e, MP_EUSAGE, "model %s: hidden size %d is not a multiple of %s's block "
+                       "of 32", m->name, m->hidden, mp_gguf_type_name(head));
     int llama = !m->sub_norm;
     const char *arch = llama ? "llama" : "bitnet";
     if (llama && strcmp(m->ffn_act, "silu"))
@@ -103,7 +214,8 @@ int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int 
                        "architecture always ties the head to the embedding", m->name);
     if (m->head_dim % 2)
         return mp_fail(e, MP_EUSAGE, "model %s: odd head size %d", m->name, m->head_dim);
-    int blk = type == MP_GGML_I2_S ? 128 : 256;
+    int blk = type == MP_GGML_I2_S ? 128 : type == MP_GGML_F16 ? 1
+              : type == MP_GGML_Q8_0 || type == MP_GGML_Q4_0 ? 32 : 256;
     mp_linear ls[8];
     mp_model_linears(m, ls);
     for (int i = 0; i < MP_E2E_NLIN; i++)
@@ -172,8 +284,8 @@ int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int 
     free(score);
     free(ttype);
 
-    wctx c = {.m = m, .type = type, .llama = llama,
-              .scale_tensors = !llama && type != MP_GGML_I2_S};
+    wctx c = {.m = m, .type = type, .head = head, .llama = llama,
+              .scale_tensors = !llama && (type == MP_GGML_TQ2_0 || type == MP_GGML_TQ1_0)};
     mp_e2e_synthetic(seed, &c.syn);
     int maxd = 4 + m->layers * 20;
     c.d = calloc((size_t)maxd, sizeof *c.d);
@@ -196,10 +308,10 @@ int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int 
         n++;                                                                                 \
     } while (0)
     int H = m->hidden, Q = m->heads * m->head_dim, I = m->intermediate;
-    ADD("token_embd.weight", MP_GGML_BF16, 2, H, V, W_EMB, 0, 0);
+    ADD("token_embd.weight", head, 2, H, V, W_EMB, 0, 0);
     ADD("output_norm.weight", MP_GGML_F32, 1, H, 1, W_NORM, 4, 0);
     if (!m->tied)
-        ADD("output.weight", MP_GGML_BF16, 2, H, V, W_HEAD, 0, 0);
+        ADD("output.weight", head, 2, H, V, W_HEAD, 0, 0);
     for (int l = 0; l < m->layers && !rc; l++) {
         for (int j = 0; j < (llama ? 2 : 4); j++)
             ADD(tname(nm, sizeof nm, l, norm_tensor[j], "weight"), MP_GGML_F32, 1,

@@ -153,9 +153,11 @@ int mp_gguf_check_ternary(const mp_gguf *g, const mp_model *m, int layers, mp_er
 int mp_gguf_ternary(const mp_gguf *g, const mp_gguf_tensor *t, int8_t *w, float *scale, mp_err *e);
 
 /* Writes a model of the architecture m with the e2e runner's seeded weights
- * (the synthetic source of seed), its linears in type (TQ2_0, TQ1_0, I2_S):
- * `bitnet` when m has sub-norms, else `llama`. */
-int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, mp_err *e);
+ * (the synthetic source of seed), its linears in type (TQ2_0, TQ1_0, I2_S,
+ * Q8_0, Q4_0, F16), embedding and untied head in head (BF16, F16, Q8_0,
+ * Q4_0): `bitnet` when m has sub-norms, else `llama` (gguf-write-model.c). */
+int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, int head,
+                        mp_err *e);
 
 /* ---- models by name or file (gguf/model-file.c) ---------------------------------- */
 /* A GGUF file (by name or magic) through mp_gguf_model_load, else a model text
@@ -202,5 +204,30 @@ int mp_ggml_crosscheck(const char *path, char *report, size_t rlen, mp_err *e);
  * absent. */
 int mp_llama_greedy(const char *path, const int *const *prompts, const int *plen, int nprompts,
                     int gen, int *out, float *first_logits, mp_err *e);
+
+/* A llama.cpp session (issue 39): the file loaded by llama.cpp, one context of
+ * max_seqs sequences of max_ctx positions each taking up to max_tokens tokens
+ * per call, run on a ggml threadpool of `threads` threads attached to it (as
+ * llama.cpp's own tools run).  MP_EUSAGE with llama.cpp's message when its
+ * loader refuses the file; -1 when the library is absent; MP_ERUN otherwise. */
+enum { MP_LLAMA_MAX_SEQS = 64 };
+typedef struct mp_llama mp_llama;
+int mp_llama_open(const char *path, int threads, int max_ctx, int max_tokens, int max_seqs,
+                  mp_llama **out, mp_err *e);
+void mp_llama_close(mp_llama *l);
+/* Empties every sequence's KV cache. */
+void mp_llama_reset(mp_llama *l);
+int mp_llama_vocab(const mp_llama *l);
+/* Bytes of the model's tensors as llama.cpp holds them (llama_model_size). */
+size_t mp_llama_model_bytes(const mp_llama *l);
+/* llama.cpp's one-line description of the model (llama_model_desc). */
+void mp_llama_describe(const mp_llama *l, char *buf, size_t len);
+/* One llama_decode over n tokens, tok[i] appended to sequence seq[i] (seq NULL:
+ * all sequence 0) at its next position; next[] gets the argmax of the logits
+ * of each token with want[i] != 0 (want NULL: all), in order. */
+int mp_llama_forward(mp_llama *l, const int *tok, const int *seq, int n, const unsigned char *want,
+                     int *next, mp_err *e);
+/* The logits of batch row i of the last forward call (want[i] set). */
+const float *mp_llama_logits(const mp_llama *l, int i);
 
 #endif

@@ -129,9 +129,12 @@ void mp_rep_e2e_cell(char *buf, size_t len, const e2e_row *x)
         snprintf(buf + u, len - u, " (%d/%d layers)", x->layers, x->model_layers);
 }
 
-/* The seed 000 Table 7 row (i7-13700H) of a kernel method, NULL if the table has none. */
+/* The seed 000 Table 7 row (i7-13700H) of a kernel method, NULL if the table has none
+ * (llama.cpp's own, LLAMACPP_X, is the paper's X: its Table 7 ran llama.cpp's kernels). */
 static const paper_row *t7_row(const char *method)
 {
+    if (!strncmp(method, "LLAMACPP_", 9))
+        method += 9;
     static const struct {
         const char *method, *paper;
     } names[] = {{"F16", "Float16"}, {"Q4_0", "Q4_0"},   {"TMAC_INT2", "T-MAC"},
@@ -150,19 +153,29 @@ static const paper_row *t7_row(const char *method)
     return NULL;
 }
 
+/* Whether x is the ratio table's baseline: llama.cpp's own TQ2_0 end to end when the
+ * table has it (llama), else our TQ2_0. */
+static int is_base(const e2e_row *x, int llama)
+{
+    return llama ? !strcmp(x->method, "LLAMACPP_TQ2_0") : !strcmp(x->method, "TQ2_0");
+}
+
 /* Decode tokens/s relative to TQ2_0 (llama.cpp's ternary kernel) in the same model and
  * run setting, ours beside seed 000 Table 7's i7-13700H: ratios travel between
- * machines better than tokens/s do (memory bandwidth sets both). */
+ * machines better than tokens/s do (memory bandwidth sets both).  The baseline is
+ * llama.cpp's own TQ2_0 end to end (issue 39) when those rows exist at these
+ * threads, else our re-implementation, and the caption says which. */
 static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
 {
     const paper_row *p_tq2 = t7_row("TQ2_0");
     const char *vars[MAXV];
-    int nv = 0;
+    int nv = 0, llama = 0;
     for (int i = 0; i < ne; i++) {
         const e2e_row *x = &e[i];
         if (size_col(x->model) < 0 || strncmp(x->test, "tg", 2) || strchr(x->test, ' ') ||
             x->threads != threads || !t7_row(x->method))
             continue;
+        llama |= !strcmp(x->method, "LLAMACPP_TQ2_0") && !strcmp(x->status, "ok");
         int j;
         for (j = 0; j < nv && strcmp(vars[j], x->variant); j++)
             ;
@@ -171,8 +184,7 @@ static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
     }
     if (!nv || !p_tq2)
         return;
-    fprintf(f, "Decode speed relative to our TQ2_0 (a re-implementation of llama.cpp's format; "
-               "llama.cpp end to end is not measured here yet, issue 39) in the same model and "
+    fprintf(f, "Decode speed relative to %s in the same model and "
                "the same run (\"–\" when the two rows come from different runs), this machine "
                "(%d thread%s, cold) [seed 000 Table 7, i7-13700H, against llama.cpp's TQ2_0, in "
                "brackets].  A partial model \"(L/M layers)\" "
@@ -180,7 +192,12 @@ static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
                "head's share of the time is larger than in the whole model and its ratio is not "
                "the paper's whole-model ratio (printed \"whole model\" beside it, not "
                "comparable):\n\n"
-               "| kernel |", threads, threads > 1 ? "s" : "");
+               "| kernel |",
+            llama ? "llama.cpp's own TQ2_0 end to end (llamacpp.tq2_0: libllama on the same "
+                    "weights)"
+                  : "our TQ2_0 (a re-implementation of llama.cpp's format; llama.cpp end to end "
+                    "has no rows at these threads)",
+            threads, threads > 1 ? "s" : "");
     for (int c = 0; c < NSIZES; c++)
         if (sizes[c].ours)
             fprintf(f, " %s |", sizes[c].label);
@@ -200,7 +217,7 @@ static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
                 continue;
             if (!strcmp(x->variant, vars[vi]))
                 cells[c] = x, method = x->method;
-            if (!strcmp(x->method, "TQ2_0"))
+            if (is_base(x, llama))
                 tq2[c] = x;
         }
         const paper_row *p = t7_row(method);
