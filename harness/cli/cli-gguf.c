@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../e2e/mp_e2e.h"
 #include "../gguf/mp_gguf.h"
@@ -65,6 +66,10 @@ int mp_cmd_pack_gguf(int argc, char **argv)
     int type = type_of(variant);
     if (type < 0)
         return mp_die(2, "--variant '%s': a GGUF file holds tq2_0, tq1_0 or i2_s", variant);
+    const mp_path paths[] = {{"--model", model, MP_PATH_IN, NULL},
+                             {"--gguf-out", out, MP_PATH_FILE, NULL}};
+    if ((rc = mp_paths_check("pack", paths, 2)))
+        return rc;
     mp_model m;
     if ((rc = mp_model_load(model, &m, &e)))
         return mp_die(rc, "%s", e.msg);

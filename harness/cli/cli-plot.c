@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../report/mp_report.h"
 #include "mp_options.h"
@@ -63,6 +64,14 @@ int mp_cmd_plot(int argc, char **argv)
                       kind);
     if (!*o.outdir)
         return mp_die(2, "--outdir: empty path");
+    static const char *const names[] = {
+        "roofline.png", "roofline.svg", "roofline.dat", "gbps.png",   "gbps.svg",
+        "gbps.dat",     "threads.png",  "threads.svg",  "threads.dat", "prompt.png",
+        "prompt.svg",   "prompt.dat",   "tuner.png",    "tuner.svg",  "tuner.dat", NULL};
+    const mp_path paths[] = {{"--db", db, MP_PATH_IN, NULL},
+                             {"--outdir", o.outdir, MP_PATH_DIR, names}};
+    if ((rc = mp_paths_check("plot", paths, 2)))
+        return rc;
     if (mp_parse_only_stop("plot")) /* mp_rep_open copies the database into /tmp */
         return 0;
     mp_rep r;

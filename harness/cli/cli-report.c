@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "mp_options.h"
 #include "../report/mp_report.h"
@@ -67,6 +68,14 @@ int mp_cmd_report(int argc, char **argv)
         return mp_die(2, "--csv %s: not a directory", csv);
     if (check && stat(out, &sb) != 0)
         return mp_die(2, "--check: --out %s does not exist (nothing to compare with)", out);
+    static const char *const csv_names[] = {"kernel-results.csv", "gemv-roofline.csv",
+                                            "e2e-bounds.csv", NULL};
+    const mp_path paths[] = {{"--db", db, MP_PATH_IN, NULL},
+                             {"--claims", claims, MP_PATH_IN, NULL},
+                             {"--out", out, check ? MP_PATH_IN : MP_PATH_FILE, NULL},
+                             {"--csv", csv, check ? MP_PATH_IN : MP_PATH_DIR, csv_names}};
+    if ((prc = mp_paths_check("report", paths, 4)))
+        return prc;
     if (mp_parse_only_stop("report")) /* mp_rep_open copies the database into /tmp */
         return 0;
     mp_rep r;

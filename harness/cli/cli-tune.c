@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../gguf/mp_gguf.h"
 #include "../core/mp_core.h"
@@ -457,6 +458,13 @@ int mp_cmd_tune(int argc, char **argv)
         return 0; /* both open the store read-write */
     if (o.want_report)
         return report(o.db, o.fmt);
+    static const char *const confs[] = {"*.conf", NULL};
+    const char *mopt = mp_opts_seen(&tune_spec, &po, "gguf") ? "--gguf" : "--model";
+    const mp_path paths[] = {{mopt, o.model, MP_PATH_IN, NULL},
+                             {"--db", o.db, MP_PATH_DB, NULL},
+                             {"--out", o.outp, o.from_sweep ? MP_PATH_DIR : MP_PATH_FILE, confs}};
+    if ((rc = mp_paths_check("tune", paths, 3)))
+        return rc;
     if (o.from_sweep)
         return mp_tune_from_sweep(o.db, o.outp ? o.outp : "results/tuned", o.margin, o.alpha);
     static tune_ctx c;
