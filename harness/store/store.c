@@ -228,7 +228,7 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
         return mp_fail(e, MP_EUSAGE, "--db: empty path");
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
-        return mp_fail(e, MP_EUSAGE, "--db %s: is a directory, not a database file", path);
+        return mp_fail(e, MP_EIO, "--db %s: is a directory, not a database file", path);
     if (exists && !S_ISREG(st.st_mode))
         return mp_fail(e, MP_EIO, "--db %s: not a regular file (a device or pipe); give a "
                                   "database file", path);
