@@ -27,6 +27,7 @@ struct mp_store {
     long inserted; /* result rows this process added (not those another had) */
     dev_t dev;     /* the file opened: a database deleted or replaced under a */
     ino_t ino;     /* running sweep is an error, not rows written into the void */
+    int created;   /* this open made the file: removed at close if it holds no run */
 };
 
 /* MP_EIO when the path no longer names the file this store opened. */
@@ -262,6 +263,7 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     }
     mp_store *s = calloc(1, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
+    s->created = !exists; /* a failed open leaves no new file behind */
     /* URIs on: merge attaches its inputs as "file:...?mode=ro" (store-merge.c).  A
      * path of ours that starts with "file:" is given as ./file:..., so it stays a path */
     char open_path[1040];
@@ -378,12 +380,43 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     return MP_OK;
 }
 
+/* 1 when the database holds at least one run (0 when it cannot be read). */
+static int holds_a_run(mp_store *s)
+{
+    sqlite3_stmt *q;
+    int any = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM runs LIMIT 1", -1, &q, NULL) == SQLITE_OK) {
+        any = sqlite3_step(q) == SQLITE_ROW;
+        sqlite3_finalize(q);
+    }
+    return any;
+}
+
 void mp_store_close(mp_store *s)
 {
     if (!s)
         return;
+    /* issue 40: a database this command created and could not store a run in
+     * (a full disk, a file size limit, a failed open) is not left behind
+     * half-made, nor are its journal, WAL and index */
+    int remove = s->created && (!s->db || !holds_a_run(s));
     if (s->db)
         sqlite3_close(s->db);
+    if (remove && s->ino) {
+        struct stat st;
+        if (stat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
+            unlink(s->path);
+    } else if (remove && !s->ino) {
+        unlink(s->path); /* the open failed: the file is the one it just made */
+    }
+    if (remove) {
+        static const char *const ext[] = {"-journal", "-wal", "-shm"};
+        for (int i = 0; i < 3; i++) {
+            char side[1100];
+            snprintf(side, sizeof side, "%s%s", s->path, ext[i]);
+            unlink(side);
+        }
+    }
     free(s);
 }
 
