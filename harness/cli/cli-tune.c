@@ -433,7 +433,7 @@ static int tune_all(tune_ctx *c, const char *cmdline)
     mp_store_close(c->store);
     if (c->tuned_any && !rc && !interrupted) {
         if ((rc = mp_tuned_save(c->conf, &c->tuned, e.msg, sizeof e.msg)))
-            mp_die(rc, "%s", e.msg);
+            rc = mp_die(rc == MP_TUNED_EIO ? MP_EIO : MP_EUSAGE, "%s", e.msg);
         else
             fprintf(stderr, "mpbench: tuned parameters written to %s\n", c->conf);
     }
