@@ -72,6 +72,8 @@ static int pack_weights(const pack_opts *o, const mp_variant *v, int m, int k, i
     struct stat st;
     if (!f)
         rc = mp_die(2, "--weights %s: %s", o->wpath, strerror(errno));
+    else if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+        rc = mp_die(2, "--weights %s: is a directory, not a weights file", o->wpath);
     else if (fstat(fileno(f), &st) || (size_t)st.st_size != count)
         rc = mp_die(2, "--weights %s: %lld bytes, but %dx%d int8 weights need %zu", o->wpath,
                     (long long)st.st_size, m, k, count);

@@ -60,6 +60,8 @@ int mp_cmd_report(int argc, char **argv)
     struct stat sb;
     if (check && stat(out, &sb) != 0)
         return mp_die(2, "--check: --out %s does not exist (nothing to compare with)", out);
+    if (claims && stat(claims, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return mp_die(2, "--claims %s: is a directory, not the claims file", claims);
     static const char *const csv_names[] = {"kernel-results.csv", "gemv-roofline.csv",
                                             "e2e-bounds.csv", NULL};
     const mp_path paths[] = {{"--db", db, MP_PATH_IN, NULL},

@@ -87,6 +87,12 @@ int mp_model_load_text(const char *name, mp_model *m, mp_err *e)
         return mp_fail(e, MP_EUSAGE,
                        "unknown model '%s': cannot open %s (%s); see 'mpbench list models'",
                        name, path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen takes folders */
+        fclose(f);
+        return mp_fail(e, MP_EUSAGE, "--model %s: %s is a directory, not a model file", name,
+                       path);
+    }
     memset(m, 0, sizeof *m);
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     size_t blen = strlen(base);
