@@ -114,7 +114,8 @@ int mp_rep_out_finish(mp_rep_out *o, int ok, char *err, size_t len)
     err[0] = 0;
     for (int i = 0; i < o->n; i++) {
         mp_rep_out_file *x = &o->f[i];
-        int werr = ferror(x->f) ? (errno ? errno : EIO) : 0;
+        errno = 0; /* the reason of a failed write is the flush's (ENOSPC, EFBIG) */
+        int werr = fflush(x->f) != 0 || ferror(x->f) ? (errno ? errno : EIO) : 0;
         if (fclose(x->f) != 0 && !werr)
             werr = errno;
         if (werr) {

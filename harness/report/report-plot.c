@@ -115,7 +115,8 @@ void mp_plot_title(plot_job *j, const char *title)
 /* Runs gnuplot on scripts/KIND.gp; renames the three files into place. 0 ok. */
 int mp_plot_job_finish(plot_job *j)
 {
-    int werr = ferror(j->f) ? (errno ? errno : EIO) : 0;
+    errno = 0; /* the reason of a failed write is the flush's (ENOSPC, EFBIG) */
+    int werr = fflush(j->f) != 0 || ferror(j->f) ? (errno ? errno : EIO) : 0;
     if (fclose(j->f) != 0 && !werr)
         werr = errno;
     if (werr) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,6 +126,18 @@ static int user_version(sqlite3 *db, int *out)
     return SQLITE_OK;
 }
 
+/* ": its disk is full (No space left on device)" when the folder of path has
+ * no free block: SQLite then says only "disk I/O error". */
+static const char *disk_full_note(const char *path)
+{
+    char dir[1024];
+    struct statvfs v;
+    path_dir(path, dir, sizeof dir);
+    return statvfs(dir, &v) == 0 && v.f_bavail == 0
+               ? ": its disk is full (No space left on device)"
+               : "";
+}
+
 int mp_store_verify(const char *path, const char *what, int *version, mp_err *e)
 {
     struct stat st;
@@ -166,7 +179,8 @@ int mp_store_verify(const char *path, const char *what, int *version, mp_err *e)
         if (code == SQLITE_CORRUPT)
             return mp_fail(e, MP_EIO, "%s %s: corrupt (%s); left untouched", what, path,
                            verdict);
-        return mp_fail(e, MP_EIO, "%s %s: cannot read (%s)", what, path, verdict);
+        return mp_fail(e, MP_EIO, "%s %s: cannot read (%s)%s", what, path, verdict,
+                       disk_full_note(path));
     }
     int ntables = 0;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type='table'", -1, &q,
