@@ -300,6 +300,11 @@ static int tune_search(tune_ctx *c, mp_pool *pool, const mp_variant *v, mp_space
         fprintf(stderr, "mpbench: tune %s %dx%d n=%d t=%d: %s over %ld points...\n", v->name, m,
                 k, n, threads, mp_strategy_name(c->st), mp_space_size(sp));
     mp_search(sp, c->st, o->budget, start, (uint64_t)o->seed, mp_tune_cost, &t, &sr);
+    if (t.store_rc) { /* an evaluation was not stored: no decision, no config */
+        rc = t.store_rc;
+        mp_tune_problem_free(&t);
+        return -rc;
+    }
     if (mp_engine_interrupted()) {
         mp_tune_problem_free(&t);
         return 1; /* the evaluations so far are stored: a re-run resumes */
