@@ -184,10 +184,13 @@ static int list_machine(const list_opts *o)
     printf("counters:\n");
     mp_counters_describe(stdout);
     /* the newest probe of this machine, if the database has one (read only) */
-    if (access(db, R_OK) == 0) {
+    if (access(db, F_OK) == 0) { /* given and there: it must be a database */
         mp_store *s;
         mp_err e;
-        if (mp_store_open(db, &s, &e) == MP_OK) {
+        int rc = mp_store_open(db, &s, &e);
+        if (rc)
+            return mp_die(rc, "list machine: %s", e.msg);
+        {
             enum { MAXP = 8192 }; /* a probe of many threads has many ceilings */
             mp_probe_row *r = calloc(MAXP, sizeof *r);
             int n = r ? mp_probe_latest(s, m.fingerprint, r, MAXP) : 0;
