@@ -176,6 +176,8 @@ static int sweep_shapes(const sweep_opts *o, int (*shapes)[2], int *ns)
     snprintf(buf, sizeof buf, "%s", o->models);
     if (!strcmp(buf, "all")) {
         char **all = NULL;
+        if ((rc = mp_models_dir_check(&e)))
+            return mp_die(rc, "%s", e.msg);
         int nall = mp_model_list(&all);
         buf[0] = 0;
         for (int i = 0; i < nall; i++) {

@@ -250,6 +250,17 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int mp_models_dir_check(mp_err *e)
+{
+    const char *dir = mp_models_dir();
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return mp_fail(e, MP_EIO, "models folder %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return mp_fail(e, MP_EIO, "models folder %s (MPBENCH_MODELS): not a folder", dir);
+    return MP_OK;
+}
+
 int mp_model_list(char ***names)
 {
     DIR *d = opendir(mp_models_dir());
