@@ -441,7 +441,7 @@ Test(report, bad_input)
     free(b);
     snprintf(db, sizeof db, "%s/empty.db", dir);
     fclose(fopen(db, "w"));
-    RUN(2, "plot gbps --db %s --outdir %s", db, od);
+    RUN(3, "plot gbps --db %s --outdir %s", db, od); /* issue 40: a database failure, 3 */
     cr_assert(strstr(out, "empty file"), "%s", out);
     stat(db, &sb);
     cr_assert_eq(sb.st_size, 0);

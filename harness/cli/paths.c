@@ -94,8 +94,8 @@ static int folder_writable(const char *cmd, const mp_path *o, const char *dir, i
     if (!S_ISDIR(st.st_mode))
         return mp_die(MP_EIO, "%s: %s %s: %s is not a folder", cmd, o->opt, o->path, d);
     if (access(d, W_OK) != 0)
-        return mp_die(MP_EIO, "%s: %s %s: folder %s is not writable: %s%s", cmd, o->opt, o->path,
-                      d, strerror(errno), errno == EROFS ? "" : " (read-only to this user)");
+        return mp_die(MP_EIO, "%s: %s %s: folder %s is read-only%s (%s)", cmd, o->opt, o->path,
+                      d, errno == EROFS ? "" : " to this user", strerror(errno));
     return 0;
 }
 
@@ -132,8 +132,8 @@ static int check_one(const char *cmd, const mp_path *o, const mp_path *p, int n)
         snprintf(dir, sizeof dir, "%s", up);
     }
     if (exists && access(o->path, W_OK) != 0)
-        return mp_die(MP_EIO, "%s: %s %s: not writable: %s", cmd, o->opt, o->path,
-                      strerror(errno));
+        return mp_die(MP_EIO, "%s: %s %s: read-only%s (%s)", cmd, o->opt, o->path,
+                      errno == EROFS ? "" : " to this user", strerror(errno));
     return folder_writable(cmd, o, dir, 0);
 }
 

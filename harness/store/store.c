@@ -28,7 +28,7 @@ struct mp_store {
     long inserted; /* result rows this process added (not those another had) */
     dev_t dev;     /* the file opened: a database deleted or replaced under a */
     ino_t ino;     /* running sweep is an error, not rows written into the void */
-    int created;   /* this open made the file: removed at close if it holds no run */
+    int created;   /* this open made the file: removed at close if it holds no row */
 };
 
 /* MP_EIO when the path no longer names the file this store opened. */
@@ -394,12 +394,13 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     return MP_OK;
 }
 
-/* 1 when the database holds at least one run (0 when it cannot be read). */
-static int holds_a_run(mp_store *s)
+/* 1 when the database holds a machine or a run (0 when it cannot be read). */
+static int holds_rows(mp_store *s)
 {
     sqlite3_stmt *q;
     int any = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM runs LIMIT 1", -1, &q, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM machines UNION ALL SELECT 1 FROM runs LIMIT 1",
+                           -1, &q, NULL) == SQLITE_OK) {
         any = sqlite3_step(q) == SQLITE_ROW;
         sqlite3_finalize(q);
     }
@@ -410,10 +411,10 @@ void mp_store_close(mp_store *s)
 {
     if (!s)
         return;
-    /* issue 40: a database this command created and could not store a run in
+    /* issue 40: a database this command created and could not store a row in
      * (a full disk, a file size limit, a failed open) is not left behind
      * half-made, nor are its journal, WAL and index */
-    int remove = s->created && (!s->db || !holds_a_run(s));
+    int remove = s->created && (!s->db || !holds_rows(s));
     if (s->db)
         sqlite3_close(s->db);
     if (remove && s->ino) {
