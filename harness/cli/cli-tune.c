@@ -270,6 +270,14 @@ static int tune_conf(tune_ctx *c)
                             sizeof e.msg)))
         return mp_die(rc, "%s", e.msg);
     snprintf(c->tuned.fingerprint, sizeof c->tuned.fingerprint, "%s", c->mach.fingerprint);
+    /* issue 40: the config's folder must take it before anything is measured
+     * or stored (a full disk): the config as it stands, written beside it */
+    char probe[sizeof c->conf + 16];
+    snprintf(probe, sizeof probe, "%s.probe", c->conf);
+    rc = mp_tuned_save(probe, &c->tuned, e.msg, sizeof e.msg);
+    unlink(probe);
+    if (rc)
+        return mp_die(rc == MP_TUNED_EIO ? MP_EIO : MP_EUSAGE, "--out %s: %s", c->conf, e.msg);
     return 0;
 }
 
