@@ -87,7 +87,7 @@ Test(cli, bad_databases_untouched)
 {
     char dir[64], path[160];
     mp_test_tmpdir(dir, sizeof dir, "cli");
-    EXPECT(2, "is a directory", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", dir);
+    EXPECT(3, "is a directory", "run --variant i2_s.scalar --shape 8x128 --reps 1 --min-time 0 --db %s", dir);
     snprintf(path, sizeof path, "%s/corrupt.db", dir);
     FILE *f = fopen(path, "w");
     for (int i = 0; i < 200; i++)

@@ -441,7 +441,7 @@ Test(report, bad_input)
     free(b);
     snprintf(db, sizeof db, "%s/empty.db", dir);
     fclose(fopen(db, "w"));
-    RUN(2, "plot gbps --db %s --outdir %s", db, od);
+    RUN(3, "plot gbps --db %s --outdir %s", db, od); /* issue 40: a database failure, 3 */
     cr_assert(strstr(out, "empty file"), "%s", out);
     stat(db, &sb);
     cr_assert_eq(sb.st_size, 0);
@@ -466,7 +466,7 @@ Test(report, bad_input)
     RUN(2, "plot tuner --variant nosuch.x --db %s --outdir %s", db, od);
     cr_assert(strstr(out, "--variant nosuch.x"), "%s", out);
     RUN(2, "report --db %s --frobnicate", db);
-    RUN(2, "report --db %s --out %s", db, dir);
+    RUN(3, "report --db %s --out %s", db, dir); /* issue 40: a folder as an output file: 3 */
     cr_assert(strstr(out, "is a directory"), "%s", out);
     RUN(2, "report --db %s --machine nosuchfp --out %s/R.md", db, dir);
     cr_assert(strstr(out, "--machine nosuchfp"), "%s", out);

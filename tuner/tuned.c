@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../kernels/common/mp_parse.h"
@@ -32,6 +33,12 @@ int mp_tuned_load(const char *path, const char *fingerprint, int force, mp_tuned
     FILE *f = fopen(path, "r");
     if (!f)
         return fail(why, len, MP_TUNED_EINPUT, "tuned config %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen takes folders */
+        fclose(f);
+        return fail(why, len, MP_TUNED_EINPUT, "tuned config %s: is a directory, not a file",
+                    path);
+    }
     char line[1024];
     int lineno = 0, cap = 0, rc = MP_TUNED_OK;
     while (fgets(line, sizeof line, f)) {

@@ -86,8 +86,12 @@ static int load(const char *spec, const char *what, const char *machine, runset 
             return mp_fail(e, MP_EUSAGE, "%s %s: ':%s' is not a run id", what, spec, colon + 1);
         *colon = 0;
     }
-    if (stat(out->path, &st) != 0 || !S_ISREG(st.st_mode))
+    if (stat(out->path, &st) != 0)
         return mp_fail(e, MP_EUSAGE, "%s %s: no such database file", what, out->path);
+    if (!S_ISREG(st.st_mode))
+        return mp_fail(e, MP_EIO, "%s %s: %s", what, out->path,
+                       S_ISDIR(st.st_mode) ? "is a directory, not a database file"
+                                           : "not a regular file");
     mp_cmp_run run;
     int rc = mp_store_compare_read(out->path, what, out->run_id, machine, &run, e);
     if (rc)

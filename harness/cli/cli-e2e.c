@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../e2e/mp_e2e.h"
 #include "../gguf/mp_gguf.h"
@@ -507,6 +508,12 @@ int mp_cmd_e2e(int argc, char **argv)
     if ((rc = mp_opts_parse(&e2e_spec, argc, argv, &o, &po)) || po.help)
         return rc;
     mp_join_argv(argc - 1, argv + 1, cmdline, sizeof cmdline);
+    const mp_path paths[] = {{"--model", o.model, MP_PATH_IN, NULL},
+                             {"--gguf", o.gguf, MP_PATH_IN, NULL},
+                             {"--tuned", o.tuned, MP_PATH_IN, NULL},
+                             {"--db", o.no_db ? NULL : o.db, MP_PATH_DB, NULL}};
+    if ((rc = mp_paths_check("e2e", paths, 4)))
+        return rc;
     mp_model md;
     if ((rc = e2e_check(&o, &po)) || (rc = e2e_model(&o, &md, &ctx)))
         return rc;

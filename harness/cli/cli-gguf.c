@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../e2e/mp_e2e.h"
 #include "../gguf/mp_gguf.h"
@@ -78,6 +79,10 @@ int mp_cmd_pack_gguf(int argc, char **argv)
                       "i2_s, q8_0, q4_0 or f16", variant);
     if (head < 0 || strchr(o.head, '.'))
         return mp_die(2, "--lm-head '%s': bf16, f16, q8_0 or q4_0", o.head);
+    const mp_path paths[] = {{"--model", model, MP_PATH_IN, NULL},
+                             {"--gguf-out", out, MP_PATH_FILE, NULL}};
+    if ((rc = mp_paths_check("pack", paths, 2)))
+        return rc;
     mp_model m;
     if ((rc = mp_model_load(model, &m, &e)))
         return mp_die(rc, "%s", e.msg);

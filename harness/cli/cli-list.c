@@ -21,15 +21,17 @@
 static int list_models(void)
 {
     char **names;
+    mp_err e;
+    int rc = mp_models_dir_check(&e);
+    if (rc)
+        return mp_die(rc, "%s", e.msg);
     int n = mp_model_list(&names);
     if (!n)
         return mp_die(1, "no model files in %s", mp_models_dir());
     printf("%-22s %6s %6s %6s %5s %4s %7s  %s\n", "model", "hidden", "inter", "layers",
            "heads", "kv", "vocab", "ffn");
-    int rc = 0;
     for (int i = 0; i < n; i++) {
         mp_model m;
-        mp_err e;
         if (mp_model_load(names[i], &m, &e)) {
             fprintf(stderr, "mpbench: %s\n", e.msg);
             rc = 2;
@@ -184,7 +186,7 @@ static int list_machine(const list_opts *o)
     printf("counters:\n");
     mp_counters_describe(stdout);
     /* the newest probe of this machine, if the database has one (read only) */
-    if (access(db, R_OK) == 0) {
+    if (access(db, F_OK) == 0) { /* given and there: it must be a database */
         mp_store *s;
         mp_err e;
         int rc = mp_store_open(db, &s, &e);

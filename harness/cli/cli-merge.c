@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../store/mp_store_internal.h"
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../store/mp_store.h"
 #include "../core/mp_core.h"
@@ -34,6 +35,9 @@ int mp_cmd_merge(int argc, char **argv)
         return mp_die(2, "usage: mpbench merge OUT.db IN.db [IN.db...]");
     const char *out = po.pos[0], *const *in = po.pos + 1;
     int nin = po.npos - 1;
+    const mp_path outp = {"OUT", out, MP_PATH_DB, NULL};
+    if ((rc = mp_paths_check("merge", &outp, 1)))
+        return rc;
     for (int i = 0; i < nin; i++) {
         if (!strcmp(in[i], out) || mp_same_file(in[i], out))
             return mp_die(2, "merge: input %s is also the output %s", in[i], out);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../gguf/mp_gguf.h"
 #include "../core/mp_core.h"
@@ -72,6 +73,8 @@ static int pack_weights(const pack_opts *o, const mp_variant *v, int m, int k, i
     struct stat st;
     if (!f)
         rc = mp_die(2, "--weights %s: %s", o->wpath, strerror(errno));
+    else if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+        rc = mp_die(2, "--weights %s: is a directory, not a weights file", o->wpath);
     else if (fstat(fileno(f), &st) || (size_t)st.st_size != count)
         rc = mp_die(2, "--weights %s: %lld bytes, but %dx%d int8 weights need %zu", o->wpath,
                     (long long)st.st_size, m, k, count);
@@ -125,8 +128,10 @@ int mp_cmd_pack(int argc, char **argv)
         return mp_die(2, "pack: --variant, --shape and --out are required");
     if (!!o.wpath == (o.seed >= 0))
         return mp_die(2, "pack: give exactly one of --weights FILE or --seed S");
-    if (o.wpath && mp_same_file(o.wpath, o.out))
-        return mp_die(2, "pack: --out %s is the --weights file itself; write elsewhere", o.out);
+    const mp_path paths[] = {{"--weights", o.wpath, MP_PATH_IN, NULL},
+                             {"--out", o.out, MP_PATH_FILE, NULL}};
+    if ((rc = mp_paths_check("pack", paths, 2)))
+        return rc;
     const mp_variant *v = mp_registry_find(o.vname);
     if (!v)
         return mp_die(2, "--variant: unknown variant '%s' (see 'mpbench list variants')", o.vname);

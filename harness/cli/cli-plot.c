@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../report/mp_report.h"
 #include "mp_options.h"
@@ -63,6 +65,14 @@ int mp_cmd_plot(int argc, char **argv)
                       kind);
     if (!*o.outdir)
         return mp_die(2, "--outdir: empty path");
+    static const char *const names[] = {
+        "roofline.png", "roofline.svg", "roofline.dat", "gbps.png",   "gbps.svg",
+        "gbps.dat",     "threads.png",  "threads.svg",  "threads.dat", "prompt.png",
+        "prompt.svg",   "prompt.dat",   "tuner.png",    "tuner.svg",  "tuner.dat", NULL};
+    const mp_path paths[] = {{"--db", db, MP_PATH_IN, NULL},
+                             {"--outdir", o.outdir, MP_PATH_DIR, names}};
+    if ((rc = mp_paths_check("plot", paths, 2)))
+        return rc;
     if (mp_parse_only_stop("plot")) /* mp_rep_open copies the database into /tmp */
         return 0;
     mp_rep r;
@@ -79,25 +89,32 @@ int mp_cmd_plot(int argc, char **argv)
                           o.variant);
         }
     }
+    /* create the folder with its parents (the default results/plots); what this
+     * command made is removed again, when empty, if no plot was written */
+    char made[8][4096];
+    int nmade = 0;
     struct stat sb;
-    if (stat(o.outdir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-        mp_rep_close(&r);
-        return mp_die(2, "--outdir %s: exists and is not a folder", o.outdir);
-    }
-    /* create the folder (and its parent, for the default results/plots) */
     if (stat(o.outdir, &sb) != 0) {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s", o.outdir);
-        for (char *p = tmp + 1; *p; p++)
-            if (*p == '/') {
+        for (char *p = tmp + 1;; p++)
+            if (*p == '/' || !*p) {
+                char c = *p;
                 *p = 0;
-                mkdir(tmp, 0755);
-                *p = '/';
+                if (mkdir(tmp, 0755) == 0) {
+                    if (nmade < 8)
+                        snprintf(made[nmade++], sizeof made[0], "%s", tmp);
+                } else if (!c && errno != EEXIST) {
+                    int err = errno;
+                    while (nmade)
+                        rmdir(made[--nmade]);
+                    mp_rep_close(&r);
+                    return mp_die(MP_EIO, "--outdir %s: cannot create (%s)", o.outdir,
+                                  strerror(err));
+                }
+                if (!(*p = c))
+                    break;
             }
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
-            mp_rep_close(&r);
-            return mp_die(2, "--outdir %s: cannot create (%s)", o.outdir, strerror(errno));
-        }
     }
     if (which >= 0) {
         rc = mp_plot_draw(&r, &o, which);
@@ -110,6 +127,8 @@ int mp_cmd_plot(int argc, char **argv)
             mp_die(1, "plot all: no plot had data");
     }
     mp_rep_close(&r);
+    while (rc && nmade)
+        rmdir(made[--nmade]);
     return rc;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../core/mp_core.h"
 #include "../report/mp_output.h"
@@ -69,6 +70,9 @@ int mp_cmd_probe(int argc, char **argv)
     if (ceilings && (rc = mp_select_variants(o.cglob[0] ? o.cglob : "*", sel, MAXSEL, &nsel, &e)))
         return mp_die(rc, "--ceiling-variants: %s",
                       strncmp(e.msg, "--variant: ", 11) ? e.msg : e.msg + 11);
+    const mp_path dbp = {"--db", o.no_db ? NULL : o.db, MP_PATH_DB, NULL};
+    if ((rc = mp_paths_check("probe", &dbp, 1)))
+        return rc;
     if (mp_parse_only_stop("probe"))
         return 0;
     mp_machine mach;

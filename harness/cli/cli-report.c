@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "mp_options.h"
 #include "../report/mp_report.h"
@@ -56,22 +57,24 @@ int mp_cmd_report(int argc, char **argv)
     const char *db = a.db, *out = a.out, *machine = a.machine, *plots = a.plots,
                *cache = a.cache, *csv = a.csv, *claims = a.claims;
     int check = a.check;
-    if (!*out)
-        return mp_die(2, "--out: empty path");
-    if (csv && !*csv)
-        return mp_die(2, "--csv: empty path");
     struct stat sb;
-    if (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return mp_die(2, "--out %s: is a directory", out);
-    if (csv && stat(csv, &sb) == 0 && !S_ISDIR(sb.st_mode))
-        return mp_die(2, "--csv %s: not a directory", csv);
     if (check && stat(out, &sb) != 0)
         return mp_die(2, "--check: --out %s does not exist (nothing to compare with)", out);
+    if (claims && stat(claims, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return mp_die(2, "--claims %s: is a directory, not the claims file", claims);
     char cerr[1024]; /* the claims checked before anything is read or written; the
                       * default file may be missing (the report says so) */
     int crc = mp_rep_claims_check(claims, cerr, sizeof cerr);
     if (crc && (strcmp(claims, "results/claims.tsv") || stat(claims, &sb) == 0))
         return mp_die(crc, "--claims: %s", cerr);
+    static const char *const csv_names[] = {"kernel-results.csv", "gemv-roofline.csv",
+                                            "e2e-bounds.csv", NULL};
+    const mp_path paths[] = {{"--db", db, MP_PATH_IN, NULL},
+                             {"--claims", claims, MP_PATH_IN, NULL},
+                             {"--out", out, check ? MP_PATH_IN : MP_PATH_FILE, NULL},
+                             {"--csv", csv, check ? MP_PATH_IN : MP_PATH_DIR, csv_names}};
+    if ((prc = mp_paths_check("report", paths, 4)))
+        return prc;
     if (mp_parse_only_stop("report")) /* mp_rep_open copies the database into /tmp */
         return 0;
     mp_rep r;
@@ -84,6 +87,7 @@ int mp_cmd_report(int argc, char **argv)
      * (linked relative to it) */
     static mp_rep_out o;
     o.check = check;
+    int csv_new = 0; /* --csv made by this report: removed again if it fails */
     if (csv) {
         snprintf(o.csv_dir, sizeof o.csv_dir, "%s", csv);
         snprintf(o.csv_link, sizeof o.csv_link, "%s", csv);
@@ -93,11 +97,12 @@ int mp_cmd_report(int argc, char **argv)
                  slash ? (int)(slash - out) : 0, out, slash ? "/" : "");
         snprintf(o.csv_link, sizeof o.csv_link, "results/report");
     }
+    csv_new = stat(o.csv_dir, &sb) != 0;
     char err[1024];
     FILE *f = mp_rep_out_open(&o, out, err, sizeof err);
     if (!f) {
         mp_rep_close(&r);
-        return mp_die(2, "--out %s", err);
+        return mp_die(MP_EIO, "--out %s", err);
     }
     /* links are relative to the report: a relative --plots only works from a
      * report in the current folder, else link the absolute path */
@@ -111,11 +116,16 @@ int mp_cmd_report(int argc, char **argv)
     if (mp_rep_write(f, &r, db, claims, plinks, &o)) {
         mp_rep_close(&r);
         mp_rep_out_finish(&o, 0, err, sizeof err);
+        if (csv_new)
+            rmdir(o.csv_dir);
         return mp_die(2, "--claims %s: cannot read it", claims);
     }
     mp_rep_close(&r);
-    if (mp_rep_out_finish(&o, 1, err, sizeof err))
-        return mp_die(1, "report%s: %s", check ? " --check" : "", err);
+    if ((prc = mp_rep_out_finish(&o, 1, err, sizeof err))) {
+        if (csv_new)
+            rmdir(o.csv_dir); /* only when empty: nothing of ours was renamed into it */
+        return mp_die(prc, "report%s: %s", check ? " --check" : "", err);
+    }
     fprintf(stderr, check ? "mpbench: report: %s and its CSV files match %s\n"
                           : "mpbench: report written to %s (from %s)\n",
             out, db);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../gguf/mp_gguf.h"
 #include "../core/mp_core.h"
@@ -200,6 +201,11 @@ int mp_cmd_run(int argc, char **argv)
     if (!o.nt)
         o.tv[0] = 1, o.nt = 1;
     o.bo.seed = (uint64_t)o.seed;
+    const mp_path paths[] = {
+        {mp_opts_seen(&run_spec, &po, "gguf") ? "--gguf" : "--model", o.model, MP_PATH_IN, NULL},
+        {"--db", o.no_db ? NULL : o.db, MP_PATH_DB, NULL}};
+    if ((rc = mp_paths_check("run", paths, 2)))
+        return rc;
     mp_case *cases = NULL;
     if ((rc = run_cases(&o, &cases, &nsel)))
         return rc;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../engine/mp_counters.h"
 #include "../gguf/mp_gguf.h"
@@ -62,6 +63,20 @@ static const mp_opt sweep_table[] = {
     MP_OPT_F("probe-bw", 0, sweep_opts, probe_bw, "store this run's DRAM read bandwidth"),
     MP_OPT_QUIET(sweep_opts, quiet),
     MP_OPT_END};
+
+/* --db against every --model / --gguf file of the list (mp_paths.h). */
+static int sweep_check_paths(const sweep_opts *o)
+{
+    enum { MAXP = 64 };
+    static char models[sizeof o->models];
+    mp_path paths[MAXP] = {{"--db", o->db, MP_PATH_DB, NULL}};
+    int n = 1;
+    snprintf(models, sizeof models, "%s", o->models);
+    for (char *save = NULL, *m = strtok_r(models, ",", &save); m && n < MAXP;
+         m = strtok_r(NULL, ",", &save))
+        paths[n++] = (mp_path){"--model/--gguf", m, MP_PATH_IN, NULL};
+    return mp_paths_check("sweep", paths, n);
+}
 
 static const mp_cmd_spec sweep_spec = MP_CMD_SPEC("sweep", sweep_table,
     .synopsis = "[--quick] [--variant GLOB] [--model NAME|all] [--gguf FILE] [--shape MxK] [options]",
@@ -161,6 +176,8 @@ static int sweep_shapes(const sweep_opts *o, int (*shapes)[2], int *ns)
     snprintf(buf, sizeof buf, "%s", o->models);
     if (!strcmp(buf, "all")) {
         char **all = NULL;
+        if ((rc = mp_models_dir_check(&e)))
+            return mp_die(rc, "%s", e.msg);
         int nall = mp_model_list(&all);
         buf[0] = 0;
         for (int i = 0; i < nall; i++) {
@@ -323,6 +340,8 @@ int mp_cmd_sweep(int argc, char **argv)
     mp_join_argv(argc - 1, argv + 1, cmdline, sizeof cmdline);
     if (o.counters && !*o.counters)
         return mp_die(2, "--counters: empty (give events, or none)");
+    if (!o.dry && (rc = sweep_check_paths(&o)))
+        return rc;
     static mp_case cases[MAX_CASES];
     static int shapes[MAX_SHAPES][2];
     static const mp_variant *sel[MAX_SEL];

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mp_paths.h"
 #include "mp_cli.h"
 #include "../gguf/mp_gguf.h"
 #include "../core/mp_core.h"
@@ -274,6 +275,14 @@ static int tune_conf(tune_ctx *c)
                             sizeof e.msg)))
         return mp_die(rc, "%s", e.msg);
     snprintf(c->tuned.fingerprint, sizeof c->tuned.fingerprint, "%s", c->mach.fingerprint);
+    /* issue 40: the config's folder must take it before anything is measured
+     * or stored (a full disk): the config as it stands, written beside it */
+    char probe[sizeof c->conf + 16];
+    snprintf(probe, sizeof probe, "%s.probe", c->conf);
+    rc = mp_tuned_save(probe, &c->tuned, e.msg, sizeof e.msg);
+    unlink(probe);
+    if (rc)
+        return mp_die(rc == MP_TUNED_EIO ? MP_EIO : MP_EUSAGE, "--out %s: %s", c->conf, e.msg);
     return 0;
 }
 
@@ -304,6 +313,11 @@ static int tune_search(tune_ctx *c, mp_pool *pool, const mp_variant *v, mp_space
         fprintf(stderr, "mpbench: tune %s %dx%d n=%d t=%d: %s over %ld points...\n", v->name, m,
                 k, n, threads, mp_strategy_name(c->st), mp_space_size(sp));
     mp_search(sp, c->st, o->budget, start, (uint64_t)o->seed, mp_tune_cost, &t, &sr);
+    if (t.store_rc) { /* an evaluation was not stored: no decision, no config */
+        rc = t.store_rc;
+        mp_tune_problem_free(&t);
+        return -rc;
+    }
     if (mp_engine_interrupted()) {
         mp_tune_problem_free(&t);
         return 1; /* the evaluations so far are stored: a re-run resumes */
@@ -437,7 +451,7 @@ static int tune_all(tune_ctx *c, const char *cmdline)
     mp_store_close(c->store);
     if (c->tuned_any && !rc && !interrupted) {
         if ((rc = mp_tuned_save(c->conf, &c->tuned, e.msg, sizeof e.msg)))
-            mp_die(rc, "%s", e.msg);
+            rc = mp_die(rc == MP_TUNED_EIO ? MP_EIO : MP_EUSAGE, "%s", e.msg);
         else
             fprintf(stderr, "mpbench: tuned parameters written to %s\n", c->conf);
     }
@@ -462,6 +476,13 @@ int mp_cmd_tune(int argc, char **argv)
         return 0; /* both open the store read-write */
     if (o.want_report)
         return report(o.db, o.fmt);
+    static const char *const confs[] = {"*.conf", NULL};
+    const char *mopt = mp_opts_seen(&tune_spec, &po, "gguf") ? "--gguf" : "--model";
+    const mp_path paths[] = {{mopt, o.model, MP_PATH_IN, NULL},
+                             {"--db", o.db, MP_PATH_DB, NULL},
+                             {"--out", o.outp, o.from_sweep ? MP_PATH_DIR : MP_PATH_FILE, confs}};
+    if ((rc = mp_paths_check("tune", paths, 3)))
+        return rc;
     if (o.from_sweep)
         return mp_tune_from_sweep(o.db, o.outp ? o.outp : "results/tuned", o.margin, o.alpha);
     static tune_ctx c;

@@ -87,6 +87,12 @@ int mp_model_load_text(const char *name, mp_model *m, mp_err *e)
         return mp_fail(e, MP_EUSAGE,
                        "unknown model '%s': cannot open %s (%s); see 'mpbench list models'",
                        name, path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen takes folders */
+        fclose(f);
+        return mp_fail(e, MP_EUSAGE, "--model %s: %s is a directory, not a model file", name,
+                       path);
+    }
     memset(m, 0, sizeof *m);
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     size_t blen = strlen(base);
@@ -243,6 +249,17 @@ int mp_model_shapes(const mp_model *m, int shapes[][2], char names[][32])
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int mp_models_dir_check(mp_err *e)
+{
+    const char *dir = mp_models_dir();
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return mp_fail(e, MP_EIO, "models folder %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return mp_fail(e, MP_EIO, "models folder %s (MPBENCH_MODELS): not a folder", dir);
+    return MP_OK;
 }
 
 int mp_model_list(char ***names)

@@ -87,6 +87,8 @@ int mp_model_linears(const mp_model *m, mp_linear *out);
 int mp_model_shapes(const mp_model *m, int shapes[][2], char names[][32]);
 /* Lists model names (sorted) into a malloc'd array; returns count. */
 int mp_model_list(char ***names);
+/* MP_EIO naming it when the models folder (MPBENCH_MODELS) is not a folder. */
+int mp_models_dir_check(mp_err *e);
 
 /* ---- machine (core/machine.c) --------------------------------------------- */
 typedef struct mp_machine {

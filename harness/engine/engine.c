@@ -52,7 +52,11 @@ static int open_counters(const mp_engine_opts *o, mp_pool *pool, int threads, mp
         if (mp_counters_unavailable(*cs, i) && !o->quiet)
             fprintf(stderr, "mpbench: counter %s unavailable: %s\n", mp_counters_name(*cs, i),
                     mp_counters_unavailable(*cs, i));
-    return store ? mp_store_run_counters(store, run_id, *cs, e) : MP_OK;
+    if (store && (rc = mp_store_run_counters(store, run_id, *cs, e))) {
+        mp_counters_close(*cs); /* not handed to the caller: its own to free */
+        *cs = NULL;
+    }
+    return rc;
 }
 
 int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,

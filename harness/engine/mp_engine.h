@@ -161,6 +161,7 @@ typedef struct mp_tune_problem {
     struct mp_tune_eval *ev;
     int nev;
     long measured, reused;
+    int store_rc; /* not 0: storing an evaluation failed (said on stderr); the tune fails */
 } mp_tune_problem;
 
 typedef struct mp_tune_eval {

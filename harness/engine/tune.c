@@ -126,8 +126,9 @@ void mp_tune_cost(void *ctx, const int (*pts)[MP_MAX_PARAMS], int count, int eff
         } else if (mp_engine_interrupted()) {
             for (int i = 0; i < nb; i++)
                 res[b + i].status = MP_ST_SKIPPED;
-        } else if (t->store &&
-                   mp_store_results(t->store, t->run_id, t->key ? key : NULL, res + b, nb, &e)) {
+        } else if (t->store && !t->store_rc &&
+                   (t->store_rc = mp_store_results(t->store, t->run_id, t->key ? key : NULL,
+                                                   res + b, nb, &e))) {
             fprintf(stderr, "mpbench: tune %s: %s\n", t->v->name, e.msg);
         }
         t->measured += nb;

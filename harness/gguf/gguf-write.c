@@ -285,9 +285,9 @@ int mp_gguf_w_write(mp_gguf_w *w, const char *path, uint32_t alignment, mp_err *
     free(buf);
     int cerr = fclose(f);
     if (!rc && (err || cerr))
-        rc = mp_fail(e, MP_ERUN, "%s: write failed: %s", path, strerror(errno));
+        rc = mp_fail(e, MP_EIO, "%s: write failed: %s", path, strerror(errno));
     if (!rc && rename(tmp, path))
-        rc = mp_fail(e, MP_ERUN, "%s: rename: %s", path, strerror(errno));
+        rc = mp_fail(e, MP_EIO, "%s: rename: %s", path, strerror(errno));
     if (rc)
         unlink(tmp);
     return rc;

@@ -119,7 +119,8 @@ FILE *mp_rep_out_csv(mp_rep_out *o, const char *name, char *link, size_t linklen
                      size_t len);
 /* Closes every file; ok: renames them into place, or with o->check compares each
  * with the file in place (REPORT.md's generation-time line excepted); !ok: removes
- * them.  0 when all went well, else 1 with the first problem in err. */
+ * them.  0 when all went well, else the first problem in err and 1 (a --check
+ * difference) or MP_EIO (a write or rename failed: the exit code). */
 int mp_rep_out_finish(mp_rep_out *o, int ok, char *err, size_t len);
 
 /* A markdown header row: first column left-aligned, the n others right-aligned. */

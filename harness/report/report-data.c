@@ -29,7 +29,7 @@ int mp_rep_params_default(const char *variant, const char *params)
     return !strcmp(buf, params);
 }
 
-/* Copies src to dst (created or truncated); MP_EUSAGE naming src on failure. */
+/* Copies src to dst (created or truncated); MP_EIO naming src on failure. */
 static int copy_file(const char *src, const char *dst, mp_err *e, int must_exist)
 {
     FILE *in = fopen(src, "rb");
@@ -40,17 +40,22 @@ static int copy_file(const char *src, const char *dst, mp_err *e, int must_exist
     FILE *out = fopen(dst, "wb");
     if (!out) {
         fclose(in);
-        return mp_fail(e, MP_EUSAGE, "--db %s: cannot copy to %s (%s)", src, dst, strerror(errno));
+        return mp_fail(e, MP_EIO, "--db %s: cannot copy to %s (%s)", src, dst, strerror(errno));
     }
     char buf[1 << 16];
     size_t n;
     int bad = 0;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        bad |= fwrite(buf, 1, n, out) != n;
+    int err = 0;
+    while (!bad && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if ((bad = fwrite(buf, 1, n, out) != n))
+            err = errno;
     bad |= ferror(in);
     fclose(in);
-    bad |= fclose(out) != 0;
-    return bad ? mp_fail(e, MP_EUSAGE, "--db %s: copying to %s failed", src, dst) : MP_OK;
+    if (fclose(out) != 0 && !err)
+        bad = 1, err = errno;
+    return bad ? mp_fail(e, MP_EIO, "--db %s: copying to %s failed: %s", src, dst,
+                         err ? strerror(err) : "read error")
+               : MP_OK;
 }
 
 int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
@@ -65,9 +70,11 @@ int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
         return mp_fail(e, MP_EUSAGE, "--db %s: no such database (run 'mpbench run', 'sweep' or "
                                      "'probe' first)", db_path);
     if (!S_ISREG(sb.st_mode))
-        return mp_fail(e, MP_EUSAGE, "--db %s: not a regular file", db_path);
+        return mp_fail(e, MP_EIO, "--db %s: %s", db_path,
+                       S_ISDIR(sb.st_mode) ? "is a directory, not a database file"
+                                           : "not a regular file");
     if (sb.st_size == 0)
-        return mp_fail(e, MP_EUSAGE, "--db %s: empty file, not an mpbench database; left untouched",
+        return mp_fail(e, MP_EIO, "--db %s: empty file, not an mpbench database; left untouched",
                        db_path);
     /* Issue 16: a report never writes its database (the committed
      * results/report.db must stay byte for byte what was committed, and opening
@@ -82,14 +89,14 @@ int mp_rep_open(const char *db_path, const char *machine, mp_rep *r, mp_err *e)
     if (copy_file(db_path, r->copy, e, 1)) {
         unlink(r->copy);
         r->copy[0] = 0;
-        return MP_EUSAGE;
+        return MP_EIO;
     }
     char wal[4200], wal_copy[4200];
     snprintf(wal, sizeof wal, "%s-wal", db_path);
     snprintf(wal_copy, sizeof wal_copy, "%s-wal", r->copy);
     if (stat(wal, &sb) == 0 && copy_file(wal, wal_copy, e, 0)) {
         mp_rep_close(r);
-        return MP_EUSAGE;
+        return MP_EIO;
     }
     int rc = mp_store_open(r->copy, &r->store, e);
     if (rc) {

@@ -114,11 +114,14 @@ int mp_rep_out_finish(mp_rep_out *o, int ok, char *err, size_t len)
     err[0] = 0;
     for (int i = 0; i < o->n; i++) {
         mp_rep_out_file *x = &o->f[i];
-        int werr = ferror(x->f);
-        if (fclose(x->f) != 0 || werr) {
+        errno = 0; /* the reason of a failed write is the flush's (ENOSPC, EFBIG) */
+        int werr = fflush(x->f) != 0 || ferror(x->f) ? (errno ? errno : EIO) : 0;
+        if (fclose(x->f) != 0 && !werr)
+            werr = errno;
+        if (werr) {
             if (!rc)
-                snprintf(err, len, "%s: write failed", x->final);
-            rc = 1;
+                snprintf(err, len, "%s: write failed: %s", x->final, strerror(werr));
+            rc = MP_EIO;
         }
     }
     for (int i = 0; i < o->n; i++) {
@@ -134,11 +137,11 @@ int mp_rep_out_finish(mp_rep_out *o, int ok, char *err, size_t len)
             if (!a) {
                 if (!rc)
                     snprintf(err, len, "%s: missing (regenerate with `make report`)", x->final);
-                rc = 1;
+                rc = rc ? rc : 1;
             } else if (compare(a, la, b, lb, why, sizeof why)) {
                 if (!rc)
                     snprintf(err, len, "%s differs from its database: %s", x->final, why);
-                rc = 1;
+                rc = rc ? rc : 1;
             }
             free(a);
             free(b);
@@ -151,7 +154,7 @@ int mp_rep_out_finish(mp_rep_out *o, int ok, char *err, size_t len)
                 snprintf(err, len, "%s: cannot rename %s into place (%s)", x->final, x->tmp,
                          strerror(errno));
             unlink(x->tmp);
-            rc = 1;
+            rc = MP_EIO;
         }
     }
     o->n = 0;

@@ -35,7 +35,8 @@ int mp_plot_job_begin(plot_job *j, const char *outdir, const char *kind)
     snprintf(j->tpng, sizeof j->tpng, "%s/.%s.png.tmp%d", outdir, kind, (int)getpid());
     snprintf(j->tsvg, sizeof j->tsvg, "%s/.%s.svg.tmp%d", outdir, kind, (int)getpid());
     j->f = fopen(j->tdat, "w");
-    return j->f ? 0 : mp_die(1, "plot %s: cannot write in %s (%s)", kind, outdir, strerror(errno));
+    return j->f ? 0 : mp_die(MP_EIO, "plot %s: cannot write in %s (%s)", kind, outdir,
+                             strerror(errno));
 }
 
 /* Removes every temporary file of the plot (nothing final is ever touched). */
@@ -111,11 +112,14 @@ void mp_plot_title(plot_job *j, const char *title)
 /* Runs gnuplot on scripts/KIND.gp; renames the three files into place. 0 ok. */
 int mp_plot_job_finish(plot_job *j)
 {
-    int werr = ferror(j->f);
-    if (fclose(j->f) != 0 || werr) {
+    errno = 0; /* the reason of a failed write is the flush's (ENOSPC, EFBIG) */
+    int werr = fflush(j->f) != 0 || ferror(j->f) ? (errno ? errno : EIO) : 0;
+    if (fclose(j->f) != 0 && !werr)
+        werr = errno;
+    if (werr) {
         j->f = NULL;
         mp_plot_job_abort(j);
-        return mp_die(1, "plot %s: cannot write %s", j->kind, j->tdat);
+        return mp_die(MP_EIO, "plot %s: cannot write %s: %s", j->kind, j->tdat, strerror(werr));
     }
     j->f = NULL;
     char script[4096], qd[4300], qp[4300], qs[4300], all[24576];

@@ -148,7 +148,7 @@ int mp_store_compare_read(const char *path, const char *what, int64_t run_id,
                            NULL) != SQLITE_OK || sqlite3_step(q) != SQLITE_ROW) {
         sqlite3_finalize(q);
         sqlite3_close(db);
-        return mp_fail(e, MP_EUSAGE, "%s %s: not an mpbench database", what, path);
+        return mp_fail(e, MP_EIO, "%s %s: not an mpbench database", what, path);
     }
     sqlite3_finalize(q);
     if (!out->run_id && machine) { /* the newest run with results on that machine */

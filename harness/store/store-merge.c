@@ -220,7 +220,12 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
     if (!rc)
         rc = verify_rows(db, in, e);
     mp_err ignore;
-    exec(db, rc ? "ROLLBACK" : "COMMIT", rc ? &ignore : e, in);
+    /* the COMMIT is where a full disk shows (the WAL grows): nothing is
+     * reported as merged unless it succeeded */
+    if (!rc && (rc = exec(db, "COMMIT", e, in)))
+        *runs_added = 0;
+    if (rc)
+        exec(db, "ROLLBACK", &ignore, in);
     exec(db, "DETACH src", &ignore, in);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ struct mp_store {
     long inserted; /* result rows this process added (not those another had) */
     dev_t dev;     /* the file opened: a database deleted or replaced under a */
     ino_t ino;     /* running sweep is an error, not rows written into the void */
+    int created;   /* this open made the file: removed at close if it holds no row */
 };
 
 /* MP_EIO when the path no longer names the file this store opened. */
@@ -124,6 +126,18 @@ static int user_version(sqlite3 *db, int *out)
     return SQLITE_OK;
 }
 
+/* ": its disk is full (No space left on device)" when the folder of path has
+ * no free block: SQLite then says only "disk I/O error". */
+static const char *disk_full_note(const char *path)
+{
+    char dir[1024];
+    struct statvfs v;
+    path_dir(path, dir, sizeof dir);
+    return statvfs(dir, &v) == 0 && v.f_bavail == 0
+               ? ": its disk is full (No space left on device)"
+               : "";
+}
+
 int mp_store_verify(const char *path, const char *what, int *version, mp_err *e)
 {
     struct stat st;
@@ -165,7 +179,8 @@ int mp_store_verify(const char *path, const char *what, int *version, mp_err *e)
         if (code == SQLITE_CORRUPT)
             return mp_fail(e, MP_EIO, "%s %s: corrupt (%s); left untouched", what, path,
                            verdict);
-        return mp_fail(e, MP_EIO, "%s %s: cannot read (%s)", what, path, verdict);
+        return mp_fail(e, MP_EIO, "%s %s: cannot read (%s)%s", what, path, verdict,
+                       disk_full_note(path));
     }
     int ntables = 0;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type='table'", -1, &q,
@@ -228,7 +243,7 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
         return mp_fail(e, MP_EUSAGE, "--db: empty path");
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
-        return mp_fail(e, MP_EUSAGE, "--db %s: is a directory, not a database file", path);
+        return mp_fail(e, MP_EIO, "--db %s: is a directory, not a database file", path);
     if (exists && !S_ISREG(st.st_mode))
         return mp_fail(e, MP_EIO, "--db %s: not a regular file (a device or pipe); give a "
                                   "database file", path);
@@ -262,6 +277,7 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     }
     mp_store *s = calloc(1, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
+    s->created = !exists; /* a failed open leaves no new file behind */
     /* URIs on: merge attaches its inputs as "file:...?mode=ro" (store-merge.c).  A
      * path of ours that starts with "file:" is given as ./file:..., so it stays a path */
     char open_path[1040];
@@ -378,12 +394,44 @@ int mp_store_open(const char *path, mp_store **out, mp_err *e)
     return MP_OK;
 }
 
+/* 1 when the database holds a machine or a run (0 when it cannot be read). */
+static int holds_rows(mp_store *s)
+{
+    sqlite3_stmt *q;
+    int any = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM machines UNION ALL SELECT 1 FROM runs LIMIT 1",
+                           -1, &q, NULL) == SQLITE_OK) {
+        any = sqlite3_step(q) == SQLITE_ROW;
+        sqlite3_finalize(q);
+    }
+    return any;
+}
+
 void mp_store_close(mp_store *s)
 {
     if (!s)
         return;
+    /* issue 40: a database this command created and could not store a row in
+     * (a full disk, a file size limit, a failed open) is not left behind
+     * half-made, nor are its journal, WAL and index */
+    int remove = s->created && (!s->db || !holds_rows(s));
     if (s->db)
         sqlite3_close(s->db);
+    if (remove && s->ino) {
+        struct stat st;
+        if (stat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
+            unlink(s->path);
+    } else if (remove && !s->ino) {
+        unlink(s->path); /* the open failed: the file is the one it just made */
+    }
+    if (remove) {
+        static const char *const ext[] = {"-journal", "-wal", "-shm"};
+        for (int i = 0; i < 3; i++) {
+            char side[1100];
+            snprintf(side, sizeof side, "%s%s", s->path, ext[i]);
+            unlink(side);
+        }
+    }
     free(s);
 }
 
