@@ -96,11 +96,12 @@ while read -r file tgt raw; do
     esac
 done <<<"$incs"
 
-# commands: a command file includes only mp_cli.h and the shared option table
-# (mp_options.h) of cli/
+# commands: a command file includes only mp_cli.h, the shared option table
+# (mp_options.h) and the shared output-path rule (mp_paths.h) of cli/
 while read -r file tgt _; do
     case "$file:$tgt" in
-    harness/cli/*:harness/cli/mp_cli.h | harness/cli/*:harness/cli/mp_options.h) ;;
+    harness/cli/*:harness/cli/mp_cli.h | harness/cli/*:harness/cli/mp_options.h | \
+        harness/cli/*:harness/cli/mp_paths.h) ;;
     harness/cli/*:harness/cli/*) say "commands: $file includes $tgt, another command's header" ;;
     esac
 done <<<"$incs"
