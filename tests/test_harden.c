@@ -258,7 +258,10 @@ Test(harden, merge_leaves_its_inputs_byte_identical, .timeout = 120)
     chmod(in, 0644);
     cr_assert_eq(rc, 0, "merge of a read-only input exited %d:\n%s", rc, out);
     cr_assert_eq(merged, rows);
-    cr_assert_eq(crc, 0, "compare of a read-only input exited %d:\n%s", crc, out + 32768);
+    /* compare read it: 0, or 1 when this busy moment left every key unstable
+     * ("judged nothing"); never a failure to open or a write */
+    cr_assert(crc == 0 || (crc == 1 && strstr(out + 32768, "judged nothing")),
+              "compare of a read-only input exited %d:\n%s", crc, out + 32768);
     same_file_bytes(in, bytes, n, "merge of a read-only input");
     free(bytes);
 }
