@@ -70,6 +70,13 @@ static double step_diff(const float *x, const float *ref, int vocab)
     return d == 0 ? 0 : hi > lo ? d / ((double)hi - lo) : INFINITY;
 }
 
+/* Prompt p: from the text (--prompt-text, issue 42) or seeded random ids. */
+static int job_prompt(const mp_e2e_job *o, int p, int vocab, int *prompt)
+{
+    return o->text ? mp_e2e_text_prompt(o->text, (uint64_t)o->seed, p, prompt)
+                   : mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
+}
+
 /* The reference decoding of every prompt for one weight domain: P x gen tokens
  * and the logits of each step (P x gen x vocab floats). */
 typedef struct ref_run {
@@ -89,7 +96,7 @@ static int ref_decode(const mp_e2e_job *o, const mp_e2e_spec *rs, mp_pool *pool,
     rr->logits = mp_alloc(sizeof(float) * (size_t)P * gen * vocab);
     for (int p = 0; p < P && !rc; p++) {
         mp_progress_show(pg, "lossless: reference prompt %d/%d", p + 1, P);
-        int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
+        int len = job_prompt(o, p, vocab, prompt);
         if (decode_prompt(ref, prompt, len, gen, NULL, rr->tok + (size_t)p * gen,
                           rr->logits + (size_t)p * gen * vocab, vocab))
             rc = mp_fail(e, MP_ERUN, "e2e --lossless: forward pass refused its input (internal)");
@@ -170,7 +177,7 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         int first = 0, first_p = -1; /* earliest divergence: token (1-based), prompt */
         for (int p = 0; p < P && !rc; p++) {
             mp_progress_show(&pg, "lossless: %s prompt %d/%d", cfg[c].label, p + 1, P);
-            int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
+            int len = job_prompt(o, p, vocab, prompt);
             const int *want = ref[binary].tok + (size_t)p * gen;
             const float *rl = ref[binary].logits + (size_t)p * gen * vocab;
             if (decode_prompt(m, prompt, len, gen, want, tok, logits, vocab)) {
