@@ -76,7 +76,7 @@ Test(trained, ppl_lossless_equal_lossy_and_wrong_differ)
     char dir[256], text[512];
     mp_test_tmpdir(dir, sizeof dir, "trained");
     slice(dir, text, sizeof text);
-    EXPECT(0, "the same bits", "e2e --gguf " GGUF " --ppl %s --variant i2_s.scalar,tl1_1.scalar "
+    EXPECT(0, "the same bits", "e2e --gguf " GGUF " --ppl %s --variant i2_s.scalar,tl1_1.scalar.bm32,vlut_i2.scalar "
            "--no-db", text);
     cr_assert(!strstr(out, "differs"), "a lossless variant's bpb differs:\n%s", out);
     EXPECT(0, "differs", "e2e --gguf " GGUF " --ppl %s --variant tq2_0.scalar --no-db", text);
@@ -89,7 +89,7 @@ Test(trained, lossless_text_prompts_separate)
 {
     EXPECT(0, "100.0%", "e2e --gguf " GGUF " --lossless --prompt-text " HELD " --prompts 20 "
            "--tokens 32 --variant i2_s.scalar --no-db");
-    EXPECT(0, "lossy", "e2e --gguf " GGUF " --lossless --prompt-text " HELD " --prompts 20 "
+    EXPECT(0, "TQ2_0", "e2e --gguf " GGUF " --lossless --prompt-text " HELD " --prompts 20 "
            "--tokens 32 --variant tq2_0.scalar --no-db");
     cr_assert(!strstr(out, "100.0%"), "TQ2_0 matched every prompt:\n%s", out);
 }

@@ -105,6 +105,24 @@ static int ref_decode(const mp_e2e_job *o, const mp_e2e_spec *rs, mp_pool *pool,
     return rc;
 }
 
+int mp_e2e_job_done(const mp_e2e_job *o, const mp_e2e_config *c, mp_e2e_row *r, int *failed,
+                    int *rc, mp_err *e)
+{
+    int had = mp_e2e_job_stored(o, r, e);
+    if (had < 0)
+        return *rc = -had, 1;
+    if (had) {
+        *failed |= !strcmp(r->status, "failed");
+        return 1;
+    }
+    if (!c->skip[0])
+        return 0;
+    snprintf(r->status, sizeof r->status, "skipped");
+    snprintf(r->reason, sizeof r->reason, "%.250s", c->skip);
+    *rc = mp_e2e_job_keep(o, r, e);
+    return 1;
+}
+
 /* Runs the lossless check for every configuration; fills rows. */
 int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                         const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows,
@@ -139,21 +157,11 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         r->n_gen = gen, r->prompts = P, r->tokens = gen, r->seed = (uint64_t)o->seed;
         r->batch = 1;
         r->logit_diff = NAN, r->first_diff = -1;
-        int had = mp_e2e_job_stored(o, r, e);
-        if (had < 0) {
-            rc = -had;
+        int done = mp_e2e_job_done(o, &cfg[c], r, failed, &rc, e);
+        if (rc)
             break;
-        }
-        if (had) {
-            *failed |= !strcmp(r->status, "failed");
+        if (done)
             continue;
-        }
-        if (cfg[c].skip[0]) {
-            snprintf(r->status, sizeof r->status, "skipped");
-            snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
-            rc = mp_e2e_job_keep(o, r, e);
-            continue;
-        }
         int binary = 0;
         for (int l = 0; l < MP_E2E_NLIN; l++)
             binary |= cfg[c].lin[l].v->domain == MP_DOMAIN_BINARY;

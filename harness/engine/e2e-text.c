@@ -208,20 +208,8 @@ int mp_e2e_run_ppl(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     for (int c = 0; c < ncfg && !rc && !mp_engine_interrupted(); c++) {
         mp_e2e_row *r = &rows[(*nrows)++];
         ppl_row(o, md, t, cfg[c].label, cfg[c].method, r);
-        if ((had = mp_e2e_job_stored(o, r, e)) < 0) {
-            rc = -had;
-            break;
-        }
-        if (had) {
-            *failed |= !strcmp(r->status, "failed");
+        if (mp_e2e_job_done(o, &cfg[c], r, failed, &rc, e) || rc)
             continue;
-        }
-        if (cfg[c].skip[0]) {
-            snprintf(r->status, sizeof r->status, "skipped");
-            snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
-            rc = mp_e2e_job_keep(o, r, e);
-            continue;
-        }
         mp_e2e_spec vs = base;
         memcpy(vs.lin, cfg[c].lin, sizeof vs.lin);
         if ((rc = ppl_measure(o, &vs, pool, t, vocab, logits, r, e)))
