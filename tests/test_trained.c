@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "mp_test.h"
 #include "../harness/e2e/mp_e2e.h"
@@ -101,4 +102,26 @@ Test(trained, bad_input_named)
     EXPECT(2, "nonexistent.txt", "e2e --gguf " GGUF " --ppl nonexistent.txt --variant "
            "i2_s.scalar --no-db");
     EXPECT(2, "not an .mptw file", "pack --gguf-out /tmp/x.gguf --from-mptw " HELD);
+}
+
+/* The independent parser (@huggingface/gguf, scripts/gguf-hf.mjs; make peers):
+ * the committed file's header as it reads it.  Skipped where it cannot run. */
+Test(trained, gguf_read_by_huggingface_gguf)
+{
+    char buf[1 << 16] = "";
+    FILE *p = popen("node scripts/gguf-hf.mjs " GGUF " 2>&1", "r");
+    cr_assert(p);
+    size_t n = fread(buf, 1, sizeof buf - 1, p);
+    buf[n] = 0;
+    int st = pclose(p);
+    if (WEXITSTATUS(st) == 3 || WEXITSTATUS(st) == 127)
+        cr_skip_test("@huggingface/gguf cannot run here: %s", buf);
+    cr_assert_eq(WEXITSTATUS(st), 0, "gguf-hf refused " GGUF ":\n%s", buf);
+    const char *want[] = {"gguf version 3 kv 22 tensors 38 alignment 32",
+                          "kv bitnet.vocab_size u32 260", "kv bitnet.context_length u32 256",
+                          "kv bitnet.hidden_activation string silu",
+                          "kv tokenizer.ggml.tokens array 260 string",
+                          "tensor token_embd.weight 30 256,260 0"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_assert(strstr(buf, want[i]), "gguf-hf's view lacks '%s':\n%.2000s", want[i], buf);
 }
