@@ -420,6 +420,9 @@ tiny-model:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-torch python3.11-doc \
 	        libopenblas0-pthread || exit 1; fi
 	nice -n 19 $(TRAIN_PY) scripts/train/train.py --out models/trained $(TRAIN_ARGS)
+	$(MAKE) $(BIN)
+	./$(BIN) pack --gguf-out models/trained/ternary.gguf --from-mptw models/trained/ternary.mptw \
+	    --variant tq2_0
 
 # Issue 17's figures (decode bound/share/profile, prefill vs GEMMs alone, setup
 # and whole-command wall times) for the 2B-4T and llama3-8b models, 1 and 2 threads.

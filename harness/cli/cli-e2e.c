@@ -134,6 +134,8 @@ typedef struct opts {
     const char *cache_dir;
     double clock_gate; /* --clock-gate as a fraction, 0 = off */
     mp_format fmt;
+    const char *prompt_text, *ppl; /* issue 42: prompts from a text, bits per byte of one */
+    mp_e2e_text text;
 } opts;
 
 static int head_arg(const char *arg, void *target, mp_err *e)
@@ -173,6 +175,8 @@ static const mp_opt e2e_table[] = {
     MP_OPT_F("lossless", 0, opts, lossless, "the lossless token check instead of pp/tg rows"),
     MP_OPT_I("prompts", opts, prompts, 1, 100000, "P", "--lossless: seeded prompts (default 50)"),
     MP_OPT_I("tokens", opts, tokens, 1, 4096, "T", "--lossless: tokens per prompt (default 64)"),
+    MP_OPT_S("prompt-text", opts, prompt_text, "FILE", "--lossless --gguf: prompts from this text (BOS + bytes at seeded offsets)"),
+    MP_OPT_S("ppl", opts, ppl, "FILE", "--gguf: bits per byte of this text per variant instead of pp/tg rows"),
     MP_OPT_END};
 
 static const mp_cmd_spec e2e_spec = MP_CMD_SPEC("e2e", e2e_table,
@@ -242,6 +246,18 @@ static int e2e_check(opts *o, const mp_opts_out *po)
     if (!o->globs[0] && !o->tuned && !o->vfor)
         return mp_die(2, "e2e: give --variant GLOB, --tuned FILE or --variant-for (see "
                          "'mpbench list variants')");
+    if ((o->prompt_text || o->ppl) && !o->gguf)
+        return mp_die(2, "e2e: --prompt-text and --ppl need --gguf FILE (its vocabulary maps "
+                         "bytes to tokens)");
+    if (o->prompt_text && !o->lossless)
+        return mp_die(2, "e2e: --prompt-text belongs to --lossless");
+    if (o->ppl) {
+        if (o->lossless || o->pp_set || o->tg_set || o->batch_set || o->prompts_set ||
+            o->tokens_set || o->profile || o->clock_gate > 0 || o->tuned)
+            return mp_die(2, "e2e --ppl: only --variant/--variant-for, --layers, --threads and "
+                             "--lm-head apply");
+        return 0;
+    }
     if (o->lossless) {
         if (o->pp_set || o->tg_set || o->batch_set)
             return mp_die(2, "e2e --lossless: --pp/--tg/--batch do not apply; use --prompts "
@@ -281,6 +297,16 @@ static int e2e_model(opts *o, mp_model *md, int *ctx)
      * process) */
     if (o->gguf && !mp_parse_only && (rc = mp_gguf_e2e_source(o->gguf, md, o->layers, &o->src)))
         return rc;
+    if (!mp_parse_only && (o->prompt_text || o->ppl)) {
+        const char *tp = o->ppl ? o->ppl : o->prompt_text;
+        if ((rc = mp_e2e_byte_map(o->gguf, o->text.map, &o->text.bos, &e)) ||
+            (rc = mp_e2e_text_read(tp, &o->text.text, &o->text.len, &e)))
+            return mp_die(rc, "%s %s", o->ppl ? "--ppl" : "--prompt-text", e.msg);
+    }
+    if (o->ppl) {
+        *ctx = 256; /* the protocol's chunk (e2e-text.c) */
+        return 0;
+    }
     /* the default --tokens fits the model's positions (a small test model has 64) */
     if (o->lossless && !o->tokens_set && MP_E2E_PROMPT_MAX + o->tokens > md->max_pos &&
         md->max_pos > MP_E2E_PROMPT_MAX)
@@ -351,7 +377,9 @@ static int e2e_runnable(const opts *o, const mp_model *md, int ctx, config *cfg,
                         .bound_read = !o->lossless && o->tg > 0};
     mp_err e;
     int rc, runnable = 0;
-    if (o->lossless) {
+    if (o->ppl) {
+        spec.max_tokens = ctx, spec.shared = 1, spec.bound_read = 0;
+    } else if (o->lossless) {
         /* the reference's logits of every prompt, per weight domain (ternary, or
          * binary for int1 variants), and one prompt's of the variant */
         int dom[2] = {0, 0};
@@ -426,10 +454,22 @@ static void e2e_key(const opts *o, const mp_model *md, const mp_machine *mach,
     /* the lossless check's second definition (issue 37: the logits beside the
      * exact match): rows of the first, which have none, are not resumed as its */
     ADD(o->lossless, "|llv=2");
+    ADD(o->prompt_text, "|ptext=%s", o->prompt_text);
+    ADD(o->ppl, "|ppl=%s", o->ppl);
     /* the machine too: machines of different kinds keep their rows apart when merged */
     ADD(1, "|fp=%s", mach->fingerprint);
 #undef ADD
     mp_plan_set_key(keyed, t);
+}
+
+/* e2e --ppl's rows: bits per byte per variant. */
+static void ppl_print(const mp_e2e_row *r, int n)
+{
+    printf("%-28s %-10s %8s %10s %-8s %s\n", "variant", "method", "bytes", "bpb", "status",
+           "reason");
+    for (int i = 0; i < n; i++)
+        printf("%-28s %-10s %8d %10.6f %-8s %s\n", r[i].variant, r[i].method, r[i].tokens,
+               r[i].share, r[i].status, r[i].reason);
 }
 
 /* Measures the rows (each stored as measured) and prints them; the exit code. */
@@ -463,12 +503,15 @@ static int e2e_measure(const opts *o, const char *cmdline, const mp_model *md,
                       .run_id = run_id, .key = keyed.key, .quiet = o->quiet, .src = o->src,
                       .gguf_path = o->gguf,
                       .profile = o->profile, .head = o->head, .cache_dir = o->cache_dir,
-                      .fingerprint = mach->fingerprint, .clock_gate = o->clock_gate};
+                      .fingerprint = mach->fingerprint, .clock_gate = o->clock_gate,
+                      .text = o->text.text ? &o->text : NULL};
     memcpy(job.batch, o->batch, sizeof job.batch);
-    mp_e2e_row *rows = calloc((size_t)ncfg * (2 + MAX_BATCH), sizeof *rows);
+    mp_e2e_row *rows = calloc((size_t)ncfg * (2 + MAX_BATCH) + 1, sizeof *rows);
     int nrows = 0, failed = 0;
     mp_engine_catch_signals();
-    if (o->lossless)
+    if (o->ppl)
+        rc = mp_e2e_run_ppl(&job, md, pool, cfg, ncfg, rows, &nrows, &failed, &e);
+    else if (o->lossless)
         rc = mp_e2e_run_lossless(&job, md, pool, cfg, ncfg, rows, &nrows, &failed, &e);
     else
         rc = mp_e2e_run_perf(&job, md, pool, cfg, ncfg, rows, &nrows, &e);
@@ -477,7 +520,10 @@ static int e2e_measure(const opts *o, const char *cmdline, const mp_model *md,
         if (o->layers < md->layers && o->fmt != MP_FMT_CSV && o->fmt != MP_FMT_JSON)
             printf("note: %d of %d layers of %s (--layers); tokens/s are not the full model's\n",
                    o->layers, md->layers, md->name);
-        mp_e2e_print(stdout, o->fmt, rows, nrows, o->lossless);
+        if (o->ppl)
+            ppl_print(rows, nrows);
+        else
+            mp_e2e_print(stdout, o->fmt, rows, nrows, o->lossless);
     } else {
         mp_die(rc, "%s", e.msg);
     }
@@ -525,5 +571,6 @@ int mp_cmd_e2e(int argc, char **argv)
     if (!(rc = e2e_runnable(&o, &md, ctx, cfg, ncfg)) && !mp_parse_only_stop("e2e"))
         rc = e2e_measure(&o, cmdline, &md, &mach, cfg, ncfg);
     free(cfg);
+    free(o.text.text);
     return rc;
 }

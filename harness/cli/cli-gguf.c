@@ -38,7 +38,7 @@ static const int lin_types[] = {MP_GGML_TQ2_0, MP_GGML_TQ1_0, MP_GGML_I2_S,
 static const int head_types[] = {MP_GGML_BF16, MP_GGML_F16, MP_GGML_Q8_0, MP_GGML_Q4_0};
 
 typedef struct gguf_opts {
-    const char *out, *model, *variant, *head, *path, *lvar;
+    const char *out, *model, *variant, *head, *path, *lvar, *mptw;
     int seed, tensors, llama[2];
 } gguf_opts;
 
@@ -50,15 +50,40 @@ static const mp_opt pack_table[] = {
     MP_OPT_S("lm-head", gguf_opts, head, "TYPE",
              "the embedding's and head's type: bf16, f16, q8_0 or q4_0 (default bf16)"),
     MP_OPT_SEED(gguf_opts, seed, "the runner's weight seed (default 1)"),
+    MP_OPT_S("from-mptw", gguf_opts, mptw, "FILE",
+             "a trained model's weights (models/trained/NAME.mptw) instead of --model and --seed"),
     MP_OPT_END};
 
 static const mp_cmd_spec pack_spec = MP_CMD_SPEC("pack --gguf-out", pack_table,
     .once = "model variant",
-    .synopsis = "--gguf-out FILE --model NAME [--variant TYPE] [--lm-head TYPE] [--seed S]",
+    .synopsis = "--gguf-out FILE (--model NAME [--seed S] | --from-mptw FILE) [--variant TYPE]\n"
+                "                    [--lm-head TYPE]",
     .about = "Writes a GGUF file with the model's architecture (llama.cpp's bitnet when it\n"
              "has sub-norms, else llama) and the e2e runner's seeded weights, the ternary\n"
              "linears in the given type (q8_0, q4_0, f16: the ternary values times their\n"
              "scale, as llama.cpp would hold them), embedding and head in --lm-head's.\n");
+
+/* pack --gguf-out FILE --from-mptw FILE: the trained model's exact weights. */
+static int pack_mptw(const gguf_opts *o, int type, int head)
+{
+    mp_model m;
+    mp_e2e_source src;
+    mp_err e;
+    int rc = mp_mptw_open(o->mptw, &m, &src, &e);
+    if (rc)
+        return mp_die(rc, "--from-mptw %s", e.msg);
+    char desc[700];
+    snprintf(desc, sizeof desc, "mpbench: a ternary model trained here (%.400s, issue 42; "
+             "models/trained/README.md)", o->mptw);
+    if (!mp_parse_only_stop("pack --gguf-out"))
+        rc = mp_gguf_write_model_src(o->out, &m, &src, desc, type, head, &e);
+    mp_mptw_close(&src);
+    if (rc)
+        return mp_die(rc, "%s", e.msg);
+    fprintf(stderr, "%s (%d layers, %s, head %s) -> %s\n", o->mptw, m.layers,
+            mp_gguf_type_name(type), mp_gguf_type_name(head), o->out);
+    return 0;
+}
 
 int mp_cmd_pack_gguf(int argc, char **argv)
 {
@@ -70,8 +95,8 @@ int mp_cmd_pack_gguf(int argc, char **argv)
         return rc;
     const char *out = o.out, *model = o.model, *variant = o.variant;
     int seed = o.seed;
-    if (!out || !model)
-        return mp_die(2, "pack --gguf-out FILE: --model NAME is required");
+    if (!out || !model == !o.mptw)
+        return mp_die(2, "pack --gguf-out FILE: give one of --model NAME or --from-mptw FILE");
     int type = type_of(variant, lin_types, (int)(sizeof lin_types / sizeof *lin_types));
     int head = type_of(o.head, head_types, (int)(sizeof head_types / sizeof *head_types));
     if (type < 0)
@@ -84,6 +109,8 @@ int mp_cmd_pack_gguf(int argc, char **argv)
     if ((rc = mp_paths_check("pack", paths, 2)))
         return rc;
     mp_model m;
+    if (o.mptw)
+        return pack_mptw(&o, type, head);
     if ((rc = mp_model_load(model, &m, &e)))
         return mp_die(rc, "%s", e.msg);
     if (mp_parse_only_stop("pack --gguf-out"))

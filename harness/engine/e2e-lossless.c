@@ -70,6 +70,13 @@ static double step_diff(const float *x, const float *ref, int vocab)
     return d == 0 ? 0 : hi > lo ? d / ((double)hi - lo) : INFINITY;
 }
 
+/* Prompt p: from the text (--prompt-text, issue 42) or seeded random ids. */
+static int job_prompt(const mp_e2e_job *o, int p, int vocab, int *prompt)
+{
+    return o->text ? mp_e2e_text_prompt(o->text, (uint64_t)o->seed, p, prompt)
+                   : mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
+}
+
 /* The reference decoding of every prompt for one weight domain: P x gen tokens
  * and the logits of each step (P x gen x vocab floats). */
 typedef struct ref_run {
@@ -89,13 +96,31 @@ static int ref_decode(const mp_e2e_job *o, const mp_e2e_spec *rs, mp_pool *pool,
     rr->logits = mp_alloc(sizeof(float) * (size_t)P * gen * vocab);
     for (int p = 0; p < P && !rc && !mp_engine_interrupted(); p++) {
         mp_progress_show(pg, "lossless: reference prompt %d/%d", p + 1, P);
-        int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
+        int len = job_prompt(o, p, vocab, prompt);
         if (decode_prompt(ref, prompt, len, gen, NULL, rr->tok + (size_t)p * gen,
                           rr->logits + (size_t)p * gen * vocab, vocab))
             rc = mp_fail(e, MP_ERUN, "e2e --lossless: forward pass refused its input (internal)");
     }
     mp_e2e_free(ref);
     return rc;
+}
+
+int mp_e2e_job_done(const mp_e2e_job *o, const mp_e2e_config *c, mp_e2e_row *r, int *failed,
+                    int *rc, mp_err *e)
+{
+    int had = mp_e2e_job_stored(o, r, e);
+    if (had < 0)
+        return *rc = -had, 1;
+    if (had) {
+        *failed |= !strcmp(r->status, "failed");
+        return 1;
+    }
+    if (!c->skip[0])
+        return 0;
+    snprintf(r->status, sizeof r->status, "skipped");
+    snprintf(r->reason, sizeof r->reason, "%.250s", c->skip);
+    *rc = mp_e2e_job_keep(o, r, e);
+    return 1;
 }
 
 /* Runs the lossless check for every configuration; fills rows. */
@@ -132,21 +157,11 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         r->n_gen = gen, r->prompts = P, r->tokens = gen, r->seed = (uint64_t)o->seed;
         r->batch = 1;
         r->logit_diff = NAN, r->first_diff = -1;
-        int had = mp_e2e_job_stored(o, r, e);
-        if (had < 0) {
-            rc = -had;
+        int done = mp_e2e_job_done(o, &cfg[c], r, failed, &rc, e);
+        if (rc)
             break;
-        }
-        if (had) {
-            *failed |= !strcmp(r->status, "failed");
+        if (done)
             continue;
-        }
-        if (cfg[c].skip[0]) {
-            snprintf(r->status, sizeof r->status, "skipped");
-            snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
-            rc = mp_e2e_job_keep(o, r, e);
-            continue;
-        }
         int binary = 0;
         for (int l = 0; l < MP_E2E_NLIN; l++)
             binary |= cfg[c].lin[l].v->domain == MP_DOMAIN_BINARY;
@@ -174,7 +189,7 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         int first = 0, first_p = -1; /* earliest divergence: token (1-based), prompt */
         for (int p = 0; p < P && !rc && !mp_engine_interrupted(); p++) {
             mp_progress_show(&pg, "lossless: %s prompt %d/%d", cfg[c].label, p + 1, P);
-            int len = mp_e2e_prompt((uint64_t)o->seed, p, vocab, prompt);
+            int len = job_prompt(o, p, vocab, prompt);
             const int *want = ref[binary].tok + (size_t)p * gen;
             const float *rl = ref[binary].logits + (size_t)p * gen * vocab;
             if (decode_prompt(m, prompt, len, gen, want, tok, logits, vocab)) {

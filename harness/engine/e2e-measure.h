@@ -10,6 +10,11 @@
 
 /* The row the plan already holds (1), none (0), or an error (< 0). */
 int mp_e2e_job_stored(const mp_e2e_job *o, mp_e2e_row *r, mp_err *e);
+/* A row of configuration c that needs no measuring: stored by an earlier run
+ * (its failure counted in *failed) or skipped (stored now); 1 then, or on an
+ * error (*rc set), else 0.  (e2e-lossless.c; also e2e-text.c's.) */
+int mp_e2e_job_done(const mp_e2e_job *o, const mp_e2e_config *c, mp_e2e_row *r, int *failed,
+                    int *rc, mp_err *e);
 /* A finished row goes to the store at once. */
 int mp_e2e_job_keep(const mp_e2e_job *o, const mp_e2e_row *r, mp_err *e);
 /* The weights every configuration of the run is built from: generated once

@@ -199,6 +199,14 @@ typedef struct mp_e2e_config {
     char skip[512]; /* non-empty: reported as skipped with this reason */
 } mp_e2e_config;
 
+/* A text file for the runner (engine/e2e-text.c, issue 42): its bytes and the
+ * model's token of each byte ("<0xHH>" pieces) and BOS. */
+typedef struct mp_e2e_text {
+    unsigned char *text;
+    size_t len;
+    int map[256], bos;
+} mp_e2e_text;
+
 typedef struct mp_e2e_job {
     int layers, threads, reps, seed;
     int pp, tg, nbatch, batch[MP_E2E_MAX_BATCH]; /* performance tests */
@@ -218,6 +226,7 @@ typedef struct mp_e2e_job {
      * the bound count only when the clock before and after it is at least this
      * fraction of the fastest seen (engine/clock.c); 0 = off */
     double clock_gate;
+    const mp_e2e_text *text; /* --prompt-text / --ppl (issue 42), NULL: seeded prompts */
 } mp_e2e_job;
 
 /* pp / tg / batch rows of every configuration into rows (ncfg x tests). */
@@ -248,6 +257,22 @@ size_t mp_e2e_dec_token_bytes(const mp_e2e_dec *d, const mp_e2e_job *o, const mp
                               int B);
 /* What a llama.cpp row's reason says first ("" for ours). */
 const char *mp_e2e_dec_note(const mp_e2e_dec *d, const mp_model *md);
+
+/* The byte tokens and BOS of a GGUF file's vocabulary (every "<0xHH>" piece
+ * present, else MP_EUSAGE naming the file). */
+int mp_e2e_byte_map(const char *gguf, int map[256], int *bos, mp_err *e);
+/* A whole text file (malloc'd; at least MP_E2E_PROMPT_MAX bytes). */
+int mp_e2e_text_read(const char *path, unsigned char **text, size_t *len, mp_err *e);
+/* Prompt p of the lossless check from text: BOS and MP_E2E_PROMPT_MIN - 1 ..
+ * MP_E2E_PROMPT_MAX - 1 bytes at a seeded offset; returns the length. */
+int mp_e2e_text_prompt(const mp_e2e_text *t, uint64_t seed, int p, int *tok);
+/* Bits per byte of o->text: a "reference" row, then one per configuration
+ * (rows: ncfg + 1; test "ppl", share = bpb, prompts = chunks, tokens = bytes,
+ * tps_median = bytes scored per second); *failed when a lossless variant's
+ * bpb is not the reference's, bit for bit. */
+int mp_e2e_run_ppl(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
+                   const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows, int *failed,
+                   mp_err *e);
 
 /* One lossless row per configuration; *failed when a lossless variant missed. */
 int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,

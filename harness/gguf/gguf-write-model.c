@@ -1,5 +1,6 @@
 /* gguf-write-model.c - a model file with the end-to-end runner's seeded
- * weights (`pack --gguf-out`, issue 19), in llama.cpp's own architectures:
+ * weights (`pack --gguf-out`, issue 19) or any other weight source (the
+ * trained model of models/trained/, `--from-mptw`, issue 42), in llama.cpp's own architectures:
  * `bitnet` when the model has sub-norms (the head tied to the embedding),
  * else `llama` (silu, its Q and K rows permuted to llama.cpp's order, see
  * gguf-tensors.h); norms in f32, and a placeholder vocabulary so that
@@ -192,8 +193,8 @@ static int fill(void *ctx, int index, uint8_t *out, size_t bytes, mp_err *e)
     return mp_fail(e, MP_ERUN, "internal: tensor kind %d", d->kind);
 }
 
-int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, int head,
-                        mp_err *e)
+int mp_gguf_write_model_src(const char *path, const mp_model *m, const mp_e2e_source *src,
+                            const char *desc, int type, int head, mp_err *e)
 {
     if (!packer(type))
         return mp_fail(e, MP_EUSAGE, "--variant: the linears' type must be tq2_0, tq1_0, i2_s, "
@@ -228,9 +229,6 @@ int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int 
 #define K(s) (snprintf(key, sizeof key, "%s." s, arch), key)
     mp_gguf_w_str(w, "general.architecture", arch);
     mp_gguf_w_str(w, "general.name", m->name);
-    char desc[700];
-    snprintf(desc, sizeof desc, "mpbench seeded ternary weights (seed %llu) with the architecture "
-             "of %s (%.500s)", (unsigned long long)seed, m->name, m->source);
     mp_gguf_w_str(w, "general.description", desc);
     mp_gguf_w_u32(w, K("vocab_size"), (uint32_t)m->vocab);
     mp_gguf_w_u32(w, K("context_length"), (uint32_t)m->max_pos);
@@ -284,9 +282,8 @@ int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int 
     free(score);
     free(ttype);
 
-    wctx c = {.m = m, .type = type, .head = head, .llama = llama,
+    wctx c = {.m = m, .syn = *src, .type = type, .head = head, .llama = llama,
               .scale_tensors = !llama && (type == MP_GGML_TQ2_0 || type == MP_GGML_TQ1_0)};
-    mp_e2e_synthetic(seed, &c.syn);
     int maxd = 4 + m->layers * 20;
     c.d = calloc((size_t)maxd, sizeof *c.d);
     size_t staging = 0;
@@ -331,4 +328,15 @@ int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int 
     free(c.d);
     free(c.staging);
     return rc;
+}
+
+int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, int head,
+                        mp_err *e)
+{
+    mp_e2e_source syn;
+    mp_e2e_synthetic(seed, &syn);
+    char desc[700];
+    snprintf(desc, sizeof desc, "mpbench seeded ternary weights (seed %llu) with the architecture "
+             "of %s (%.500s)", (unsigned long long)seed, m->name, m->source);
+    return mp_gguf_write_model_src(path, m, &syn, desc, type, head, e);
 }

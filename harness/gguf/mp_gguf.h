@@ -158,6 +158,17 @@ int mp_gguf_ternary(const mp_gguf *g, const mp_gguf_tensor *t, int8_t *w, float 
  * Q4_0): `bitnet` when m has sub-norms, else `llama` (gguf-write-model.c). */
 int mp_gguf_write_model(const char *path, const mp_model *m, uint64_t seed, int type, int head,
                         mp_err *e);
+/* The same with the weights of src (ternary linears, bf16 embedding, f32
+ * norms) and desc as general.description. */
+int mp_gguf_write_model_src(const char *path, const mp_model *m,
+                            const struct mp_e2e_source *src, const char *desc, int type, int head,
+                            mp_err *e);
+/* A trained model's raw weights (models/trained/NAME.mptw, scripts/train/FORMAT.md,
+ * gguf/mptw.c): its architecture into *m (name = the file's base name) and a
+ * weight source with its exact codes, scales, bf16 embedding and f32 norms;
+ * only ternary bitnet files.  mp_mptw_close releases the source. */
+int mp_mptw_open(const char *path, mp_model *m, struct mp_e2e_source *src, mp_err *e);
+void mp_mptw_close(struct mp_e2e_source *src);
 
 /* ---- models by name or file (gguf/model-file.c) ---------------------------------- */
 /* A GGUF file (by name or magic) through mp_gguf_model_load, else a model text
