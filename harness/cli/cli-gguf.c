@@ -105,8 +105,9 @@ int mp_cmd_pack_gguf(int argc, char **argv)
     if (head < 0 || strchr(o.head, '.'))
         return mp_die(2, "--lm-head '%s': bf16, f16, q8_0 or q4_0", o.head);
     const mp_path paths[] = {{"--model", model, MP_PATH_IN, NULL},
+                             {"--from-mptw", o.mptw, MP_PATH_IN, NULL},
                              {"--gguf-out", out, MP_PATH_FILE, NULL}};
-    if ((rc = mp_paths_check("pack", paths, 2)))
+    if ((rc = mp_paths_check("pack", paths, 3)))
         return rc;
     mp_model m;
     if (o.mptw)
