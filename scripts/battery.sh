@@ -289,7 +289,10 @@ run_case() {
             local e=${dst#*=}
             dst=${dst%%=*}
             [ -e "$D/$src" ] && src=$D/$src || src=$FIX/$src
-            sed -e "$e" "$src" >"$D/$dst.new" && mv "$D/$dst.new" "$D/$dst" || setup_err="edit $val" ;;
+            # an edit that changes nothing is a stale case (its pattern no longer
+            # matches the fixture), not a pass
+            sed -e "$e" "$src" >"$D/$dst.new" && ! cmp -s "$src" "$D/$dst.new" &&
+                mv "$D/$dst.new" "$D/$dst" || setup_err="edit $val (changed nothing?)" ;;
         patch) # FILE@OFFSET:BYTES=VALUE
             local pf=${val%%@*} po=${val#*@}
             "$GE" set "$D/$pf" "${po%%:*}" "$(v=${po#*:}; echo "${v%%=*}")" "${po#*=}" ||

@@ -623,7 +623,7 @@ for v in 4294967297 -1 abc; do
     n=$v
     [ ${#v} -lt 3 ] && n=
     claim "kernel-t.$(tok "$v")" "$n" "s/LLAMACPP_TQ2_0 128 1\t/LLAMACPP_TQ2_0 128 $v\t/"
-    claim "e2e-t.$(tok "$v")" "$n" "s/e2e I2_S F16 tg 0 /e2e I2_S F16 tg $v /"
+    claim "e2e-t.$(tok "$v")" "$n" "s/e2e I2_S LLAMACPP_F16 tg 0 /e2e I2_S LLAMACPP_F16 tg $v /"
     claim "e2eshare-t.$(tok "$v")" "$n" "s/e2eshare I2_S tg 0/e2eshare I2_S tg $v/"
 done
 for v in abc nan '' 1.7junk; do
