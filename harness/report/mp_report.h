@@ -175,6 +175,10 @@ typedef struct mp_claim {
     char why[1024];      /* the file's why: a cited measurement or "hypothesis: ..." */
 } mp_claim;
 
+/* Relative widening of the paper's range before judging a claim: run-to-run
+ * noise on a shared VM (kernel rows are unstable past 10% robust CV). */
+#define MP_CLAIM_TOL 0.10
+
 /* Evaluates every claim of claims_path against r's kernel rows and e (every
  * e2e row of the machine, all runs: a ratio is taken within one run).  Returns
  * the number of claims (<= max), -1 with err set when the file is unreadable. */

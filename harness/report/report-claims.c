@@ -24,9 +24,9 @@
  * size, and then each model is judged against its own figure.
  *
  * Verdict: the claim's statistic of ours (median over points, max for "up to")
- * inside the paper's range widened by CLAIM_TOL -> "yes"; outside but our
+ * inside the paper's range widened by MP_CLAIM_TOL -> "yes"; outside but our
  * min..max overlaps it -> "partly"; else "no".  With per-size figures: every
- * size within CLAIM_TOL of the paper's figure at that size -> "yes", some ->
+ * size within MP_CLAIM_TOL of the paper's figure at that size -> "yes", some ->
  * "partly", none -> "no".
  *
  * Baseline: where the paper's baseline is llama.cpp, a kernel claim must use
@@ -42,9 +42,6 @@
 
 #include "mp_report.h"
 
-/* Relative widening of the paper's range before judging: run-to-run noise on a
- * shared VM (kernel rows are unstable past 10% robust CV). */
-#define CLAIM_TOL 0.10
 
 enum { MAXF = 12, MAXP = 64, MAXM = 16 };
 
@@ -412,7 +409,7 @@ static void judge(mp_claim *c, point *pts, int np, const char *stat, double lo, 
         off += snprintf(c->ours, sizeof c->ours, "per size, ours / paper:");
         for (int i = 0; i < np; i++) {
             double d = pts[i].v / pts[i].paper;
-            in += d >= 1 - CLAIM_TOL && d <= 1 + CLAIM_TOL;
+            in += d >= 1 - MP_CLAIM_TOL && d <= 1 + MP_CLAIM_TOL;
             off += snprintf(c->ours + off, sizeof c->ours - (size_t)off, "%s %s %.2f / %.2f",
                             i ? "," : "", model_size(pts[i].ea->model), pts[i].v, pts[i].paper);
             if (off < 0 || (size_t)off >= sizeof c->ours)
@@ -436,7 +433,7 @@ static void judge(mp_claim *c, point *pts, int np, const char *stat, double lo, 
     else
         snprintf(c->ours, sizeof c->ours, "%s %.2f%s (%.2f–%.2f, %d %s)", stat, v * sc, unit,
                  mn * sc, mx * sc, np, what);
-    double wlo = lo * (1 - CLAIM_TOL), whi = isinf(hi) ? hi : hi * (1 + CLAIM_TOL);
+    double wlo = lo * (1 - MP_CLAIM_TOL), whi = isinf(hi) ? hi : hi * (1 + MP_CLAIM_TOL);
     snprintf(c->verdict, sizeof c->verdict, "%s",
              v >= wlo && v <= whi ? "yes" : mx >= wlo && mn <= whi ? "partly" : "no");
     c->np = np, c->mn = mn, c->mx = mx, c->stat = v, c->stat_point = at;
@@ -630,74 +627,4 @@ int mp_rep_claims_eval(const mp_rep *r, const mp_rep_e2e *e, int ne, const char 
     }
     fclose(in);
     return nc;
-}
-
-static void cell_text(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s != '\n')
-            fputc(*s, f);
-}
-
-int mp_rep_claims_counts(const mp_claim *c, int nc, int counts[4])
-{
-    int n = 0;
-    memset(counts, 0, 4 * sizeof *counts);
-    for (int i = 0; i < nc; i++) {
-        if (c[i].id[0] != 'C')
-            continue; /* the project's targets (H) are not paper claims */
-        n++;
-        counts[!strcmp(c[i].verdict, "yes")      ? 0
-               : !strcmp(c[i].verdict, "partly") ? 1
-               : !strcmp(c[i].verdict, "no")     ? 2
-                                                 : 3]++;
-    }
-    return n;
-}
-
-void mp_rep_sec_claims(FILE *f, const mp_claim *c, int nc, const char *claims_path)
-{
-    if (nc < 0) {
-        fprintf(f, "No claims file `%s`: the table of the papers' claims needs it "
-                   "(`results/claims.tsv` in the repository).\n\n", claims_path);
-        return;
-    }
-    fprintf(f, "Every headline claim of seeds 000–004 (from `%s`: the paper's figure, table, "
-               "conditions and baseline), ours from the store under the conditions in the "
-               "\"here\" column, and a verdict: the claim's statistic of ours (median over "
-               "points; max for \"up to\" claims) inside the paper's range widened by %.0f%% "
-               "each side → yes; outside, but our min–max overlaps it → partly; else no.  "
-               "Where the paper gives a figure per model size, each size is judged against its "
-               "own figure (all within %.0f%% → yes, some → partly).  A kernel ratio comes from "
-               "one run, an end-to-end ratio from one run per model.  The backing is the point "
-               "that gives the statistic: its two rows, each against its own roof (section 7) "
-               "or memory bound.  A why is a measurement with the section it comes from, or it "
-               "says \"hypothesis\".\n\n"
-               "| # | seed | claim | paper (conditions) | baseline | here | ours | agree | "
-               "backing and why |\n|---|---|---|---|---|---|---|---|---|\n",
-            claims_path, 100 * CLAIM_TOL, 100 * CLAIM_TOL);
-    for (int i = 0; i < nc; i++) {
-        const mp_claim *x = &c[i];
-        fprintf(f, "| %s | %s | ", x->id, x->seed);
-        cell_text(f, x->claim);
-        fputs(" | ", f);
-        cell_text(f, x->paper);
-        fputs(" | ", f);
-        cell_text(f, x->baseline[0] ? x->baseline : "–");
-        fputs(" | ", f);
-        cell_text(f, x->here[0] ? x->here : "–");
-        fputs(" | ", f);
-        cell_text(f, x->ours);
-        fprintf(f, " | %s | ", x->verdict);
-        int show_why = strcmp(x->verdict, "yes") != 0 && x->why[0];
-        cell_text(f, x->backing);
-        if (show_why) {
-            fputs(x->backing[0] ? ". " : "", f);
-            cell_text(f, x->why);
-        }
-        fputs(" |\n", f);
-    }
-    fputc('\n', f);
 }
