@@ -14,6 +14,7 @@
 # message otherwise; an existing good copy is left alone, a failed fetch
 # never leaves half a directory.
 set -euo pipefail
+. "$(dirname "$0")/npm-pinned.sh"
 : "${HF_GGUF_DIR:?}" "${HF_GGUF_PINS:?}"
 
 stamp=$(printf '%s\n' "$HF_GGUF_PINS" | tr ';' '\n' | sed 's/^ *//;s/ *$//')
@@ -32,19 +33,7 @@ while read -r spec sha1_pin sha512_pin; do
     [ -n "$spec" ] || continue
     name=${spec%@*} # @scope/name@version -> @scope/name
     mkdir -p "$tmp/pack"
-    if ! (cd "$tmp/pack" && npm pack --silent "$spec" >"$tmp/name" 2>"$tmp/err"); then
-        echo "peers-hf: npm pack $spec failed:" >&2
-        cat "$tmp/err" >&2
-        exit 1
-    fi
-    tgz="$tmp/pack/$(tail -n1 "$tmp/name")"
-    sha1=$(sha1sum "$tgz" | cut -d' ' -f1)
-    sha512=$(sha512sum "$tgz" | cut -d' ' -f1)
-    if [ "$sha1" != "$sha1_pin" ] || [ "$sha512" != "$sha512_pin" ]; then
-        echo "peers-hf: checksum mismatch for $spec: sha1 $sha1 (pinned $sha1_pin)," \
-             "sha512 $sha512 (pinned $sha512_pin); nothing installed" >&2
-        exit 1
-    fi
+    npm_pinned peers-hf "$spec" "$sha1_pin" "$sha512_pin" "$tmp/pack" || exit 1
     mkdir -p "$tmp/new/node_modules/$name"
     tar -xzf "$tgz" -C "$tmp/new/node_modules/$name" --strip-components=1
     rm -rf "$tmp/pack"

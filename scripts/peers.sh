@@ -9,6 +9,7 @@
 # the verified package, non-zero with a message otherwise; an existing good
 # copy is left alone.
 set -euo pipefail
+. "$(dirname "$0")/npm-pinned.sh"
 : "${GGML_PKG:?}" "${GGML_SHA1:?}" "${GGML_SHA512:?}" "${GGML_DIR:?}"
 
 if [ -f "$GGML_DIR/.sha512" ] && [ "$(cat "$GGML_DIR/.sha512")" = "$GGML_SHA512" ] &&
@@ -22,19 +23,7 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! (cd "$tmp" && npm pack --silent "$GGML_PKG" >"$tmp/name" 2>"$tmp/err"); then
-    echo "peers: npm pack $GGML_PKG failed:" >&2
-    cat "$tmp/err" >&2
-    exit 1
-fi
-tgz="$tmp/$(tail -n1 "$tmp/name")"
-sha1=$(sha1sum "$tgz" | cut -d' ' -f1)
-sha512=$(sha512sum "$tgz" | cut -d' ' -f1)
-if [ "$sha1" != "$GGML_SHA1" ] || [ "$sha512" != "$GGML_SHA512" ]; then
-    echo "peers: checksum mismatch for $GGML_PKG: sha1 $sha1 (pinned $GGML_SHA1)," \
-         "sha512 $sha512 (pinned $GGML_SHA512); nothing installed" >&2
-    exit 1
-fi
+npm_pinned peers "$GGML_PKG" "$GGML_SHA1" "$GGML_SHA512" "$tmp" || exit 1
 mkdir "$tmp/x"
 tar -xzf "$tgz" -C "$tmp/x"
 bins="$tmp/x/package/bins/linux-x64"
