@@ -88,14 +88,25 @@ if [ "$QUICK" = 1 ]; then
     E2E_OPT="--tg 8 --reps 3"
     PP=32
     LOSSLESS="--prompts 2 --tokens 64"
+    LIMIT_MODELS=""
+    TRAINED_LOSSLESS="--prompts 4 --tokens 16"
+    TRAINED_PPL=0
 else
     PROBE=""
     KSHAPES="--model $KMODEL"
     RUNOPT=""
     NLIST=1,8,32,64,128,256
     E2E_MODELS="bitnetcpp-125m bitnetcpp-350m bitnetcpp-700m bitnetcpp-1b bitnetcpp-1.5b"
-    BIG_MODELS=${BIG_MODELS:-"bitnetcpp-3.8b bitnetcpp-7b"}
+    # seed 004's sizes through 30B (issue 39: as far as fits in memory here):
+    # MODEL[:F16_LAYERS], the F16 rows (ours and llama.cpp's) on the first
+    # F16_LAYERS layers where the whole model in 16 bits does not fit (marked
+    # partial in the report), the ternary rows always on every layer
+    BIG_MODELS=${BIG_MODELS:-"bitnetcpp-3.8b bitnetcpp-7b bitnetcpp-13b:24 bitnetcpp-30b:16"}
     LIMIT_MODEL=bitnet-b1.58-2b-4t LIMIT_PP=128
+    # issue 39's table: the second model, its F16 rows on 16 of 32 layers
+    LIMIT_MODELS=${LIMIT_MODELS:-"llama3-8b-1.58:16"}
+    TRAINED_LOSSLESS="--prompts 100 --tokens 64"
+    TRAINED_PPL=1
     E2E_OPT="--tg 16 --reps 5"
     PP=64
     LOSSLESS="--prompts 10 --tokens 64"
@@ -133,8 +144,19 @@ e2e --model "$m1" --variant "$BATCHVARS" --pp 0 $E2E_OPT --batch 4 --threads "$T
 for m in $E2E_MODELS; do
     e2e --model "$m" --variant "$EVARS" --pp 0 $E2E_OPT --threads "$THREADS"
 done
-for m in $BIG_MODELS; do
-    e2e --model "$m" --variant "$BVARS" --pp 0 --tg 8 --reps 3 --threads "$THREADS"
+# the big models' packed weights and GGUF files are not kept (30B's would fill
+# the disk): each run writes them to TMPDIR and removes them
+F16VARS=$(list f16),llamacpp.f16
+BTERN=$(sed 's/[^,]*f16[^,]*,\{0,1\}//g; s/,$//' <<<"$BVARS")
+for mm in $BIG_MODELS; do
+    m=${mm%%:*} fl=${mm#*:}
+    if [ "$fl" = "$mm" ]; then
+        step "$BIN" e2e --model "$m" --variant "$BVARS" --pp 0 --tg 8 --reps 3 --threads "$THREADS"
+    else
+        step "$BIN" e2e --model "$m" --variant "$BTERN" --pp 0 --tg 8 --reps 3 --threads "$THREADS"
+        step "$BIN" e2e --model "$m" --variant "$F16VARS" --layers "$fl" --pp 0 --tg 8 --reps 3 \
+            --threads "$THREADS"
+    fi
 done
 for t in ${TLIST//,/ }; do
     e2e --model "$m1" --variant "$PPVARS" --pp "$PP" --tg 0 --reps 3 --threads "$t"
@@ -144,8 +166,30 @@ done
 for t in ${TLIST//,/ }; do
     e2e --model "$LIMIT_MODEL" --variant "$BESTDEC" --pp "$LIMIT_PP" --tg 16 \
         --reps 3 --threads "$t" --profile --clock-gate 90
+    # issue 39: the 8-bit head (integer dot products on a Q8_0 head) beside the
+    # F16 head's rows just measured, same variants, same threads
+    e2e --model "$LIMIT_MODEL" --variant "$(list vnni_int2),llamacpp.tq2_0" --pp 0 --tg 16 \
+        --reps 3 --threads "$t" --lm-head q8_0 --clock-gate 90
+done
+# issue 39's second model: its ternary rows on every layer, its F16 rows partial
+for mm in $LIMIT_MODELS; do
+    m=${mm%%:*} fl=${mm#*:}
+    for t in ${TLIST//,/ }; do
+        e2e --model "$m" --variant "$(sed 's/,llamacpp.f16//' <<<"$BESTDEC")" \
+            --pp "$LIMIT_PP" --tg 16 --reps 3 --threads "$t" --clock-gate 90
+        e2e --model "$m" --variant "$F16VARS" --layers "$fl" --pp "$LIMIT_PP" \
+            --tg 16 --reps 3 --threads "$t" --clock-gate 90
+    done
 done
 step "$BIN" e2e --lossless --model bitnetcpp-125m --variant "$LVARS" $LOSSLESS --threads "$THREADS"
+# issue 42: the trained model (models/trained/): seed 004 Table 7 on real
+# weights (text prompts from the held-out split), and bits per byte per variant
+TRAINED=models/trained/ternary.gguf HELDOUT=models/trained/heldout.txt
+step "$BIN" e2e --gguf "$TRAINED" --lossless --prompt-text "$HELDOUT" --variant "$LVARS" \
+    $TRAINED_LOSSLESS --threads "$THREADS"
+if [ "$TRAINED_PPL" = 1 ]; then
+    step "$BIN" e2e --gguf "$TRAINED" --ppl "$HELDOUT" --variant "$LVARS" --threads "$THREADS"
+fi
 
 # compaction: the per-repetition samples are not reported (medians, spreads and
 # counts are kept in their own columns)
