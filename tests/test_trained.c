@@ -86,6 +86,42 @@ Test(trained, ppl_lossless_equal_lossy_and_wrong_differ)
            "e2e --gguf " GGUF " --ppl %s --variant wrong_on_purpose.scalar --no-db", text);
 }
 
+/* The zero share of the file's ternary weights, stored beside the bits per
+ * byte, and the report's claims C22 and C5 judged from the rows: the trainer counted 370,401 of 1,179,648 (metrics.json "zero_share"
+ * 0.31399281819661456); a count of the non-zeros, or of one layer, fails. */
+Test(trained, zero_share_stored)
+{
+    char dir[256], text[512], db[600];
+    mp_test_tmpdir(dir, sizeof dir, "trained");
+    slice(dir, text, sizeof text);
+    snprintf(db, sizeof db, "%s/z.db", dir);
+    EXPECT(0, "370401 of 1179648 ternary weights are zero", "e2e --gguf " GGUF " --ppl %s "
+           "--variant i2_s.scalar,f16.scalar --db %s", text, db);
+    cr_assert(strstr(out, "0.313993"), "the zero share is not the trainer's:\n%s", out);
+    /* the report's section 3a and claim C22 read the stored rows */
+    char md[700];
+    snprintf(md, sizeof md, "%s/R.md", dir);
+    EXPECT(0, "", "report --db %s --out %s --csv %s", db, md, dir);
+    char cmd[1600];
+    snprintf(cmd, sizeof cmd, "grep -q 'Zero weights: \\*\\*31.4%%' %s && grep -q "
+             "'| C22 .*31.40%%' %s", md, md);
+    cr_assert_eq(system(cmd), 0, "section 3a or C22 lacks the zero share (%s)", md);
+    /* C5 (seed 000 Table 2): I2_S's per-byte perplexity over F16's, one run */
+    snprintf(cmd, sizeof cmd, "grep -q '| C5 .*| 1.00 | yes |' %s", md);
+    cr_assert_eq(system(cmd), 0, "claim C5 is not judged from the bpb rows (%s)", md);
+}
+
+/* --lm-head q8_0 in the lossless check is compared with the reference's f16
+ * head (issue 39: the integer head's token agreement): a lossless kernel with
+ * it is reported, not failed, and its logits differ from the f16 head's. */
+Test(trained, q8_head_against_f16_reference)
+{
+    EXPECT(0, "q8_0 head against the reference's f16 head", "e2e --gguf " GGUF " --lossless "
+           "--prompt-text " HELD " --prompts 8 --tokens 16 --variant i2_s.scalar --lm-head q8_0 "
+           "--no-db --format csv");
+    cr_assert(!strstr(out, ",0,"), "the q8_0 head's logits equal the f16 head's:\n%s", out);
+}
+
 Test(trained, lossless_text_prompts_separate)
 {
     EXPECT(0, "100.0%", "e2e --gguf " GGUF " --lossless --prompt-text " HELD " --prompts 20 "

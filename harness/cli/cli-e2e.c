@@ -454,6 +454,8 @@ static void e2e_key(const opts *o, const mp_model *md, const mp_machine *mach,
     /* the lossless check's second definition (issue 37: the logits beside the
      * exact match): rows of the first, which have none, are not resumed as its */
     ADD(o->lossless, "|llv=2");
+    /* issue 39: another head is compared with the reference's f16 head */
+    ADD(o->lossless && o->head != MP_E2E_HEAD_F16, "|refhead=f16");
     ADD(o->prompt_text, "|ptext=%s", o->prompt_text);
     ADD(o->ppl, "|ppl=%s", o->ppl);
     /* the machine too: machines of different kinds keep their rows apart when merged */
@@ -468,8 +470,12 @@ static void ppl_print(const mp_e2e_row *r, int n)
     printf("%-28s %-10s %8s %10s %-8s %s\n", "variant", "method", "bytes", "bpb", "status",
            "reason");
     for (int i = 0; i < n; i++)
-        printf("%-28s %-10s %8d %10.6f %-8s %s\n", r[i].variant, r[i].method, r[i].tokens,
-               r[i].share, r[i].status, r[i].reason);
+        if (!strcmp(r[i].test, "zeros")) /* the file's zero share, below its bpb */
+            printf("%-28s %-10s %8s %10.6f %-8s %s\n", "(zero weights)", r[i].method, "",
+                   r[i].share, r[i].status, r[i].reason);
+        else
+            printf("%-28s %-10s %8d %10.6f %-8s %s\n", r[i].variant, r[i].method, r[i].tokens,
+                   r[i].share, r[i].status, r[i].reason);
 }
 
 /* Measures the rows (each stored as measured) and prints them; the exit code. */

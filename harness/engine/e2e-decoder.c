@@ -139,6 +139,10 @@ int mp_e2e_dec_open(const mp_e2e_job *o, const mp_model *md, const mp_e2e_config
     int type = mp_e2e_dec_llama_type(c);
     if (type < 0)
         return mp_e2e_create(spec, pool, &d->m, e);
+    /* llama.cpp maps its own file: the buffers our previous instance kept for
+     * the next one would sit beside it (bitnetcpp-13b, 24 F16 layers: 15 GB
+     * each in 23 GiB, and llamacpp.f16 decoded at 0.08 tokens/s, paging) */
+    mp_e2e_spares_free();
     double t0 = mp_now();
     int rc = llama_file(d, o, md, type, e);
     if (!rc)

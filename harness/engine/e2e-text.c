@@ -147,7 +147,7 @@ static void ppl_row(const mp_e2e_job *o, const mp_model *md, const mp_e2e_text *
     snprintf(r->model, sizeof r->model, "%s", md->name);
     snprintf(r->variant, sizeof r->variant, "%s", label);
     snprintf(r->method, sizeof r->method, "%s", method);
-    snprintf(r->test, sizeof r->test, "ppl");
+    snprintf(r->test, sizeof r->test, "bpb");
     r->layers = o->layers, r->model_layers = md->layers, r->threads = o->threads;
     r->prompts = (int)((t->len + PPL_CHUNK - 1) / PPL_CHUNK); /* chunks */
     r->tokens = (int)t->len;                                  /* bytes scored */
@@ -173,6 +173,40 @@ static int ppl_measure(const mp_e2e_job *o, const mp_e2e_spec *spec, mp_pool *po
     if (rc)
         return mp_fail(e, MP_ERUN, "e2e --ppl: forward pass refused its input (internal)");
     r->share = bits / (double)t->len;
+    return MP_OK;
+}
+
+/* The share of the file's ternary weights that are zero, every linear of the
+ * first o->layers layers (issue 42: seed 002's "about 50% of trained weights
+ * are zero"), as a row of its own (test "zeros": share the fraction, tokens
+ * the zeros in millions, prompts the weights in millions, reason both exact). */
+static int zeros_row(const mp_e2e_job *o, const mp_model *md, const mp_e2e_source *src,
+                     mp_e2e_row *r, mp_err *e)
+{
+    mp_linear ls[8];
+    mp_model_linears(md, ls);
+    double zeros = 0, total = 0;
+    for (int L = 0; L < o->layers; L++)
+        for (int l = 0; l < MP_E2E_NLIN; l++) {
+            size_t n = (size_t)ls[l].m * (size_t)ls[l].k;
+            int8_t *w = malloc(n);
+            float scale;
+            if (!w)
+                return mp_fail(e, MP_ERUN, "e2e --ppl: out of memory counting zero weights");
+            int rc = src->ternary(src, L, l, 0, w, ls[l].m, ls[l].k, &scale, e);
+            for (size_t i = 0; !rc && i < n; i++)
+                zeros += w[i] == 0;
+            total += (double)n;
+            free(w);
+            if (rc)
+                return rc;
+        }
+    r->share = total > 0 ? zeros / total : 0;
+    r->tokens = (int)(zeros / 1e6 + 0.5);
+    r->prompts = (int)(total / 1e6 + 0.5);
+    snprintf(r->status, sizeof r->status, "ok");
+    snprintf(r->reason, sizeof r->reason, "%.0f of %.0f ternary weights are zero (%s)", zeros,
+             total, src->name ? src->name : "synthetic weights");
     return MP_OK;
 }
 
@@ -204,6 +238,16 @@ int mp_e2e_run_ppl(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         snprintf(ref->reason, sizeof ref->reason, "bpb %.17g", ref->share);
         if (!rc)
             rc = mp_e2e_job_keep(o, ref, e);
+    }
+    if (!rc && o->src) { /* a file's weights: how many of them are zero */
+        mp_e2e_row *z = &rows[(*nrows)++];
+        ppl_row(o, md, t, "reference", "REF", z);
+        snprintf(z->test, sizeof z->test, "zeros");
+        had = mp_e2e_job_stored(o, z, e);
+        if (had < 0)
+            rc = -had;
+        else if (!had && !(rc = zeros_row(o, md, o->src, z, e)))
+            rc = mp_e2e_job_keep(o, z, e);
     }
     for (int c = 0; c < ncfg && !rc && !mp_engine_interrupted(); c++) {
         mp_e2e_row *r = &rows[(*nrows)++];

@@ -266,10 +266,11 @@ int mp_e2e_text_read(const char *path, unsigned char **text, size_t *len, mp_err
 /* Prompt p of the lossless check from text: BOS and MP_E2E_PROMPT_MIN - 1 ..
  * MP_E2E_PROMPT_MAX - 1 bytes at a seeded offset; returns the length. */
 int mp_e2e_text_prompt(const mp_e2e_text *t, uint64_t seed, int p, int *tok);
-/* Bits per byte of o->text: a "reference" row, then one per configuration
- * (rows: ncfg + 1; test "ppl", share = bpb, prompts = chunks, tokens = bytes,
- * tps_median = bytes scored per second); *failed when a lossless variant's
- * bpb is not the reference's, bit for bit. */
+/* Bits per byte of o->text: a "reference" row, for a file's weights the
+ * share of them that are zero (test "zeros", e2e-text.c), then one row per
+ * configuration (rows: ncfg + 2; test "bpb", share = bpb, prompts = chunks,
+ * tokens = bytes, tps_median = bytes scored per second); *failed when a
+ * lossless variant's bpb is not the reference's, bit for bit. */
 int mp_e2e_run_ppl(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                    const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows, int *failed,
                    mp_err *e);

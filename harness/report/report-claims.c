@@ -16,6 +16,11 @@
  *                      "pp" or "tgb" (parallel decoding), T threads (0: the most)
  *   e2eshare A TEST T  A's end-to-end rate over its row's own memory bound
  *   lossless A         the lossless check's exact-match share of method A
+ *   bpb A B            issue 42: on a real model's held-out text, A's per-byte
+ *                      perplexity over B's, 2^(bpb A - bpb B), both from the
+ *                      newest run that measured both (`e2e --ppl`)
+ *   zeros              issue 42: the share of a real model's ternary weights
+ *                      that are zero (the "zeros" row `e2e --ppl` stores)
  *   none               not reproducible here: the why column says why
  *
  * Options after the metric, space-separated: models=700m,1.5b keeps only those
@@ -239,8 +244,38 @@ static int lossless_points(const mp_rep_e2e *e, int ne, const char *a, point *pt
     int np = 0;
     for (int i = 0; i < ne && np < MAXP; i++)
         if (!strcmp(e[i].test, "lossless") && mp_list_has(a, ',', e[i].method) &&
-            !strcmp(e[i].status, "ok") && e[i].prompts > 0)
+            !strcmp(e[i].status, "ok") && e[i].prompts > 0 &&
+            (!e[i].lm_head[0] || !strcmp(e[i].lm_head, "f16"))) /* not a q8_0 head's row */
             pts[np++] = (point){e[i].share, NULL, NULL, &e[i], NULL, 0};
+    return np;
+}
+
+/* bpb A B: one point per real model, A's and B's bits per byte from the
+ * newest run holding both; zeros (a == NULL): one per model's newest row. */
+static int text_points(const mp_rep_e2e *e, int ne, const char *a, const char *b, point *pts)
+{
+    int np = 0;
+    for (int i = 0; i < ne && np < MAXP; i++) {
+        const mp_rep_e2e *x = &e[i];
+        if (strcmp(x->status, "ok") || strcmp(x->test, a ? "bpb" : "zeros") ||
+            (a && !mp_list_has(a, ',', x->method)))
+            continue;
+        const mp_rep_e2e *y = NULL;
+        for (int j = 0; a && j < ne && !y; j++)
+            if (e[j].run == x->run && !strcmp(e[j].test, "bpb") &&
+                !strcmp(e[j].model, x->model) && !strcmp(e[j].status, "ok") &&
+                mp_list_has(b, ',', e[j].method))
+                y = &e[j];
+        if (a && !y)
+            continue;
+        int k = 0; /* the model's point so far: the newer run's replaces it */
+        while (k < np && strcmp(pts[k].ea->model, x->model))
+            k++;
+        if (k < np && pts[k].ea->run >= x->run)
+            continue;
+        pts[k] = (point){a ? exp2(x->share - y->share) : x->share, NULL, NULL, x, y, 0};
+        np += k == np;
+    }
     return np;
 }
 
@@ -365,6 +400,11 @@ static int baseline_label(char *buf, size_t len, const char *kind, const char *b
                            "measured here (issue 39)", paper_baseline);
         return 1;
     }
+    if (is_llamacpp(paper_baseline) && !strcmp(kind, "bpb")) {
+        snprintf(buf, len, "ours (re-implementation of %s); llama.cpp's bits per byte are not "
+                           "measured here", paper_baseline);
+        return 1;
+    }
     if (is_llamacpp(paper_baseline)) {
         snprintf(buf, len, "missing: the paper's baseline is %s, this claim's metric uses ours",
                  paper_baseline);
@@ -390,6 +430,14 @@ static void here_text(char *buf, size_t len, const char *kind, int n, int t, con
         for (int i = 0; i < np && off > 0 && (size_t)off < len; i++)
             off += snprintf(buf + off, len - (size_t)off, "%s%s (run %lld)", i ? ", " : " ",
                             model_size(pts[i].ea->model), (long long)pts[i].ea->run);
+    } else if (!strcmp(kind, "bpb") && np) {
+        snprintf(buf, len, "%s, %d/%d layers, %d bytes of held-out text, run %lld",
+                 pts[0].ea->model, pts[0].ea->layers, pts[0].ea->model_layers,
+                 pts[0].ea->tokens, (long long)pts[0].ea->run);
+    } else if (!strcmp(kind, "zeros") && np) {
+        snprintf(buf, len, "%s, %d/%d layers, run %lld: %s", pts[0].ea->model,
+                 pts[0].ea->layers, pts[0].ea->model_layers, (long long)pts[0].ea->run,
+                 pts[0].ea->reason);
     } else if (!strcmp(kind, "lossless") && np) {
         snprintf(buf, len, "%s, %d/%d layers, %d prompts × %d tokens, run %lld",
                  pts[0].ea->model, pts[0].ea->layers, pts[0].ea->model_layers,
@@ -496,7 +544,8 @@ int mp_rep_claims_check(const char *path, char *err, size_t len)
             int words;        /* positional words after the kind */
             int n_at, t_at;   /* the word holding N, T (0: none) */
         } kinds[] = {{"kernel", 4, 3, 4}, {"gbps", 4, 3, 4}, {"e2e", 4, 0, 4},
-                     {"e2eshare", 3, 0, 3}, {"lossless", 1, 0, 0}, {"none", 0, 0, 0}};
+                     {"e2eshare", 3, 0, 3}, {"lossless", 1, 0, 0}, {"bpb", 2, 0, 0},
+                     {"zeros", 0, 0, 0}, {"none", 0, 0, 0}};
         int k = -1;
         for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]) && k < 0; i++)
             if (nw > 0 && !strcmp(w[0], kinds[i].kind))
@@ -504,7 +553,8 @@ int mp_rep_claims_check(const char *path, char *err, size_t len)
         rc = MP_EUSAGE;
         if (k < 0)
             snprintf(err, len, "claims file %s, line %d, metric: unknown metric '%s' (kernel, "
-                     "gbps, e2e, e2eshare, lossless or none)", path, lineno, nw > 0 ? w[0] : "");
+                     "gbps, e2e, e2eshare, lossless, bpb, zeros or none)", path, lineno,
+                     nw > 0 ? w[0] : "");
         else if (nw < 1 + kinds[k].words || (nw > 1 + kinds[k].words &&
                                              !strchr(w[1 + kinds[k].words], '=')))
             snprintf(err, len, "claims file %s, line %d, metric: '%s' wants %d words after "
@@ -608,6 +658,12 @@ int mp_rep_claims_eval(const mp_rep *r, const mp_rep_e2e *e, int ne, const char 
         } else if (!strcmp(kind, "lossless")) {
             np = lossless_points(e, ne, a, pts);
             unit = "%", pct = 1, what = "rows";
+        } else if (!strcmp(kind, "bpb")) {
+            np = text_points(e, ne, a, b, pts);
+            unit = "", what = "models";
+        } else if (!strcmp(kind, "zeros")) {
+            np = text_points(e, ne, NULL, NULL, pts);
+            unit = "%", pct = 1, what = "models";
         } else {
             snprintf(c->ours, sizeof c->ours, "unknown metric `%s`", metric);
             c->judged = 0;
@@ -622,7 +678,12 @@ int mp_rep_claims_eval(const mp_rep *r, const mp_rep_e2e *e, int ne, const char 
         }
         judge(c, pts, np, stat, lo, hi, pct, unit, what, r);
         here_text(c->here, sizeof c->here, kind, n, t, pts, np, run, r->cache);
-        if (strcmp(kind, "lossless"))
+        if (!strcmp(kind, "bpb"))
+            snprintf(c->backing, sizeof c->backing, "%s %.6f bits per byte, %s %.6f (run %lld)",
+                     pts[c->stat_point].ea->variant, pts[c->stat_point].ea->share,
+                     pts[c->stat_point].eb->variant, pts[c->stat_point].eb->share,
+                     (long long)pts[c->stat_point].ea->run);
+        else if (strcmp(kind, "lossless") && strcmp(kind, "zeros"))
             backing(c->backing, sizeof c->backing, r, &pts[c->stat_point]);
     }
     fclose(in);

@@ -1,7 +1,8 @@
 /* report-md.h - the sections of REPORT.md, shared by the files that write
  * them (report-md.c: header, summary, caveats, probe, plots, CSV, bad rows and
  * mp_rep_write; report-md-e2e.c: end-to-end and lossless sections with the
- * papers' own tokens/s; report-md-kernels.c: the kernel figures, ratios and
+ * papers' own tokens/s; report-md-trained.c: the trained model's bits per
+ * byte and zero weights; report-md-kernels.c: the kernel figures, ratios and
  * tuned configurations).  Private to report/. */
 #ifndef MP_REPORT_MD_H
 #define MP_REPORT_MD_H
@@ -26,6 +27,7 @@ int mp_rep_load_e2e(mp_rep *r, int all, e2e_row **out);
 void mp_rep_e2e_cell(char *buf, size_t len, const e2e_row *x);
 void mp_rep_sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne);
 void mp_rep_sec_lossless(FILE *f, const mp_rep *r, const e2e_row *e, int ne);
+void mp_rep_sec_trained(FILE *f, const mp_rep *r, const e2e_row *e, int ne);
 void mp_rep_sec_fig8(FILE *f, mp_rep *r);
 void mp_rep_sec_fig11(FILE *f, mp_rep *r);
 void mp_rep_sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne);

@@ -23,8 +23,10 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
         return mp_store_db_error(s, e);
     char now[32];
     mp_store_now(now, sizeof now);
-    /* ppl rows (issue 42) keep chunks, bytes and bpb in the lossless columns */
-    int c = 1, lossless = !strcmp(r->test, "lossless") || !strcmp(r->test, "ppl");
+    /* bits-per-byte rows (issue 42) keep chunks, bytes and bpb in the lossless
+     * columns, a zero-share row the weights and zeros (millions) and the share */
+    int c = 1, lossless = !strcmp(r->test, "lossless") || !strcmp(r->test, "bpb") ||
+                          !strcmp(r->test, "zeros");
     mp_store_bind(st, c, "Itttiitiiiii", (int64_t)run_id, r->model, r->variant, r->method,
                   r->layers, r->model_layers, r->test, r->n_prompt, r->n_gen, r->batch,
                   r->threads, r->reps);
