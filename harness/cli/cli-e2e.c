@@ -451,6 +451,13 @@ static void e2e_key(const opts *o, const mp_model *md, const mp_machine *mach,
     ADD(o->clock_gate > 0, "|gate=%.2f%s", o->clock_gate, o->tg > 0 ? "|kept=8" : "");
     for (int i = 0; i < ncfg; i++)
         ADD(1, "|%s", cfg[i].label);
+    /* llama.cpp's rows: its workers asleep around the bound's read and the
+     * clock reading (e2e-measure.c); rows measured while they spun, at 2
+     * threads up to 173% of their bound, are not resumed as these */
+    int llama = 0;
+    for (int i = 0; i < ncfg; i++)
+        llama |= mp_e2e_dec_llama_type(&cfg[i]) >= 0;
+    ADD(llama && o->threads > 1 && !o->lossless, "|llq=1");
     /* the lossless check's second definition (issue 37: the logits beside the
      * exact match): rows of the first, which have none, are not resumed as its */
     ADD(o->lossless, "|llv=2");

@@ -195,6 +195,12 @@ int mp_e2e_dec_forward(mp_e2e_dec *d, const int *tok, const int *seq, int n,
     return rc;
 }
 
+void mp_e2e_dec_quiet(mp_e2e_dec *d, int quiet)
+{
+    if (d->l)
+        mp_llama_pause(d->l, quiet);
+}
+
 const int *mp_e2e_dec_tokens(const mp_e2e_dec *d)
 {
     return d->m ? mp_e2e_tokens(d->m) : d->next;

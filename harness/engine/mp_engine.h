@@ -250,6 +250,9 @@ void mp_e2e_dec_reset(mp_e2e_dec *d);
 int mp_e2e_dec_forward(mp_e2e_dec *d, const int *tok, const int *seq, int n,
                        const unsigned char *want, float *logits);
 const int *mp_e2e_dec_tokens(const mp_e2e_dec *d); /* argmax of each logits row */
+/* llama.cpp's workers asleep (1) while our pool reads the clock or the bound's
+ * bytes between its steps, awake again (0); nothing for ours. */
+void mp_e2e_dec_quiet(mp_e2e_dec *d, int quiet);
 double mp_e2e_dec_setup_s(const mp_e2e_dec *d);
 void mp_e2e_dec_sizes(const mp_e2e_dec *d, mp_e2e_row *r); /* ternary/model bytes, bpw */
 /* Bytes a decode step of B sequences reads (the decode bound's numerator). */

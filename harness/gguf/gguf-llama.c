@@ -78,6 +78,7 @@ typedef struct llama_api {
     void (*ggml_log_set)(log_cb, void *); /* libggml-base's, where it is loaded */
     void *(*tp_new)(blob *);              /* the CPU backend's, through reg_proc */
     void (*tp_free)(void *);
+    void (*tp_pause)(void *), (*tp_resume)(void *); /* the same; NULL where absent */
 } llama_api;
 
 static const mp_dl_sym llama_syms[] = {
@@ -159,6 +160,10 @@ static int api_open(llama_api *a, mp_err *e)
     void *cpu = a->reg_by_name("CPU");
     *(void **)&a->tp_new = cpu ? a->reg_proc(cpu, "ggml_threadpool_new") : NULL;
     *(void **)&a->tp_free = cpu ? a->reg_proc(cpu, "ggml_threadpool_free") : NULL;
+    *(void **)&a->tp_pause = cpu ? a->reg_proc(cpu, "ggml_threadpool_pause") : NULL;
+    *(void **)&a->tp_resume = cpu ? a->reg_proc(cpu, "ggml_threadpool_resume") : NULL;
+    if (!a->tp_pause || !a->tp_resume)
+        a->tp_pause = a->tp_resume = NULL;
     if (!a->tp_new || !a->tp_free)
         return mp_fail(e, MP_ERUN, "llama.cpp peer: the CPU backend gives no ggml_threadpool_new");
     cached = *a;
@@ -255,6 +260,14 @@ int mp_llama_open(const char *path, int threads, int max_ctx, int max_tokens, in
     l->max_tokens = max_tokens, l->max_seqs = max_seqs;
     *out = l;
     return MP_OK;
+}
+
+int mp_llama_pause(mp_llama *l, int pause)
+{
+    if (!l->a.tp_pause)
+        return -1;
+    (pause ? l->a.tp_pause : l->a.tp_resume)(l->tp);
+    return 0;
 }
 
 void mp_llama_close(mp_llama *l)

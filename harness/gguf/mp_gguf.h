@@ -226,6 +226,10 @@ typedef struct mp_llama mp_llama;
 int mp_llama_open(const char *path, int threads, int max_ctx, int max_tokens, int max_seqs,
                   mp_llama **out, mp_err *e);
 void mp_llama_close(mp_llama *l);
+/* Puts its threadpool's workers to sleep (pause 1) or wakes them (0): between
+ * graphs they spin, taking the CPUs a measurement beside the steps needs.
+ * -1 when the library has no ggml_threadpool_pause/resume. */
+int mp_llama_pause(mp_llama *l, int pause);
 /* Empties every sequence's KV cache. */
 void mp_llama_reset(mp_llama *l);
 int mp_llama_vocab(const mp_llama *l);

@@ -359,11 +359,14 @@ void mp_rep_sec_e2e_tps(FILE *f, mp_rep *r, const e2e_row *e, int ne)
     for (int i = 0; i < ne; i++) {
         const e2e_row *x = &e[i];
         if ((size_col(x->model) >= 0 && !strchr(x->test, ' ')) || !strcmp(x->test, "lossless") ||
-            !strcmp(x->test, "bpb") || !strcmp(x->test, "zeros")) /* sections 3, 3a */
-            continue;
+            !strcmp(x->test, "bpb") || !strcmp(x->test, "zeros") || /* sections 3, 3a */
+            x->bound_tps > 0 || (strcmp(x->status, "ok") && strstr(x->reason, "clock gate")))
+            continue; /* and section 2a's */
+        if (x->lm_head[0] && strcmp(x->lm_head, "f16"))
+            continue; /* another head: section 2a */
         if (!other++)
-            fputs("Other end-to-end rows (other models; parallel decoding `tgN bB`, B sequences "
-                  "at once):\n\n| model | variant | test | "
+            fputs("Other end-to-end rows (other models, without a bound: section 2a has those; "
+                  "parallel decoding `tgN bB`, B sequences at once):\n\n| model | variant | test | "
                   "threads | tokens/s |\n|---|---|---|--:|--:|\n", f);
         char buf[64];
         mp_rep_e2e_cell(buf, sizeof buf, x);

@@ -267,7 +267,8 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, int all, mp_rep_e2e **out,
         "ifnull((SELECT git_commit FROM runs WHERE id=x.run_id),''),x.logit_diff,x.first_diff "
         "FROM e2e x WHERE x.id IN "
         "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
-        "y.model,y.variant,y.test,y.threads,y.layers, CASE WHEN ? THEN y.id END) ORDER BY x.id";
+        "y.model,y.variant,y.test,y.threads,y.layers,ifnull(y.lm_head,'f16'), "
+        "CASE WHEN ? THEN y.id END) ORDER BY x.id";
     if (!(st = mp_store_prepare(s, sql))) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(db));
         return -2;
