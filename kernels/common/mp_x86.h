@@ -176,11 +176,15 @@ static inline __m128 mp_x86_half4_at(const uint8_t *const *wr, size_t off)
 static inline __attribute__((always_inline)) void
 mp_x86_prefetch_unit(const uint8_t *pf, size_t u, size_t step, int prefetch)
 {
-    if (prefetch < 0)
-        return;
     const char *p = (const char *)pf + u * step;
-    for (size_t o = 0; o < step; o += 64)
-        mp_x86_prefetch(p + o, prefetch);
+    /* one test of the hint per unit, not per line: each case's loop is the one
+     * the compile-time hint had (unrolled over a constant step) */
+#define MP_X86_UNIT_LINES(H)                    \
+    for (size_t o = 0; o < step; o += 64)       \
+        mp_x86_prefetch(p + o, H)
+    if (prefetch >= 0)
+        MP_X86_PFH_DISPATCH(prefetch, MP_X86_UNIT_LINES);
+#undef MP_X86_UNIT_LINES
 }
 
 #endif

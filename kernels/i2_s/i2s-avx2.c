@@ -10,9 +10,12 @@
 
 /* Dot of R rows of packed codes with one token; R is 1..4 (unrolled by the compiler). */
 /* pf: software prefetch distance in bytes (the `pf` parameter; 0 = none), rounded
- * up to whole row groups; pfh its hint (the `pfh` parameter, MP_PFH_*). */
-static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const int8_t *q,
-                            int nblk, int32_t *out, size_t pf, int pfh)
+ * up to whole row groups; pfh its hint (the `pfh` parameter, MP_PFH_*).  Out of
+ * line, one copy for R = 4 and R = 1, as GCC 12 compiled it before pfh was a
+ * parameter (with it, GCC inlined both calls). */
+static __attribute__((noinline)) void dot_rows(const uint8_t *w0, size_t row_bytes, int R,
+                                               const int8_t *q, int nblk, int32_t *out,
+                                               size_t pf, int pfh)
 {
     const size_t span = (size_t)R * row_bytes;
     const size_t ahead = span * ((pf + span - 1) / span);

@@ -16,10 +16,13 @@ static inline __m512i join(const int8_t *lo, const int8_t *hi)
 }
 
 /* pf: software prefetch distance in bytes (the `pf` parameter; 0 = none), rounded
- * up to whole row groups; pfh its hint (the `pfh` parameter, MP_PFH_*).  The near
+ * up to whole row groups; pfh its hint (the `pfh` parameter, MP_PFH_*).  Out of
+ * line, one copy for R = 4 and R = 1, as GCC 12 compiled it before pfh was a
+ * parameter (with it, GCC inlined both calls).  The near
  * prefetch into L1 is T0 whatever pfh is, on while pf is. */
-static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const int8_t *q,
-                            int nblk, int32_t *out, size_t pf, int pfh)
+static __attribute__((noinline)) void dot_rows(const uint8_t *w0, size_t row_bytes, int R,
+                                               const int8_t *q, int nblk, int32_t *out,
+                                               size_t pf, int pfh)
 {
     const size_t span = (size_t)R * row_bytes;
     const size_t ahead = span * ((pf + span - 1) / span);
