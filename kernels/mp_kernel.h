@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <string.h>
 
 enum {
     MP_MAX_PARAMS = 8,        /* tunable parameters per variant */
@@ -92,7 +93,17 @@ typedef struct mp_param_def {
     int n_values;
     int values[MP_MAX_PARAM_VALUES];  /* the space the tuner explores */
     const char *doc;
+    /* Left out of the params string (mp_params_str) while at def: a parameter a
+     * variant gained after results were stored under strings without it, so
+     * those rows keep their keys (resumed sweeps, compare, the report's
+     * default rows, tuned configs). */
+    bool omit_default;
 } mp_param_def;
+
+/* The hint of a weight stream's software prefetch: the values of the "pfh"
+ * parameter every x86 SIMD row that streams weights has beside its distance
+ * "pf" (README.md, "Parameters"; kernels/common/mp_x86.h, mp_x86_prefetch). */
+enum { MP_PFH_T0, MP_PFH_T1, MP_PFH_T2, MP_PFH_NTA };
 
 struct mp_variant;
 
@@ -181,6 +192,17 @@ typedef struct mp_variant {
      * absent): 0 when usable, otherwise writes the reason to why. */
     int (*available)(char *why, size_t len);
 } mp_variant;
+
+/* op's value of its variant's parameter `name`, or def when the variant has no
+ * such parameter: a compute reads pf and pfh this way, wherever they sit in its
+ * row's list.  Once per call, never per row. */
+static inline int mp_op_param(const mp_op *op, const char *name, int def)
+{
+    for (int i = 0; i < op->v->n_params; i++)
+        if (!strcmp(op->v->params[i].name, name))
+            return op->param[i];
+    return def;
+}
 
 /* The machine probe's inner loops (kernels/probe/, one table per ISA), what
  * rooflines need; not a variant family.  The engine gets the widest the CPU

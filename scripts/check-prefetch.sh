@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 build=${1:-build}
 bad=0 checked=0
-call='(_mm_prefetch|__builtin_prefetch|mp_x86_prefetch_unit)\('
+call='(_mm_prefetch|__builtin_prefetch|mp_x86_prefetch|mp_x86_prefetch_unit)\('
 # $1 = a source or header, $2 = levels of includes still to read: does it, or a
 # local header it includes, call a prefetch?  mp_x86.h defines the helper and
 # calls none.

@@ -172,14 +172,14 @@ Test(tuner, real_tune_exports_a_config_that_parses_back, .timeout = 300)
         cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
         cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
         cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), ps);
-        cr_assert_eq(sqlite3_column_int(st, 1), 5, "exhaustive over the 5 pf values");
+        cr_assert_eq(sqlite3_column_int(st, 1), 20, "exhaustive over the 5 pf x 4 pfh values");
         sqlite3_finalize(st);
     }
     /* every evaluation is stored */
     sqlite3_stmt *st;
     cr_assert_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM results", -1, &st, NULL), SQLITE_OK);
     cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-    cr_assert_eq(sqlite3_column_int(st, 0), 10);
+    cr_assert_eq(sqlite3_column_int(st, 0), 40);
     sqlite3_finalize(st);
     sqlite3_close(h);
     mp_tuned_free(&t);

@@ -1,6 +1,6 @@
 /* bitlut.c - catalog rows of the bit-wise LUT family: T-MAC's int2 kernel on
  * ternary weights (seed 001 §2.2, seed 000 §2.3), scalar, AVX2 and AVX-512.  The
- * SIMD paths expose the software prefetch distance and build their tables with
+ * SIMD paths expose the software prefetch's distance and hint (catalog.h) and build their tables with
  * the AVX2 prepare (same bytes as the scalar one; the AVX-512 row needs AVX2 too).  Kernels in kernels/tmac/. */
 #include "catalog.h"
 #include "../kernels/tmac/tmac.h"
@@ -14,11 +14,8 @@
      MP_SOURCES("kernels/tmac/tmac-scalar.c", mp_tmac_pack, PREP_FILE, PREP,               \
                 "kernels/tmac/tmac-" #ISA ".c", mp_tmac_gemm__##ISA)}
 
-#define PF_PARAM                                                                     \
-    .n_params = 1,                                                                   \
-    .params = {{.name = "pf", .def = 8192, .n_values = 5,                            \
-                .values = {0, 2048, 4096, 8192, 16384},                              \
-                .doc = "software prefetch distance along the packed stream, bytes (0 = off)"}}
+/* pf was always in these rows' keys, pfh (T1) is new: kernels/common/mp_x86.h */
+#define PF_PARAM .n_params = 2, .params = {MP_PF_PARAM(8192, false), MP_PFH_PARAM(MP_PFH_T1)}
 
 const mp_variant mp_catalog_bitlut[] = {
     TMAC_ROW("tmac_int2.scalar", scalar, MP_ISA_SCALAR, mp_tmac_prepare, "kernels/tmac/tmac-scalar.c", .n_params = 0),

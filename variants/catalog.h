@@ -53,6 +53,25 @@
     X(VNNI, "bk", "ktile")    \
     X(VNNI, "gemm_n", "gemv")
 
+/* The software prefetch of the weight stream, on every x86 SIMD row that
+ * streams weights (I2_S, TL*, T-MAC, VNNI_*, I8 and the row-group formats F16,
+ * Q8_0, Q4_0, TQ1_0, TQ2_0): pf, how far ahead, in bytes (0: none), and pfh, its
+ * hint (MP_PFH_*, kernels/mp_kernel.h), run-time parameters the tuner explores
+ * like any tile.  D is what the kernel did before they were parameters, so
+ * defaults keep its behaviour; mp_variant_defaults may set others per CPU
+ * (registry.c, pf_defaults).  OMIT: the row's pf was added with pfh (not
+ * before), so it too stays out of the params string at its default
+ * (mp_param_def.omit_default).  Scalar and Arm rows have neither (or only the
+ * pf I2_S always had, which they ignore). */
+#define MP_PF_PARAM(D, OMIT)                                                         \
+    {.name = "pf", .def = D, .n_values = 5, .values = {0, 2048, 4096, 8192, 16384},  \
+     .doc = "software prefetch distance along the packed weights, bytes (0 = off)",  \
+     .omit_default = OMIT}
+#define MP_PFH_PARAM(D)                                                              \
+    {.name = "pfh", .def = D, .n_values = 4, .values = {0, 1, 2, 3},                 \
+     .doc = "hint of the weight prefetch: 0 = T0, 1 = T1, 2 = T2, 3 = NTA",           \
+     .omit_default = true}
+
 /* The tables: one per family of mp_kernel.h's MP_FAMILIES list, in its order,
  * then tables of rows that belong to a family but live in their own file (I8:
  * family vnni, variants/i8.c).  The registry concatenates them in this order. */

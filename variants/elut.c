@@ -1,7 +1,7 @@
 /* elut.c - catalog rows of the element-wise LUT family: TL1_0, TL1_1, TL2_0, TL2_1
  * (seed 000 §3 and Appendix E, seed 004 §2), each for bm in {16, 32} (fixed: it
- * changes the packed layout) on scalar, AVX2 and AVX-512 (x86-64) or NEON (AArch64).  The SIMD paths expose
- * the software prefetch distance as a runtime parameter.  The AVX2 and AVX-512
+ * changes the packed layout) on scalar, AVX2 and AVX-512 (x86-64) or NEON (AArch64).  The x86 paths expose
+ * the software prefetch's distance and hint as runtime parameters (catalog.h).  The AVX2 and AVX-512
  * rows build their tables with the AVX2 prepare (same bytes as the scalar one),
  * so the AVX-512 rows also need AVX2.  Kernels in kernels/tl/: the
  * compute of path ISA is mp_tl_gemm__ISA in tl-ISA.c, which reads the method and
@@ -9,17 +9,12 @@
 #include "catalog.h"
 #include "../kernels/tl/tl.h"
 
-#define PF_PARAM                                                                     \
-    .n_params = 1,                                                                   \
-    .params = {{.name = "pf", .def = 8192, .n_values = 5,                            \
-                .values = {0, 2048, 4096, 8192, 16384},                              \
-                .doc = "software prefetch distance along the packed stream, bytes (0 = off)"}}
+/* pf was always in these rows' keys, pfh (T1) is new: kernels/common/mp_x86.h */
+#define PF_PARAM .n_params = 2, .params = {MP_PF_PARAM(8192, false), MP_PFH_PARAM(MP_PFH_T1)}
 
 #define PF_RB_PARAMS                                                                 \
-    .n_params = 2,                                                                   \
-    .params = {{.name = "pf", .def = 8192, .n_values = 5,                            \
-                .values = {0, 2048, 4096, 8192, 16384},                              \
-                .doc = "software prefetch distance along the packed stream, bytes (0 = off)"}, \
+    .n_params = 3,                                                                   \
+    .params = {MP_PF_PARAM(8192, false), MP_PFH_PARAM(MP_PFH_T1),                    \
                {.name = "rb", .def = 1, .n_values = 2, .values = {1, 2},             \
                 .doc = "row blocks sharing each table load (2: two weight streams)"}}
 

@@ -32,11 +32,20 @@ const char *mp_family_doc(mp_family f);
 /* Shape check: K multiple, then v->check.  0 when the variant takes (m, k). */
 int mp_variant_check(const mp_variant *v, int m, int k, const int *param, char *why,
                      size_t len);
-/* Default parameter values into param[MP_MAX_PARAMS]. */
+/* Default parameter values into param[MP_MAX_PARAMS]: the catalog's, with pf
+ * and pfh from this CPU's line of the per-CPU prefetch table where it has one
+ * (mp_variant_pf_default). */
 void mp_variant_defaults(const mp_variant *v, int *param);
+/* The per-CPU prefetch defaults (registry.c, issue 41; placeholders equal to
+ * the catalog's until measured): 0 with *pf, *pfh and the entry's *reason
+ * (reason may be NULL) when v has both pf and pfh and the table a line for
+ * (vendor, family) that applies to v's method; -1 otherwise. */
+int mp_variant_pf_default(const mp_variant *v, const char *vendor, int family, int *pf,
+                          int *pfh, const char **reason);
 /* Index of parameter `name`, or -1. */
 int mp_variant_param_index(const mp_variant *v, const char *name);
-/* Formats "name=value,..." (empty when no parameters). */
+/* Formats "name=value,..." (empty when no parameters), leaving out a parameter
+ * marked omit_default while it holds its catalog default. */
 const char *mp_params_str(const mp_variant *v, const int *param, char *buf, size_t len);
 /* Parses "name=value,..." over the defaults; 0 ok, else why is set.  A renamed
  * spelling of the variant's family (catalog.h, MP_PARAM_RENAMES) is taken for

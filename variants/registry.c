@@ -4,6 +4,7 @@
 #include "mp_registry.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,11 +173,77 @@ int mp_variant_check(const mp_variant *v, int m, int k, const int *param, char *
     return 0;
 }
 
+/* The software prefetch's defaults per CPU (issue 41): (vendor, family) ->
+ * (pf, pfh) for the rows that have both (the x86 SIMD rows that stream
+ * weights, catalog.h), meant to be chosen by measurement, each with its reason.
+ * PLACEHOLDERS: none is measured yet.  Every entry holds the catalog's own
+ * defaults, what the kernels did before pf and pfh were parameters (8 KB ahead
+ * into L2; TQ2_0 into L1; I8 none), so the table changes nothing until an
+ * entry is measured on such a CPU and its reason (machine, shapes, the ratio
+ * against the catalog's default, run ids) replaces "placeholder".  method NULL:
+ * every method without a line of its own for that CPU. */
+static const struct pf_default {
+    const char *vendor; /* CPUID leaf 0 (mp_cpu_vendor_family) */
+    int family;         /* CPUID display family */
+    const char *method; /* as the rows name it, or NULL */
+    int pf, pfh;
+    const char *reason;
+} pf_defaults[] = {
+#define PF_PLACEHOLDERS(VENDOR, FAMILY, WHAT)                                              \
+    {VENDOR, FAMILY, NULL, 8192, MP_PFH_T1, "placeholder, not measured (" WHAT ")"},      \
+    {VENDOR, FAMILY, "TQ2_0", 8192, MP_PFH_T0, "placeholder, not measured (" WHAT ")"},   \
+    {VENDOR, FAMILY, "I8", 0, MP_PFH_T1, "placeholder, not measured (" WHAT ")"},
+    PF_PLACEHOLDERS("GenuineIntel", 6, "Intel Core and Xeon")
+    PF_PLACEHOLDERS("AuthenticAMD", 23, "AMD Zen 1-2")
+    PF_PLACEHOLDERS("AuthenticAMD", 25, "AMD Zen 3-4")
+    PF_PLACEHOLDERS("AuthenticAMD", 26, "AMD Zen 5")
+#undef PF_PLACEHOLDERS
+};
+
+int mp_variant_pf_default(const mp_variant *v, const char *vendor, int family, int *pf,
+                          int *pfh, const char **reason)
+{
+    if (mp_variant_param_index(v, "pf") < 0 || mp_variant_param_index(v, "pfh") < 0)
+        return -1;
+    const struct pf_default *hit = NULL;
+    for (size_t i = 0; i < sizeof pf_defaults / sizeof pf_defaults[0]; i++) {
+        const struct pf_default *d = &pf_defaults[i];
+        if (strcmp(d->vendor, vendor) || d->family != family)
+            continue;
+        if (d->method && !strcmp(d->method, v->method))
+            hit = d; /* the method's own line wins */
+        else if (!d->method && !hit)
+            hit = d;
+    }
+    if (!hit)
+        return -1;
+    *pf = hit->pf;
+    *pfh = hit->pfh;
+    if (reason)
+        *reason = hit->reason;
+    return 0;
+}
+
+static char cpu_vendor[16];
+static int cpu_family = -1;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+static void cpu_identify(void)
+{
+    if (mp_cpu_vendor_family(cpu_vendor, sizeof cpu_vendor, &cpu_family))
+        cpu_family = -1;
+}
+
 void mp_variant_defaults(const mp_variant *v, int *param)
 {
     memset(param, 0, sizeof(int) * MP_MAX_PARAMS);
     for (int i = 0; i < v->n_params; i++)
         param[i] = v->params[i].def;
+    int pf, pfh;
+    pthread_once(&cpu_once, cpu_identify);
+    if (cpu_family >= 0 && !mp_variant_pf_default(v, cpu_vendor, cpu_family, &pf, &pfh, NULL)) {
+        param[mp_variant_param_index(v, "pf")] = pf;
+        param[mp_variant_param_index(v, "pfh")] = pfh;
+    }
 }
 
 int mp_variant_param_index(const mp_variant *v, const char *name)
@@ -191,9 +258,12 @@ const char *mp_params_str(const mp_variant *v, const int *param, char *buf, size
 {
     buf[0] = 0;
     size_t used = 0;
-    for (int i = 0; i < v->n_params && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s=%d", i ? "," : "",
+    for (int i = 0; i < v->n_params && used < len; i++) {
+        if (v->params[i].omit_default && param[i] == v->params[i].def)
+            continue; /* a parameter the row gained later: old keys stay valid */
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=%d", used ? "," : "",
                                  v->params[i].name, param[i]);
+    }
     return buf;
 }
 

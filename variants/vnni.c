@@ -27,7 +27,10 @@
      .doc = "int1 up-convert: 0 = seed 003's broadcast/shuffle/test/blend, 1 = the "   \
             "64-bit group loaded as a mask register"}
 
-/* zmm: up to 28 accumulators; ymm: 12; avx2 keeps ktile <= 256 for its int16 sums */
+/* zmm: up to 28 accumulators; ymm: 12; avx2 keeps ktile <= 256 for its int16 sums.
+ * The GEMV's far prefetch (catalog.h): 8 KB into L2 (T1) as the kernels had it
+ * (kernels/common/mp_x86.h), last in each list so a stored row keeps its key. */
+#define VNNI_PF MP_PF_PARAM(8192, true), MP_PFH_PARAM(MP_PFH_T1)
 #define ZMM_PARAMS VNNI_MTILE(64), VNNI_NTILE(6), VNNI_KTILE(256, 4, 64, 128, 256, 512), VNNI_GEMV(4)
 #define YMM_PARAMS VNNI_MTILE(16), VNNI_NTILE(6), VNNI_KTILE(256, 4, 64, 128, 256, 512), VNNI_GEMV(4)
 #define AVX2_PARAMS VNNI_MTILE(16), VNNI_NTILE(6), VNNI_KTILE(256, 3, 64, 128, 256), VNNI_GEMV(4)
@@ -59,10 +62,10 @@
 const mp_variant mp_catalog_vnni[] = {
     VNNI_ROW("vnni_int2.scalar", int2, VNNI_INT2, scalar, MP_ISA_SCALAR, PREP_SCALAR, NULL, 0, {0}),
 #if MP_CATALOG_X86
-    VNNI_ROW("vnni_int2.avx2", int2, VNNI_INT2, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
-    VNNI_ROW("vnni_int2.avxvnni", int2, VNNI_INT2, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW("vnni_int2.avx512vnni", int2, VNNI_INT2, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 4,
-             ZMM_PARAMS),
+    VNNI_ROW("vnni_int2.avx2", int2, VNNI_INT2, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 6, AVX2_PARAMS, VNNI_PF),
+    VNNI_ROW("vnni_int2.avxvnni", int2, VNNI_INT2, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 6, YMM_PARAMS, VNNI_PF),
+    VNNI_ROW("vnni_int2.avx512vnni", int2, VNNI_INT2, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 6,
+             ZMM_PARAMS, VNNI_PF),
 #endif
 #if MP_CATALOG_ARM /* sdot / smmla (vnni-arm.h); no tunables yet, scalar prepare */
     VNNI_ROW("vnni_int2.dotprod", int2, VNNI_INT2, dotprod, DOTPROD_BITS, PREP_SCALAR, NULL, 0, {0}),
@@ -70,10 +73,10 @@ const mp_variant mp_catalog_vnni[] = {
 #endif
     VNNI_ROW("vnni_int1.scalar", int1, VNNI_INT1, scalar, MP_ISA_SCALAR, PREP_SCALAR, NULL, 0, {0}),
 #if MP_CATALOG_X86
-    VNNI_ROW("vnni_int1.avx2", int1, VNNI_INT1, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 4, AVX2_PARAMS),
-    VNNI_ROW("vnni_int1.avxvnni", int1, VNNI_INT1, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 4, YMM_PARAMS),
-    VNNI_ROW("vnni_int1.avx512vnni", int1, VNNI_INT1, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 5,
-             ZMM_PARAMS, VNNI_SEQ(1)),
+    VNNI_ROW("vnni_int1.avx2", int1, VNNI_INT1, avx2, MP_ISA_AVX2, PREP_AVX2, mp_vnni_check_ymm, 6, AVX2_PARAMS, VNNI_PF),
+    VNNI_ROW("vnni_int1.avxvnni", int1, VNNI_INT1, avxvnni, AVXVNNI_BITS, PREP_AVX2, mp_vnni_check_ymm, 6, YMM_PARAMS, VNNI_PF),
+    VNNI_ROW("vnni_int1.avx512vnni", int1, VNNI_INT1, avx512vnni, AVX512VNNI_BITS, PREP_AVX512, mp_vnni_check_zmm, 7,
+             ZMM_PARAMS, VNNI_SEQ(1), VNNI_PF),
 #endif
 #if MP_CATALOG_ARM
     VNNI_ROW("vnni_int1.dotprod", int1, VNNI_INT1, dotprod, DOTPROD_BITS, PREP_SCALAR, NULL, 0, {0}),

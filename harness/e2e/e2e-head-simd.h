@@ -371,7 +371,7 @@ static void MP_HEAD_FN(f16_rows4)(const uint16_t *w0, size_t stride, int cols, c
     /* the four rows are one contiguous run and the next four follow it: fetch
      * the same columns of those (4 rows = 20 KB ahead on a 2560-wide head), since
      * from DRAM one thread read the head at 21 GB/s of its 35 without it; into
-     * L2 (locality 2: prefetcht1), as the kernels' weight streams (MP_PF_HINT in
+     * L2 (locality 2: prefetcht1), as the kernels' weight streams by default (pfh,
      * kernels/common/mp_x86.h); and each row's own columns 1 KB ahead (4 KB
      * over the four) into L1 (locality 3: prefetcht0), as the VNNI GEMV does
      * (PF_NEAR_BYTES in kernels/vnni/vnni-avx512vnni.c): a load then finds its

@@ -33,10 +33,29 @@ unsigned mp_isa_hardware(void)
     return b;
 }
 #elif defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+int mp_cpu_vendor_family(char *vendor, unsigned len, int *family)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return -1;
+    char v[13];
+    memcpy(v, &b, 4);
+    memcpy(v + 4, &d, 4);
+    memcpy(v + 8, &c, 4);
+    v[12] = 0;
+    snprintf(vendor, len, "%s", v);
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return -1;
+    const int base = (int)(a >> 8 & 0xf), ext = (int)(a >> 20 & 0xff);
+    *family = base == 15 ? base + ext : base;
+    return 0;
+}
+
 #if defined(__clang__)
 /* clang (the fuzz build, `make fuzz`) does not know these two feature names in
  * __builtin_cpu_supports: ask CPUID (leaf 1 ECX bit 29; leaf 7.1 EAX bit 4) */
-#include <cpuid.h>
 static int cpu_f16c(void)
 {
     unsigned a, b, c, d;
@@ -72,6 +91,13 @@ unsigned mp_isa_hardware(void)
 unsigned mp_isa_hardware(void)
 {
     return 0; /* scalar paths only */
+}
+#endif
+#if !defined(__x86_64__) && !defined(__i386__)
+int mp_cpu_vendor_family(char *vendor, unsigned len, int *family)
+{
+    (void)vendor, (void)len, (void)family;
+    return -1;
 }
 #endif
 

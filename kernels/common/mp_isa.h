@@ -8,6 +8,12 @@
 unsigned mp_isa_detect(void);
 /* mp_isa_bits the hardware has, ignoring the cap. */
 unsigned mp_isa_hardware(void);
+/* The CPU's vendor (CPUID leaf 0: "GenuineIntel", "AuthenticAMD", ...) into
+ * vendor and its family (leaf 1: the base family, plus the extended family
+ * when the base is 15, as Intel and AMD number them: 6, 23 Zen 1-2, 25 Zen 3-4,
+ * 26 Zen 5) into *family; 0, or -1 where there is no CPUID (AArch64). */
+int mp_cpu_vendor_family(char *vendor, unsigned len, int *family);
+
 /* "avx2", "avx512+avx512vnni", ... for a mask; returns buf. */
 const char *mp_isa_str(unsigned bits, char *buf, unsigned len);
 

@@ -9,7 +9,9 @@
  * differ:
  *   tile(wr, pf, step, act, k, t, prefetch, out)
  *     wr[4]     the four rows' packed bytes (tail: last row repeated)
- *     pf, step  prefetch pointer at unit 0 and bytes per unit (0 prefetch: skip)
+ *     pf, step  prefetch pointer at unit 0 and bytes per unit
+ *     prefetch  the hint of the prefetches (MP_PFH_*, for mp_x86_prefetch_unit),
+ *               or -1: none (pf_bytes 0, or a token after the first)
  *     act, k, t the prepared activations, K, the first token of the tile
  *     out       out[t' * 4 + i] = row i, token t + t'
  * The driver is always inlined, so the tile function is called directly (and
@@ -29,11 +31,12 @@ typedef void mp_rows4_tile(const uint8_t *const *wr, const uint8_t *pf, size_t s
 
 /* Rows [m0, m1) of Y for all n tokens.  row_bytes: one packed row; unit_bytes:
  * what one row consumes per prefetch unit; pf_bytes: the prefetch distance (0 =
- * none); tt tokens per call of `tile` (<= MP_ROWS4_MAX_TT), the token tail one at
- * a time through `one`. */
+ * none) and pfh its hint (MP_PFH_*): the row's "pf" and "pfh"; tt tokens per
+ * call of `tile` (<= MP_ROWS4_MAX_TT), the token tail one at a time through
+ * `one`. */
 static inline __attribute__((always_inline)) void
 mp_rows4_gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-              size_t row_bytes, size_t unit_bytes, size_t pf_bytes, int tt,
+              size_t row_bytes, size_t unit_bytes, size_t pf_bytes, int pfh, int tt,
               mp_rows4_tile *tile, mp_rows4_tile *one)
 {
     const int k = op->k;
@@ -49,11 +52,11 @@ mp_rows4_gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
         for (int t0 = 0; t0 < n; t0 += tt) {
             const int T = n - t0 < tt ? n - t0 : tt;
             if (T == tt)
-                tile(wr, wr[0] + ahead, step, act, k, t0, pf_bytes && t0 == 0, o);
+                tile(wr, wr[0] + ahead, step, act, k, t0, pf_bytes && t0 == 0 ? pfh : -1, o);
             else
                 for (int t = 0; t < T; t++) /* token tail one at a time */
                     one(wr, wr[0] + ahead, step, act, k, t0 + t,
-                        pf_bytes && t0 == 0 && t == 0, o + 4 * t);
+                        pf_bytes && t0 == 0 && t == 0 ? pfh : -1, o + 4 * t);
             for (int t = 0; t < T; t++)
                 for (int i = 0; i < R; i++)
                     y[(size_t)(t0 + t) * op->m + r + i] = o[t * 4 + i];

@@ -1,9 +1,9 @@
 /* mp_x86.h - the few x86 vector helpers the kernels share (included by
  * *-avx2.c, *-avx512.c and *-avx512vnni.c files only, which give the ISA):
  * float horizontal sums in the fixed order the scalar paths mirror, fp16 scale
- * loads, the software prefetch of one unit of a row group (mp_rows4.h), the
- * cache level every x86 kernel prefetches its weight stream into (MP_PF_HINT),
- * and a vpdpbusd with a broadcast memory operand (VNNI). */
+ * loads, the software prefetch of a weight stream with a run-time hint
+ * (mp_x86_prefetch) and of one unit of a row group (mp_rows4.h), and a
+ * vpdpbusd with a broadcast memory operand (VNNI). */
 #ifndef MP_X86_H
 #define MP_X86_H
 
@@ -11,21 +11,72 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Weight streams are prefetched into L2 (T1), not L1 (T0).  A weight byte is
- * read once per call, so L1 gains nothing from holding it early, and each T0
- * prefetch holds one of the core's few L1 miss buffers until its line arrives
- * from DRAM.  Xeon VM (model 207), vnni_int2.avx512vnni GEMV, cold, clock-gated,
- * two alternations, 6912x2560 / 2560x6912: T0 at 8 KB 78-80% of the same-run
- * read on 1 and 2 threads, T1 or T2 at 8-16 KB 85-88%, none 36-54%.
- * A kernel file may define MP_PF_HINT before including this header where the
- * other level measured faster for it (tq2_0: T0, see tq2_0-avx2.c).  The far
- * prefetch into L2 may be followed by a near one into L1, a couple of KB ahead,
- * where a loop's instruction window is too short to hide the L2's latency:
- * the VNNI GEMVs (PF_NEAR_BYTES, vnni-avx512vnni.c: 85-90% of the read ->
- * 90-94%) and the end-to-end F16 head (harness/e2e-head-simd.h). */
-#ifndef MP_PF_HINT
-#define MP_PF_HINT _MM_HINT_T1
-#endif
+#include "../mp_kernel.h"
+
+/* The hint of a weight-stream prefetch is the run-time parameter pfh
+ * (MP_PFH_*, mp_kernel.h), its distance pf, both in every x86 SIMD row's
+ * parameter table so the tuner explores them.  The default is T1 (into L2), not
+ * T0 (L1): a weight byte is read once per call, so L1 gains nothing from holding
+ * it early, and each T0 prefetch holds one of the core's few L1 miss buffers
+ * until its line arrives from DRAM.  Xeon VM (model 207), vnni_int2.avx512vnni
+ * GEMV, cold, clock-gated, two alternations, 6912x2560 / 2560x6912: T0 at 8 KB
+ * 78-80% of the same-run read on 1 and 2 threads, T1 or T2 at 8-16 KB 85-88%,
+ * none 36-54%.  TQ2_0 defaults to T0, which measured faster for it
+ * (variants/mad.c).  The far prefetch into L2 may be followed by a near one into
+ * L1 (always T0, on while pf is), a couple of KB ahead, where a loop's
+ * instruction window is too short to hide the L2's latency: the VNNI GEMVs
+ * (PF_NEAR_BYTES, vnni-avx512vnni.c: 85-90% of the read -> 90-94%) and the
+ * end-to-end F16 head (harness/e2e-head-simd.h). */
+
+/* A prefetch of p with hint pfh (MP_PFH_*; anything else is NTA).  _mm_prefetch
+ * takes its hint as an immediate, so a run-time one is a branch to one of four
+ * instructions: loop-invariant and predicted, and folded away where pfh is a
+ * constant.  always_inline, as mp_x86_prefetch_unit (which says why). */
+static inline __attribute__((always_inline)) void mp_x86_prefetch(const void *p, int pfh)
+{
+    const char *c = (const char *)p;
+    switch (pfh) {
+    case MP_PFH_T0:
+        _mm_prefetch(c, _MM_HINT_T0);
+        break;
+    case MP_PFH_T1:
+        _mm_prefetch(c, _MM_HINT_T1);
+        break;
+    case MP_PFH_T2:
+        _mm_prefetch(c, _MM_HINT_T2);
+        break;
+    default:
+        _mm_prefetch(c, _MM_HINT_NTA);
+        break;
+    }
+}
+
+/* CALL(h) with h the constant equal to the run-time hint pfh (MP_PFH_*), or -1
+ * for any other value (no prefetch): the loop a kernel inlines into CALL sees
+ * its hint as a constant, so each mp_x86_prefetch in it is one instruction, as
+ * with the compile-time hint before pfh existed.  For the loops that count
+ * instructions per byte (the VNNI GEMVs, vnni-avx512vnni.c's notes); the others
+ * pay the helper's predicted branch. */
+#define MP_X86_PFH_DISPATCH(pfh, CALL)   \
+    do {                                 \
+        switch (pfh) {                   \
+        case MP_PFH_T0:                  \
+            CALL(MP_PFH_T0);             \
+            break;                       \
+        case MP_PFH_T1:                  \
+            CALL(MP_PFH_T1);             \
+            break;                       \
+        case MP_PFH_T2:                  \
+            CALL(MP_PFH_T2);             \
+            break;                       \
+        case MP_PFH_NTA:                 \
+            CALL(MP_PFH_NTA);            \
+            break;                       \
+        default:                         \
+            CALL(-1);                    \
+            break;                       \
+        }                                \
+    } while (0)
 
 /* lanes 0-3 + 4-7, then (0+2, 1+3), then the two: the order of mp_mad_fold16's
  * last steps */
@@ -116,7 +167,8 @@ static inline __m128 mp_x86_half4_at(const uint8_t *const *wr, size_t off)
     return _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)h));
 }
 
-/* unit u of a prefetch stream of `step` bytes per unit, when prefetch is on.
+/* unit u of a prefetch stream of `step` bytes per unit, with hint `prefetch`
+ * (MP_PFH_*), or none when it is negative (mp_rows4.h's contract).
  * always_inline, and it must stay so: GCC 12 counts __builtin_prefetch as free of
  * side effects, so a wrapper left out of line by the early inliner is judged a
  * const function and its (void) call deleted as dead code (cddce1): TQ1_0 on
@@ -124,11 +176,15 @@ static inline __m128 mp_x86_half4_at(const uint8_t *const *wr, size_t off)
 static inline __attribute__((always_inline)) void
 mp_x86_prefetch_unit(const uint8_t *pf, size_t u, size_t step, int prefetch)
 {
-    if (!prefetch)
-        return;
     const char *p = (const char *)pf + u * step;
-    for (size_t o = 0; o < step; o += 64)
-        _mm_prefetch(p + o, MP_PF_HINT);
+    /* one test of the hint per unit, not per line: each case's loop is the one
+     * the compile-time hint had (unrolled over a constant step) */
+#define MP_X86_UNIT_LINES(H)                    \
+    for (size_t o = 0; o < step; o += 64)       \
+        mp_x86_prefetch(p + o, H)
+    if (prefetch >= 0)
+        MP_X86_PFH_DISPATCH(prefetch, MP_X86_UNIT_LINES);
+#undef MP_X86_UNIT_LINES
 }
 
 #endif

@@ -12,6 +12,7 @@
 #include "../common/mp_rows4.h"
 #include "../common/mp_x86.h"
 
+/* the prefetch distance where the row has no "pf" (every x86 row has) */
 enum { PF_BYTES = 8192 };
 
 static inline __m256 load_half8(const uint8_t *p)
@@ -53,5 +54,6 @@ void mp_f16_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0
 {
     (void)scratch;
     mp_rows4_gemm(op, act, n, y, m0, m1, (size_t)op->k * 2, 32,
-                  PF_BYTES, 1, rows4, rows4);
+                  (size_t)mp_op_param(op, "pf", PF_BYTES), mp_op_param(op, "pfh", MP_PFH_T1), 1,
+                  rows4, rows4);
 }

@@ -10,6 +10,7 @@
 #include "../common/mp_rows4.h"
 #include "../common/mp_x86.h"
 
+/* PF_BYTES: the prefetch distance where the row has no "pf" (every x86 row has) */
 enum { PF_BYTES = 8192, TT = 4 /* tokens per tile */ };
 
 /* T tokens (1..TT) starting at x, token stride k; out[t * 4 + i].  Always
@@ -64,5 +65,7 @@ void mp_f16_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int 
                          int m1, void *scratch)
 {
     (void)scratch;
-    mp_rows4_gemm(op, act, n, y, m0, m1, (size_t)op->k * 2, 32, PF_BYTES, TT, tile4, tile1);
+    mp_rows4_gemm(op, act, n, y, m0, m1, (size_t)op->k * 2, 32,
+                  (size_t)mp_op_param(op, "pf", PF_BYTES), mp_op_param(op, "pfh", MP_PFH_T1), TT,
+                  tile4, tile1);
 }

@@ -18,8 +18,10 @@
 static inline __attribute__((always_inline)) void i2s_arm_rows(const uint8_t *w0,
                                                                size_t row_bytes, int R,
                                                                const int8_t *q, int nblk,
-                                                               int32_t *out, size_t pf)
+                                                               int32_t *out, size_t pf,
+                                                               int pfh)
 {
+    (void)pfh; /* __builtin_prefetch's default locality, as before pfh existed */
     const size_t span = (size_t)R * row_bytes;
     const size_t ahead = pf ? span * ((pf + span - 1) / span) : 0;
     const uint8x16_t m3 = vdupq_n_u8(3);
@@ -52,7 +54,7 @@ static inline __attribute__((always_inline)) void i2s_arm_rows(const uint8_t *w0
 static void i2s_arm_gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1)
 {
     mp_i2s_gemm_rows(op, act, n, y, m0, m1,
-                     op->v->n_params > 0 ? (size_t)op->param[0] : 0, i2s_arm_rows);
+                     op->v->n_params > 0 ? (size_t)op->param[0] : 0, MP_PFH_T0, i2s_arm_rows);
 }
 
 #endif

@@ -10,9 +10,12 @@
 
 /* Dot of R rows of packed codes with one token; R is 1..4 (unrolled by the compiler). */
 /* pf: software prefetch distance in bytes (the `pf` parameter; 0 = none), rounded
- * up to whole row groups. */
-static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const int8_t *q,
-                            int nblk, int32_t *out, size_t pf)
+ * up to whole row groups; pfh its hint (the `pfh` parameter, MP_PFH_*).  Out of
+ * line, one copy for R = 4 and R = 1, as GCC 12 compiled it before pfh was a
+ * parameter (with it, GCC inlined both calls). */
+static __attribute__((noinline)) void dot_rows(const uint8_t *w0, size_t row_bytes, int R,
+                                               const int8_t *q, int nblk, int32_t *out,
+                                               size_t pf, int pfh)
 {
     const size_t span = (size_t)R * row_bytes;
     const size_t ahead = span * ((pf + span - 1) / span);
@@ -31,8 +34,8 @@ static inline void dot_rows(const uint8_t *w0, size_t row_bytes, int R, const in
              * rate it is consumed (2 lines per step). */
             if (pf) {
                 const uint8_t *at = w0 + ahead + (size_t)b * 128;
-                _mm_prefetch((const char *)at, MP_PF_HINT);
-                _mm_prefetch((const char *)at + 64, MP_PF_HINT);
+                mp_x86_prefetch(at, pfh);
+                mp_x86_prefetch(at + 64, pfh);
             }
             __m256i a0 = _mm256_loadu_si256((const __m256i *)qb);
             __m256i a1 = _mm256_loadu_si256((const __m256i *)(qb + 32));
@@ -62,5 +65,6 @@ void mp_i2s_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m0
                        int m1, void *scratch)
 {
     (void)scratch;
-    mp_i2s_gemm_rows(op, act, n, y, m0, m1, (size_t)op->param[0], dot_rows);
+    mp_i2s_gemm_rows(op, act, n, y, m0, m1, (size_t)mp_op_param(op, "pf", 8192),
+                     mp_op_param(op, "pfh", MP_PFH_T1), dot_rows);
 }

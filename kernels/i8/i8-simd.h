@@ -14,48 +14,76 @@
  *                   vpdpbusd), 0 when it recovers the signed weights itself
  *
  * Four rows share each activation load; every path produces the reference's
- * int32 sum exactly and dequantizes it with mp_dequant (lossless). */
+ * int32 sum exactly and dequantizes it with mp_dequant (lossless).
+ *
+ * Software prefetch (the rows' "pf" and "pfh"; default pf = 0, none, as before
+ * they were parameters): the nr rows are one contiguous span walked in
+ * parallel, fetched pf bytes on (rounded up to whole spans) at the rate they
+ * are consumed, on the first token only (the others find them in cache). */
 #include "i8.h"
 
 #include "../common/mp_numerics.h"
+#include "../common/mp_x86.h"
 
-static inline void i8_rows(const mp_op *op, const void *act, int n, float *y, int r, int nr)
+/* Token t of rows r .. r + nr - 1, prefetching `ahead` bytes on with hint pfh
+ * (a constant: MP_X86_PFH_DISPATCH; -1 none). */
+static inline __attribute__((always_inline)) void i8_token(const mp_op *op, const void *act,
+                                                           float *y, int r, int nr, int t,
+                                                           size_t ahead, int pfh)
 {
     const int k = op->k;
     const size_t rb = mp_i8_row_bytes(k);
     const uint8_t *w0 = op->w + (size_t)r * rb;
-    for (int t = 0; t < n; t++) {
-        const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
-        const int8_t *q = mp_q8act_q(act, k, t);
-        I8_VEC a0 = I8_ZERO(), a1 = I8_ZERO(), a2 = I8_ZERO(), a3 = I8_ZERO();
-        for (size_t j = 0; j < rb; j += I8_BYTES) {
-            I8_VEC qv = I8_LOAD(q + j);
-            I8_DOT(a0, I8_LOAD(w0 + j), qv);
-            if (nr > 1)
-                I8_DOT(a1, I8_LOAD(w0 + rb + j), qv);
-            if (nr > 2)
-                I8_DOT(a2, I8_LOAD(w0 + 2 * rb + j), qv);
-            if (nr > 3)
-                I8_DOT(a3, I8_LOAD(w0 + 3 * rb + j), qv);
-        }
-        const int32_t corr = I8_OFFSET * h->qsum;
-        float *yt = y + (size_t)t * op->m + r;
-        yt[0] = mp_dequant(I8_HSUM(a0) - corr, op->w_scale, h->x_scale);
+    const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
+    const int8_t *q = mp_q8act_q(act, k, t);
+    I8_VEC a0 = I8_ZERO(), a1 = I8_ZERO(), a2 = I8_ZERO(), a3 = I8_ZERO();
+    for (size_t j = 0; j < rb; j += I8_BYTES) {
+        mp_x86_prefetch_unit(w0 + ahead, j / I8_BYTES, (size_t)nr * I8_BYTES, pfh);
+        I8_VEC qv = I8_LOAD(q + j);
+        I8_DOT(a0, I8_LOAD(w0 + j), qv);
         if (nr > 1)
-            yt[1] = mp_dequant(I8_HSUM(a1) - corr, op->w_scale, h->x_scale);
+            I8_DOT(a1, I8_LOAD(w0 + rb + j), qv);
         if (nr > 2)
-            yt[2] = mp_dequant(I8_HSUM(a2) - corr, op->w_scale, h->x_scale);
+            I8_DOT(a2, I8_LOAD(w0 + 2 * rb + j), qv);
         if (nr > 3)
-            yt[3] = mp_dequant(I8_HSUM(a3) - corr, op->w_scale, h->x_scale);
+            I8_DOT(a3, I8_LOAD(w0 + 3 * rb + j), qv);
+    }
+    const int32_t corr = I8_OFFSET * h->qsum;
+    float *yt = y + (size_t)t * op->m + r;
+    yt[0] = mp_dequant(I8_HSUM(a0) - corr, op->w_scale, h->x_scale);
+    if (nr > 1)
+        yt[1] = mp_dequant(I8_HSUM(a1) - corr, op->w_scale, h->x_scale);
+    if (nr > 2)
+        yt[2] = mp_dequant(I8_HSUM(a2) - corr, op->w_scale, h->x_scale);
+    if (nr > 3)
+        yt[3] = mp_dequant(I8_HSUM(a3) - corr, op->w_scale, h->x_scale);
+}
+
+static inline __attribute__((always_inline)) void i8_rows(const mp_op *op, const void *act, int n,
+                                                          float *y, int r, int nr, size_t pf,
+                                                          int pfh)
+{
+    const size_t span = (size_t)nr * mp_i8_row_bytes(op->k);
+    const size_t ahead = span * ((pf + span - 1) / span);
+    for (int t = 0; t < n; t++) {
+        if (t == 0 && pf) {
+#define I8_TOKEN(H) i8_token(op, act, y, r, nr, t, ahead, H)
+            MP_X86_PFH_DISPATCH(pfh, I8_TOKEN);
+#undef I8_TOKEN
+        } else {
+            i8_token(op, act, y, r, nr, t, 0, -1);
+        }
     }
 }
 
 void I8_FN(const mp_op *op, const void *act, int n, float *y, int m0, int m1, void *scratch)
 {
     (void)scratch;
+    const size_t pf = (size_t)mp_op_param(op, "pf", 0);
+    const int pfh = mp_op_param(op, "pfh", MP_PFH_T1);
     int r = m0;
     for (; r + 4 <= m1; r += 4)
-        i8_rows(op, act, n, y, r, 4);
+        i8_rows(op, act, n, y, r, 4, pf, pfh);
     for (; r < m1; r++)
-        i8_rows(op, act, n, y, r, 1);
+        i8_rows(op, act, n, y, r, 1, pf, pfh);
 }

@@ -18,6 +18,7 @@
 #include "../common/mp_rows4.h"
 #include "../common/mp_x86.h"
 
+/* the prefetch distance where the row has no "pf" (every x86 row has) */
 enum { PF_BYTES = 8192 };
 
 #if defined(ROWS4_Q4_0)
@@ -177,5 +178,7 @@ static inline void rows4(const uint8_t *const *wr, const uint8_t *pf0, size_t st
 static inline void rows4_gemm(const mp_op *op, const void *act, int n, float *y, int m0, int m1)
 {
     const size_t row_bytes = (size_t)(op->k / MP_Q80_QK) * ROWS4_BYTES;
-    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, ROWS4_BYTES, PF_BYTES, 1, rows4, rows4);
+    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, ROWS4_BYTES,
+                  (size_t)mp_op_param(op, "pf", PF_BYTES), mp_op_param(op, "pfh", MP_PFH_T1), 1,
+                  rows4, rows4);
 }

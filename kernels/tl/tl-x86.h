@@ -1,7 +1,7 @@
 /* tl-x86.h - the TL1/TL2 (_0 and _1) GEMM written once for x86 vector widths:
  * included by tl-avx2.c (256-bit) and tl-avx512.c (512-bit) after they define
  * the vector operations below (seed 000 §3.1-3.2, Fig. 5-6, Appendix E).  It
- * holds no intrinsics of its own but _mm_prefetch; the includer gives the ISA.
+ * holds no intrinsics of its own but its prefetches; the includer gives the ISA.
  * Layout, tables and the sign trick in tl.h.
  *
  * A 64-byte step of 4-bit indices is TL_NV = 64 / VB vectors (AVX2: two 32-byte
@@ -126,7 +126,7 @@ INLINE void lookup(acc_t *a, V v, const V *ta, const V *tb, int ll, const uint8_
  * register is loaded once for R * bm rows (and, bm = 32, once for both vectors
  * of a step); wp[r] walks block r's stream. */
 INLINE void run_part(acc_t *a, const uint8_t **wp, int R, int nsteps, int sign, int ll,
-                     int bm, const uint8_t *tab, size_t pf)
+                     int bm, const uint8_t *tab, size_t pf, int pfh)
 {
     const size_t step = sign ? MP_TL2_STEP : MP_TL_STEP;
     const size_t oct = mp_tl_octet(ll);
@@ -149,11 +149,11 @@ INLINE void run_part(acc_t *a, const uint8_t **wp, int R, int nsteps, int sign, 
                     }
                 for (int r = 0; r < R; r++) {
                     const uint8_t *w = wp[r];
-                    if (h == 0 && pf) { /* far into L2, near (1 KB) into L1: mp_x86.h */
-                        _mm_prefetch((const char *)w + pf, MP_PF_HINT);
+                    if (h == 0 && pf) { /* far (hint pfh), near (1 KB) into L1: mp_x86.h */
+                        mp_x86_prefetch(w + pf, pfh);
                         _mm_prefetch((const char *)w + 1024, _MM_HINT_T0);
                         if (sign) {
-                            _mm_prefetch((const char *)w + pf + 64, MP_PF_HINT);
+                            mp_x86_prefetch(w + pf + 64, pfh);
                             _mm_prefetch((const char *)w + 1024 + 64, _MM_HINT_T0);
                         }
                     }
@@ -171,7 +171,7 @@ INLINE void run_part(acc_t *a, const uint8_t **wp, int R, int nsteps, int sign, 
 
 /* Sums of R consecutive row blocks starting at blk into sums[r * bm + row]. */
 INLINE void run_block(const mp_tl_geom *g, int ll, int R, const uint8_t *blk, const uint8_t *tab3,
-                      const uint8_t *tab2, size_t pf, int32_t *sums)
+                      const uint8_t *tab2, size_t pf, int pfh, int32_t *sums)
 {
     const int bm = g->bm;
     acc_t a[TL_RB_MAX * TL_NV];
@@ -181,8 +181,8 @@ INLINE void run_block(const mp_tl_geom *g, int ll, int R, const uint8_t *blk, co
     for (int r = 0; r < R; r++)
         wp[r] = blk + (size_t)r * g->blk_bytes;
     if (g->tl2)
-        run_part(a, wp, R, g->s3, 1, ll, bm, tab3, pf);
-    run_part(a, wp, R, g->s1, 0, ll, bm, tab2, pf);
+        run_part(a, wp, R, g->s3, 1, ll, bm, tab3, pf, pfh);
+    run_part(a, wp, R, g->s1, 0, ll, bm, tab2, pf, pfh);
     for (int r = 0; r < R; r++) {
         int32_t *sr = sums + r * bm;
         for (int j = 0; j < bm; j++)
@@ -231,8 +231,8 @@ INLINE void gemm(const mp_op *op, int tl2, int ll, int bm, const void *act, int 
                  int m0, int m1)
 {
     mp_tl_geom g = mp_tl_geom_of(tl2, bm, op->m, op->k);
-    size_t pf = op->v->n_params > 0 ? (size_t)op->param[0] : PF_DEFAULT;
-    int rb = op->v->n_params > 1 ? op->param[1] : 1;
+    const size_t pf = (size_t)mp_op_param(op, "pf", PF_DEFAULT);
+    const int pfh = mp_op_param(op, "pfh", MP_PFH_T1), rb = mp_op_param(op, "rb", 1);
     int32_t sums[TL_RB_MAX * 32];
     for (int r0 = m0; r0 < m1;) {
         const uint8_t *blk = op->w + (size_t)(r0 / bm) * g.blk_bytes;
@@ -243,9 +243,9 @@ INLINE void gemm(const mp_op *op, int tl2, int ll, int bm, const void *act, int 
             const uint8_t *t3 = mp_tl_tab3(act, tl2, ll, op->k, t);
             const uint8_t *t2 = mp_tl_tab2(act, tl2, ll, op->k, t);
             if (two)
-                run_block(&g, ll, 2, blk, t3, t2, pf, sums);
+                run_block(&g, ll, 2, blk, t3, t2, pf, pfh, sums);
             else
-                run_block(&g, ll, 1, blk, t3, t2, pf, sums);
+                run_block(&g, ll, 1, blk, t3, t2, pf, pfh, sums);
             store(op, tl2, ll, act, t, sums, r0, nr, y);
         }
         r0 += nr;

@@ -45,7 +45,8 @@ static inline __attribute__((always_inline)) void flush(acc_t *a)
     a->w0 = a->h0 = a->w1 = a->h1 = _mm256_setzero_si256();
 }
 
-static void block(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf, int32_t *sums)
+static void block(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf, int pfh,
+                  int32_t *sums)
 {
     acc_t a[2];
     for (int h = 0; h < 2; h++) {
@@ -57,7 +58,7 @@ static void block(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf, 
         int s1 = s0 + MP_TMAC_FLUSH < nsteps ? s0 + MP_TMAC_FLUSH : nsteps;
         for (int s = s0; s < s1; s++, wp += MP_TMAC_STEP) {
             if (pf)
-                _mm_prefetch((const char *)wp + pf, MP_PF_HINT);
+                mp_x86_prefetch(wp + pf, pfh);
             __m256i t = _mm256_loadu_si256((const __m256i *)(tab + (size_t)s * 32));
             look(&a[0], t, _mm256_loadu_si256((const __m256i *)wp));
             look(&a[1], t, _mm256_loadu_si256((const __m256i *)(wp + 32)));
@@ -83,8 +84,8 @@ void mp_tmac_gemm__avx2(const mp_op *op, const void *act, int n, float *y, int m
                         void *scratch)
 {
     (void)scratch;
-    size_t pf = op->v->n_params > 0 ? (size_t)op->param[0] : PF_DEFAULT;
-    mp_tmac_gemm_blocks(op, act, n, y, m0, m1, pf, block);
+    mp_tmac_gemm_blocks(op, act, n, y, m0, m1, (size_t)mp_op_param(op, "pf", PF_DEFAULT),
+                        mp_op_param(op, "pfh", MP_PFH_T1), block);
 }
 
 /* The tables of mp_tmac_prepare (tmac-scalar.c) with AVX2, used by the AVX2 and

@@ -14,7 +14,8 @@
 
 enum { PF_DEFAULT = 8192 };
 
-static void block(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf, int32_t *sums)
+static void block(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf, int pfh,
+                  int32_t *sums)
 {
     const __m512i m0f = _mm512_set1_epi8(0x0f), lo16 = _mm512_set1_epi32(0xffff);
     __m512i a32[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
@@ -23,8 +24,8 @@ static void block(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf, 
         int s1 = s0 + MP_TMAC_FLUSH < nsteps ? s0 + MP_TMAC_FLUSH : nsteps;
         __m512i w0 = _mm512_setzero_si512(), h0 = w0, w1 = w0, h1 = w0;
         for (int s = s0; s < s1; s++, wp += MP_TMAC_STEP) {
-            if (pf) { /* far into L2, near (2 KB) into L1: mp_x86.h */
-                _mm_prefetch((const char *)wp + pf, MP_PF_HINT);
+            if (pf) { /* far (hint pfh), near (2 KB) into L1: mp_x86.h */
+                mp_x86_prefetch(wp + pf, pfh);
                 _mm_prefetch((const char *)wp + 2048, _MM_HINT_T0);
             }
             __m512i v = _mm512_loadu_si512((const void *)wp);
@@ -63,6 +64,6 @@ void mp_tmac_gemm__avx512(const mp_op *op, const void *act, int n, float *y, int
                           void *scratch)
 {
     (void)scratch;
-    size_t pf = op->v->n_params > 0 ? (size_t)op->param[0] : PF_DEFAULT;
-    mp_tmac_gemm_blocks(op, act, n, y, m0, m1, pf, block);
+    mp_tmac_gemm_blocks(op, act, n, y, m0, m1, (size_t)mp_op_param(op, "pf", PF_DEFAULT),
+                        mp_op_param(op, "pfh", MP_PFH_T1), block);
 }

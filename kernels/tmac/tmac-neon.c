@@ -66,9 +66,11 @@ static void block_sums(const uint8_t *o, const uint8_t *tab, int k, int32_t *sum
 /* Contract: rows [m0, m1), m0 a multiple of 32, all tokens; K % 8 == 0; no
  * over-read. */
 /* block_sums as the x86 paths' block function (no software prefetch here) */
-static void block(const uint8_t *o, int nsteps, const uint8_t *tab, size_t pf, int32_t *sums)
+static void block(const uint8_t *o, int nsteps, const uint8_t *tab, size_t pf, int pfh,
+                  int32_t *sums)
 {
     (void)pf;
+    (void)pfh;
     block_sums(o, tab, nsteps * 8, sums);
 }
 
@@ -76,5 +78,5 @@ void mp_tmac_gemm__neon(const mp_op *op, const void *act, int n, float *y, int m
                         void *scratch)
 {
     (void)scratch;
-    mp_tmac_gemm_blocks(op, act, n, y, m0, m1, 0, block);
+    mp_tmac_gemm_blocks(op, act, n, y, m0, m1, 0, MP_PFH_T1, block);
 }

@@ -101,13 +101,13 @@ static inline uint8_t *mp_tmac_prep_token(const float *x, int k, void *act, int 
 
 /* The compute of every SIMD path around its block function: every
  * MP_TMAC_BM-row block for each token, its int32 sums by block (K / 8 steps,
- * prefetching pf bytes ahead), then stored.  Always inlined, so block is a
- * direct call. */
+ * prefetching pf bytes ahead with hint pfh, MP_PFH_*, which NEON ignores), then
+ * stored.  Always inlined, so block is a direct call. */
 typedef void mp_tmac_block_fn(const uint8_t *wp, int nsteps, const uint8_t *tab, size_t pf,
-                              int32_t *sums);
+                              int pfh, int32_t *sums);
 static inline __attribute__((always_inline)) void
 mp_tmac_gemm_blocks(const mp_op *op, const void *act, int n, float *y, int m0, int m1,
-                    size_t pf, mp_tmac_block_fn *block)
+                    size_t pf, int pfh, mp_tmac_block_fn *block)
 {
     const int k = op->k;
     int32_t sums[MP_TMAC_BM];
@@ -115,7 +115,7 @@ mp_tmac_gemm_blocks(const mp_op *op, const void *act, int n, float *y, int m0, i
         const uint8_t *blk = op->w + (size_t)(r0 / MP_TMAC_BM) * mp_tmac_blk_bytes(k);
         int nr = m1 - r0 < MP_TMAC_BM ? m1 - r0 : MP_TMAC_BM;
         for (int t = 0; t < n; t++) {
-            block(blk, k / 8, mp_tmac_tab(act, k, t), pf, sums);
+            block(blk, k / 8, mp_tmac_tab(act, k, t), pf, pfh, sums);
             mp_tmac_store(op, act, t, sums, r0, nr, y);
         }
     }

@@ -51,7 +51,9 @@ static inline __m256i load_bsums(const mp_block_q8_K *a)
 #define TQ_PRAGMA_(x) _Pragma(#x)
 #define TQ_UNROLL_(n) TQ_PRAGMA_(GCC unroll n)
 
-enum { PF_BYTES = 8192 }; /* software prefetch distance along the row group */
+/* software prefetch distance along the row group where the row has no "pf"
+ * (every x86 row has; its hint "pfh": T0 for TQ2_0, variants/mad.c) */
+enum { PF_BYTES = 8192 };
 
 /* out[i] for the 4 row pointers wr[] (duplicates allowed) and one token. */
 static inline __attribute__((always_inline)) void
@@ -85,5 +87,7 @@ void TQ_GEMM(const mp_op *op, const void *act, int n, float *y, int m0, int m1, 
 {
     (void)scratch;
     const size_t row_bytes = (size_t)(op->k / MP_QK_K) * TQ_BYTES;
-    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, TQ_BYTES, PF_BYTES, 1, rows4, rows4);
+    mp_rows4_gemm(op, act, n, y, m0, m1, row_bytes, TQ_BYTES,
+                  (size_t)mp_op_param(op, "pf", PF_BYTES), mp_op_param(op, "pfh", MP_PFH_T1), 1,
+                  rows4, rows4);
 }

@@ -11,12 +11,6 @@
  * slower, 2026-11-27, Xeon VM). */
 #include <immintrin.h>
 
-/* TQ2_0 prefetches its row groups into L1, not L2 as the other x86 kernels do
- * (common/mp_x86.h): T1 ran it 3% slower (2026-11-27, Xeon VM, 6 order-swapped
- * alternations, clock-gated, N = 1, 6912x2560 and 2560x6912: T1/T0 1.030-1.034
- * on AVX2, 1.013-1.030 on AVX-512), where it ran vnni_int2 5-8% faster. */
-#define MP_PF_HINT _MM_HINT_T0
-
 #include "tq.h"
 
 /* the block's 256 activations, 32 per vector */

@@ -24,16 +24,17 @@
  * accumulator arrays in memory */
 #define MP_UNROLL _Pragma("GCC unroll 32")
 
-/* Software prefetch along the weight stream at two distances: into L2 (T1,
- * MP_PF_HINT) PF_BYTES ahead, then into L1 (T0) PF_NEAR_BYTES ahead, so the
- * loads find their lines in L1.  With the far prefetch alone a load waits on
- * the L2, and this loop's ~12 instructions per 64-byte line leave the core too
- * short a window to hide that.  Xeon VM (model 207), the GEMV loop with its
+/* Software prefetch along the weight stream at two distances: into L2 (T1, the
+ * default of the row's "pfh") PF_BYTES ahead (its "pf"), then into L1 (T0)
+ * PF_NEAR_BYTES ahead, so the loads find their lines in L1 (both off at pf =
+ * 0).  With the far prefetch alone a load waits on the L2, and this loop's ~12
+ * instructions per 64-byte line leave the core too short a window to hide
+ * that.  Xeon VM (model 207), the GEMV loop with its
  * 16-row blocks against a read loop over the same bytes, 2 threads, rotating
  * 1 GiB of copies, interleaved (the session note of issue 17): T1 at 8 KB
  * alone 0.83-0.90 of the read, with T0 at 2-4 KB 0.91-0.97; T0 alone
  * 0.70-0.75, none 0.53. */
-enum { PF_BYTES = 8192, PF_NEAR_BYTES = 2048 };
+enum { PF_BYTES = 8192 /* where the row has no "pf" (every row has) */, PF_NEAR_BYTES = 2048 };
 
 static inline __m512i bcast4(const int8_t *p)
 {
@@ -125,13 +126,14 @@ static inline __m512i int1_up_seq(const consts *c, const uint8_t *g, int seq)
 enum { CHUNK_TILES = 8192, STEP = 2 };
 
 /* Steps [j, j1) of a block, the step body of int2_gemv_block: PF = 2 with both
- * prefetches, 1 with the near one only, 0 with none. */
+ * prefetches (the far one pf ahead with hint pfh, a constant), 1 with the near
+ * one only, 0 with none. */
 #define INT2_STEPS(PF)                                                                     \
     for (; j + STEP <= j1; j += STEP) {                                                    \
         const uint8_t *p = w + j * 64;                                                     \
         MP_UNROLL for (int t = 0; PF && t < STEP; t++) {                                   \
             if (PF == 2)                                                                   \
-                _mm_prefetch((const char *)p + PF_BYTES + 64 * t, MP_PF_HINT);             \
+                mp_x86_prefetch(p + pf + 64 * t, pfh);                                     \
             _mm_prefetch((const char *)p + PF_NEAR_BYTES + 64 * t, _MM_HINT_T0);           \
         }                                                                                  \
         const int8_t *qj = q + j * 16;                                                     \
@@ -145,7 +147,8 @@ enum { CHUNK_TILES = 8192, STEP = 2 };
     }
 
 static inline __attribute__((always_inline)) __m512i int2_gemv_block(const consts *c, const uint8_t *w, size_t nt,
-                                      const int8_t *q, size_t far_tiles, size_t near_tiles)
+                                      const int8_t *q, size_t far_tiles, size_t near_tiles,
+                                      size_t pf, int pfh)
 {
     (void)c;
     const __m512i m0 = _mm512_set1_epi8(0x03), m1 = _mm512_set1_epi8(0x0c),
@@ -193,7 +196,7 @@ static inline __attribute__((always_inline)) __m512i int2_gemv_block(const const
 }
 
 static inline __attribute__((always_inline)) __m512i int1_gemv_block(const consts *c, const uint8_t *w, size_t nt,
-                                      const int8_t *q, int seq)
+                                      const int8_t *q, int seq, size_t pf, int pfh)
 {
     __m512i acc[8];
     MP_UNROLL for (int i = 0; i < 8; i++)
@@ -201,8 +204,10 @@ static inline __attribute__((always_inline)) __m512i int1_gemv_block(const const
     size_t j = 0;
     for (; j + 2 <= nt; j += 2) {
         const uint8_t *p = w + j * 32;
-        _mm_prefetch((const char *)p + PF_BYTES, MP_PF_HINT);
-        _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
+        if (pfh >= 0) {
+            mp_x86_prefetch(p + pf, pfh);
+            _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
+        }
         const int8_t *qj = q + j * 16;
         MP_UNROLL for (int g = 0; g < 8; g++)
             acc[g] = mp_x86_dpbusd_bcast(acc[g], int1_up_seq(c, p + 8 * g, seq), qj + 4 * g);
@@ -237,6 +242,10 @@ static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int 
 {
     const consts c = make_consts();
     const int k = op->k, seq = op->param[MP_VNNI_P_SEQ];
+    /* the far prefetch's distance and hint (-1: no prefetch), a constant in
+     * each copy of the block loops (MP_X86_PFH_DISPATCH) */
+    const size_t pf = (size_t)mp_op_param(op, "pf", PF_BYTES);
+    const int pfh = pf ? mp_op_param(op, "pfh", MP_PFH_T1) : -1;
     const size_t nt = ((size_t)k + 15) / 16;
     const size_t blk = nt * (int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES);
     /* the thread's stream ends with its last block: no prefetch reaches past
@@ -246,14 +255,20 @@ static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int 
     for (int r = m0; r < m1; r += 16) {
         const uint8_t *w = op->w + (size_t)(r / 16) * blk;
         int rows = m1 - r < 16 ? m1 - r : 16;
-        const size_t far_tiles = mp_vnni_pf_end((size_t)(end - w), PF_BYTES);
-        const size_t near_tiles = mp_vnni_pf_end((size_t)(end - w), PF_NEAR_BYTES);
+        const size_t far_tiles = pf ? mp_vnni_pf_end((size_t)(end - w), pf) : 0;
+        const size_t near_tiles = pf ? mp_vnni_pf_end((size_t)(end - w), PF_NEAR_BYTES) : 0;
         for (int t = 0; t < n; t++) {
             const int8_t *q = mp_q8act_q(act, k, t);
-            /* constant seq: the up-convert choice is not tested per group */
-            __m512i s = !int1 ? int2_gemv_block(&c, w, nt, q, far_tiles, near_tiles)
-                        : seq ? int1_gemv_block(&c, w, nt, q, 1)
-                              : int1_gemv_block(&c, w, nt, q, 0);
+            /* constant seq and hint: neither is tested per group */
+            __m512i s;
+#define GEMV_BLOCK(H)                                                             \
+    do {                                                                          \
+        s = !int1 ? int2_gemv_block(&c, w, nt, q, far_tiles, near_tiles, pf, H)   \
+            : seq ? int1_gemv_block(&c, w, nt, q, 1, pf, H)                       \
+                  : int1_gemv_block(&c, w, nt, q, 0, pf, H);                      \
+    } while (0)
+            MP_X86_PFH_DISPATCH(pfh, GEMV_BLOCK);
+#undef GEMV_BLOCK
             store_rows(op, act, t, s, y, r, rows, int1 && seq);
         }
     }

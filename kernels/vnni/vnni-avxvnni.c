@@ -22,16 +22,19 @@
  * the tile's issue time) + 3 up-convert constants + the 4 activation broadcasts
  * shared by both halves + the tile, its nibbles and a code vector.  With 8
  * accumulators the compiler spills. */
-static inline void int2_gemv_block(const consts *c, const uint8_t *w, size_t nt,
-                                   const int8_t *q, __m256i out[2])
+static inline __attribute__((always_inline)) void
+int2_gemv_block(const consts *c, const uint8_t *w, size_t nt, const int8_t *q, __m256i out[2],
+                size_t pf, int pfh)
 {
     __m256i acc[4];
     MP_UNROLL for (int i = 0; i < 4; i++)
         acc[i] = _mm256_setzero_si256();
     for (size_t j = 0; j < nt; j++) {
         const uint8_t *p = w + j * 64;
-        _mm_prefetch((const char *)p + PF_BYTES, MP_PF_HINT);
-        _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
+        if (pfh >= 0) {
+            mp_x86_prefetch(p + pf, pfh);
+            _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
+        }
         const int8_t *qj = q + j * 16;
         MP_UNROLL for (int h = 0; h < 2; h++) {
             __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
@@ -49,16 +52,17 @@ static inline void int2_gemv_block(const consts *c, const uint8_t *w, size_t nt,
 
 /* 4 accumulators: the up-convert (5 operations per vpdpbusd) is longer than the
  * vpdpbusd latency, and 4 constants + temporaries must fit beside them. */
-static inline void int1_gemv_block(const consts *c, const uint8_t *w, size_t nt,
-                                   const int8_t *q, __m256i out[2])
+static inline __attribute__((always_inline)) void
+int1_gemv_block(const consts *c, const uint8_t *w, size_t nt, const int8_t *q, __m256i out[2],
+                size_t pf, int pfh)
 {
     __m256i acc[4];
     MP_UNROLL for (int i = 0; i < 4; i++)
         acc[i] = _mm256_setzero_si256();
     for (size_t j = 0; j < nt; j++) {
         const uint8_t *p = w + j * 32;
-        if (!(j & 1)) {
-            _mm_prefetch((const char *)p + PF_BYTES, MP_PF_HINT);
+        if (pfh >= 0 && !(j & 1)) {
+            mp_x86_prefetch(p + pf, pfh);
             _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
         }
         const int8_t *qj = q + j * 16;

@@ -10,12 +10,14 @@
 #endif
 
 /* GEMV: each 16-row block's dot products over all k tiles (the includer's
- * int2_gemv_block / int1_gemv_block: two ymm of 8 int32 row sums), then
- * dequantised per token. */
+ * int2_gemv_block / int1_gemv_block: two ymm of 8 int32 row sums, prefetching
+ * pf bytes ahead with hint pfh, -1: none), then dequantised per token. */
 static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int m1, int int1)
 {
     const consts c = make_consts();
     const int k = op->k;
+    const size_t pf = (size_t)mp_op_param(op, "pf", PF_BYTES);
+    const int pfh = pf ? mp_op_param(op, "pfh", MP_PFH_T1) : -1;
     const size_t nt = ((size_t)k + 15) / 16;
     const size_t blk = nt * (int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES);
     int32_t s[16];
@@ -25,10 +27,15 @@ static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int 
         for (int t = 0; t < n; t++) {
             const int8_t *q = mp_q8act_q(act, k, t);
             __m256i o[2];
-            if (int1)
-                int1_gemv_block(&c, w, nt, q, o);
-            else
-                int2_gemv_block(&c, w, nt, q, o);
+#define GEMV_BLOCK(H)                                 \
+    do {                                              \
+        if (int1)                                     \
+            int1_gemv_block(&c, w, nt, q, o, pf, H);  \
+        else                                          \
+            int2_gemv_block(&c, w, nt, q, o, pf, H);  \
+    } while (0)
+            MP_X86_PFH_DISPATCH(pfh, GEMV_BLOCK);
+#undef GEMV_BLOCK
             _mm256_storeu_si256((__m256i *)s, o[0]);
             _mm256_storeu_si256((__m256i *)(s + 8), o[1]);
             const mp_q8hdr *h = mp_q8act_hdr(act, k, t);

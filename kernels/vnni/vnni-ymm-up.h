@@ -14,8 +14,9 @@
  * accumulator arrays in memory */
 #define MP_UNROLL _Pragma("GCC unroll 32")
 
-/* software prefetch distances along the weight stream: into L2 (MP_PF_HINT)
- * and, nearer, into L1, as vnni-avx512vnni.c explains */
+/* software prefetch distances along the weight stream: the far one where the
+ * row has no "pf" (every x86 row has; its hint is "pfh") and the near one into
+ * L1 (T0, on while pf is), as vnni-avx512vnni.c explains */
 enum { PF_BYTES = 8192, PF_NEAR_BYTES = 2048 };
 
 static inline __m256i bcast4(const int8_t *p)
