@@ -185,7 +185,7 @@ int mp_rep_shares_print(FILE *f, const mp_rep *r, const char *db)
                "method's best;\n# N = 1: GB/s against the read roof, N > 1: GOPS against the "
                "variant's compute roof.\n",
             db, r->mach.fingerprint, r->mach.cpu_model, (long long)r->probe_run, r->cache);
-    fprintf(f, "%-11s %4s %3s %4s %-4s %-28s %-10s %9s %-4s %9s %-7s %7s  %s\n", "shape", "N",
+    fprintf(f, "%-11s %4s %3s %4s %-4s %-28s %-14s %9s %-4s %9s %-7s %7s  %s\n", "shape", "N",
             "T", "run", "", "variant", "method", "rate", "", "roof", "roof", "share", "note");
     int wrong = 0;
     for (int i = 0; i < n; i++) {
@@ -205,16 +205,16 @@ int mp_rep_shares_print(FILE *f, const mp_rep *r, const char *db)
         add(note, sizeof note, s[i].note);
         if (!strcmp(x->status, "unstable"))
             add(note, sizeof note, "unstable");
-        if (!x->is_default) {
+        if (!x->is_default && x->params[0]) {
             char p[160];
             snprintf(p, sizeof p, "params %s", x->params);
             add(note, sizeof note, p);
         }
         wrong += s[i].roof > 0 && s[i].share > 1;
-        fprintf(f, "%-11s %4d %3d %4lld %-4s %-28s %-10s %9.2f %-4s %9s %-7s %7s  %s\n", shape,
+        fprintf(f, "%-11s %4d %3d %4lld %-4s %-28s %-14s %9.2f %-4s %9s %-7s %7s%s%s\n", shape,
                 x->n, x->threads, (long long)x->run_id, s[i].best ? "best" : "", x->variant,
                 x->method, s[i].rate, unit, roof, s[i].roof_kind, pct(sh, sizeof sh, &s[i]),
-                note);
+                note[0] ? "  " : "", note);
     }
     /* the summary: one line per N, in ascending N */
     int nv[64], nn = 0;
