@@ -1,6 +1,6 @@
 # mpbench build.  `make deps` installs the Debian packages (as root, apt-get),
 # `make` builds ./mpbench, `make test` runs the Criterion tests, `make check-asan`
-# runs them under AddressSanitizer + UBSan, `make bench` a short benchmark set,
+# runs them under AddressSanitizer + UBSan, `make bench` each method's share of its roof,
 # `make tiny-model` trains the small ternary model of models/trained/ (~40 min).
 #
 # SIMD files get their flags from the last token of their name (STYLE.md):
@@ -176,12 +176,15 @@ fuzz: fuzz-build
 fuzz-long: fuzz-build
 	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz.sh $(FUZZ_TARGETS)
 
-# A short benchmark set: the best path of every method on the 2B-4T FFN shape,
-# decode (N = 1) and prefill (N = 128), then the regression sweep's variants on 2 threads.
-BENCH_VARIANTS = 'f16.avx2,q8_0.avx512,q4_0.avx512,tq1_0.avx512,tq2_0.avx512,i2_s.avx512,tmac_int2.avx512,tl1_0.avx512.bm32,tl2_0.avx512.bm16,tl2_1.avx512.bm16,vlut_i2.avx512,vlut_i1.avx512,vnni_int2.avx512vnni,vnni_int1.avx512vnni'
+# Is each method at the limit here (issue 41)?  scripts/bench.sh: a quick probe
+# and every bitnet-b1.58-2b-4t shape at N = 1 and 128 on 1 and 2 threads, the
+# best SIMD path of each method this CPU runs (and llamacpp.tq2_0 when fetched),
+# into a temporary database (BENCH_DB=FILE keeps it), then `mpbench report
+# --shares`: each point's best variants against their roof (N = 1: read roof,
+# N = 128: compute roof) and per N the worst share against the targets (92%,
+# 85%).  QUICK=1: one shape, one thread, few repetitions.
 bench: $(BIN)
-	./$(BIN) run --variant $(BENCH_VARIANTS) --shape 6912x2560 --n 1 --threads 1 --no-db
-	./$(BIN) run --variant $(BENCH_VARIANTS) --shape 6912x2560 --n 128 --threads 1 --no-db
+	BIN=./$(BIN) BENCH_DB=$(BENCH_DB) QUICK=$(QUICK) scripts/bench.sh
 
 # Regression gate (scripts/regress.sh): a short sweep compared with the
 # committed baseline.  Warm cache, so the gate measures the kernels' compute, not

@@ -22,7 +22,7 @@
 
 typedef struct report_opts {
     const char *db, *out, *machine, *plots, *cache, *csv, *claims;
-    int check;
+    int check, shares;
 } report_opts;
 
 static const mp_opt report_table[] = {
@@ -34,17 +34,61 @@ static const mp_opt report_table[] = {
     MP_OPT_S("plots", report_opts, plots, "DIR", "where `mpbench plot` wrote its PNGs (default results/plots)"),
     MP_OPT_C("cache", report_opts, cache, "cold|warm", "which results the tables show (default cold)"),
     MP_OPT_F("check", 0, report_opts, check, "write nothing; compare with --out and the CSVs (below)"),
+    MP_OPT_F("shares", 0, report_opts, shares, "write nothing; print each point's best variants' share of their roof (below)"),
     MP_OPT_END};
 
 static const mp_cmd_spec report_spec = MP_CMD_SPEC("report", report_table,
     .synopsis = "[--db PATH] [--out REPORT.md] [--csv DIR] [--claims TSV]\n"
-                "                      [--machine FINGERPRINT] [--plots DIR] [--cache cold|warm] [--check]",
+                "                      [--machine FINGERPRINT] [--plots DIR] [--cache cold|warm] [--check]\n"
+                "       mpbench report --shares [--db PATH] [--machine FINGERPRINT] [--cache cold|warm]",
     .about = "Regenerates the report from the store (`make report`) for one machine, each\n"
              "table next to the papers' own figures, and the exhaustive tables as CSV files\n"
              "(linked relative to the report).  --cache cold: weights streamed from memory,\n"
              "as in the papers.  --check: write nothing; regenerate into temporary files and\n"
              "compare them with --out and the CSVs in place (every byte but the\n"
-             "generation-time line); exit 1 naming the first difference.\n");
+             "generation-time line); exit 1 naming the first difference.\n"
+             "--shares: write nothing; print to stdout, per (shape, N, threads) of the\n"
+             "newest run that measured it, the fastest variant and each method's best with\n"
+             "its rate, its roof and its share of it: N = 1 GB/s against the read roof,\n"
+             "N > 1 GOPS against the variant's compute roof (the probe's ceiling); a share\n"
+             "above 100% is printed as measured and flagged ROOF WRONG.  Then, per N, the\n"
+             "best variant's worst share against the target (N = 1: 92% of the read roof,\n"
+             "N = 128: 85% of the compute roof).  Exit 2 when the database holds no probe\n"
+             "or no measured kernel row.  `make bench` measures and prints it.\n");
+
+/* --shares: the table of report-shares.c on stdout; nothing written. */
+static int report_shares(const report_opts *a, const mp_opts_out *po)
+{
+    static const char *const only_md[] = {"out", "csv", "claims", "plots", "check"};
+    for (int i = 0; i < 5; i++)
+        if (mp_opts_seen(&report_spec, po, only_md[i]))
+            return mp_die(2, "report --shares prints to stdout: --%s does not apply", only_md[i]);
+    const mp_path dbp = {"--db", a->db, MP_PATH_IN, NULL};
+    int rc = mp_paths_check("report", &dbp, 1);
+    if (rc)
+        return rc;
+    if (mp_parse_only_stop("report")) /* mp_rep_open copies the database into /tmp */
+        return 0;
+    mp_rep r;
+    mp_err e;
+    if ((rc = mp_rep_open(a->db, a->machine, &r, &e)))
+        return mp_die(rc, "%s", e.msg);
+    r.cache = a->cache;
+    if (!r.nprobe) {
+        mp_rep_close(&r);
+        return mp_die(2, "report --shares: --db %s holds no probe of machine %s: no roofs (run "
+                         "`mpbench probe --db %s` first)", a->db, r.mach.fingerprint, a->db);
+    }
+    rc = mp_rep_shares_print(stdout, &r, a->db);
+    mp_rep_close(&r);
+    if (rc < 0)
+        return mp_die(MP_EIO, "report --shares: out of memory");
+    if (rc == 0)
+        return mp_die(2, "report --shares: --db %s holds no measured kernel row (%s cache) of "
+                         "machine %s (run `mpbench run --db %s` first)", a->db, a->cache,
+                      r.mach.fingerprint, a->db);
+    return 0;
+}
 
 int mp_cmd_report(int argc, char **argv)
 {
@@ -54,6 +98,8 @@ int mp_cmd_report(int argc, char **argv)
     int prc;
     if ((prc = mp_opts_parse(&report_spec, argc, argv, &a, &po)) || po.help)
         return prc;
+    if (a.shares)
+        return report_shares(&a, &po);
     const char *db = a.db, *out = a.out, *machine = a.machine, *plots = a.plots,
                *cache = a.cache, *csv = a.csv, *claims = a.claims;
     int check = a.check;

@@ -155,6 +155,50 @@ extern const char *const mp_rep_src_ceiling;
 int mp_rep_roof_check(const mp_rep *r, const mp_rep_e2e *e, int ne, double tol,
                       void (*fn)(const char *line, void *ctx), void *ctx, int *checked);
 
+/* ---- shares of the roof (report-shares.c, `mpbench report --shares`) ---------- */
+
+/* The conclusions' targets (issue 41): the best variant at N = 1 reads at 92%
+ * of the read roof; at N = 128 it computes at 85% of its compute roof. */
+#define MP_REP_TARGET_READ 0.92
+#define MP_REP_TARGET_COMPUTE 0.85
+/* The target share at N tokens: the two above, 0 at any other N (none). */
+double mp_rep_share_target(int n);
+
+/* One row against its roof: at N = 1 its GB/s against the read roof (the
+ * bandwidth roof of mp_rep_roof at its thread count), at N > 1 its GOPS
+ * against its variant's compute roof (mp_rep_roof's, in GOPS).  share is
+ * rate / roof as measured (above 1: the roof is wrong; never clamped), 0 when
+ * roof is 0 (none). */
+typedef struct mp_rep_share {
+    const mp_rep_row *x;
+    int best;              /* the fastest row of its point */
+    double rate, roof;     /* GB/s (N = 1) or GOPS (N > 1) */
+    const char *roof_kind; /* "read" or "compute" */
+    double share;
+    char note[96]; /* what stood in for the roof, or why the row is below it; "" */
+} mp_rep_share;
+
+/* Every point (shape, N, threads) of r's cache mode, from the newest run that
+ * measured it (ok or unstable rows): each method's fastest row, the fastest
+ * of all marked best; sorted by M, K, N, threads, the best first, then by
+ * speed.  Returns the count (<= max). */
+int mp_rep_shares(const mp_rep *r, mp_rep_share *out, int max);
+
+/* The summary of one N over s[0..n): the best rows' worst share (the first
+ * of the lowest), over how many shapes, thread counts and points, how many
+ * reach the target, have no roof, or sit above it. */
+typedef struct mp_rep_share_sum {
+    int n, points, shapes, thread_counts, at_target, no_roof, above;
+    double target; /* mp_rep_share_target(n) */
+    const mp_rep_share *worst; /* NULL: no best row with a roof */
+} mp_rep_share_sum;
+int mp_rep_shares_worst(const mp_rep_share *s, int n, int tokens, mp_rep_share_sum *sum);
+
+/* The shares table of r (db names the database in its header) and one summary
+ * line per N; returns the rows printed (0: no measured row, nothing printed),
+ * -1 when out of memory. */
+int mp_rep_shares_print(FILE *f, const mp_rep *r, const char *db);
+
 /* Section 2a (report-e2e-limit.c, issue 17): every e2e row that stores a bound
  * as its share of that bound, one table per (test, threads), and the --profile
  * rows in milliseconds per token per group. */
