@@ -32,18 +32,9 @@ if [ "$THREADS" -ge 2 ]; then TLIST=1,2; else TLIST=1; fi
 METHODS=${METHODS:-"f16 q8_0 q4_0 tq1_0 tq2_0 i2_s tmac_int2 tl1_0.bm32 tl1_1.bm32 tl2_0.bm16 tl2_1.bm16 vlut_i2 vlut_i1 vnni_int2 vnni_int1 i8"}
 
 [ -x "$BIN" ] || { echo "bench: no $BIN (run make first)" >&2; exit 2; }
-AVAIL=$("$BIN" list variants 2>/dev/null | awk 'NF > 1 && $0 !~ /unavailable/ {print $1}')
-# best METHOD[.SUFFIX]: the most specialized path of the method this CPU runs
-best() {
-    local m=${1%%.*} sfx=${1#*.} isa v
-    [ "$sfx" = "$1" ] && sfx=""
-    for isa in avx512vnni avx512 avxvnni avx2; do
-        v="$m.$isa${sfx:+.$sfx}"
-        if grep -qx -- "$v" <<<"$AVAIL"; then echo "$v"; return; fi
-    done
-    echo "bench: no SIMD path of $1 on this CPU: left out" >&2
-}
-list() { local out="" x; for x in "$@"; do x=$(best "$x"); [ -n "$x" ] && out="$out${out:+,}$x"; done; echo "$out"; }
+WHO=bench
+# shellcheck source=scripts/best-paths.sh
+. scripts/best-paths.sh  # after the cd to the repository
 # shellcheck disable=SC2086
 VARS=$(list $METHODS)
 # llama.cpp's own TQ2_0 kernel beside ours, when `make peers` fetched it

@@ -46,18 +46,9 @@ QUICK=${QUICK:-0}
 THREADS=${THREADS:-$(nproc)}
 if [ "$THREADS" -gt 2 ]; then TLIST="1,2,$THREADS"; elif [ "$THREADS" = 2 ]; then TLIST="1,2"; else TLIST=1; fi
 
-AVAIL=$("$BIN" list variants 2>/dev/null | awk 'NF > 1 && $0 !~ /unavailable/ {print $1}')
-# best METHOD[.SUFFIX]: the most specialized path of the method this CPU runs
-best() {
-    local m=${1%%.*} sfx=${1#*.} isa v
-    [ "$sfx" = "$1" ] && sfx=""
-    for isa in avx512vnni avx512 avxvnni avx2; do
-        v="$m.$isa${sfx:+.$sfx}"
-        if grep -qx -- "$v" <<<"$AVAIL"; then echo "$v"; return; fi
-    done
-    echo "report-data: no SIMD path of $1 on this CPU" >&2
-}
-list() { local out="" x; for x in "$@"; do x=$(best "$x"); [ -n "$x" ] && out="$out${out:+,}$x"; done; echo "$out"; }
+WHO=report-data
+# shellcheck source=scripts/best-paths.sh
+. scripts/best-paths.sh  # after the cd to the repository
 
 # every SIMD path (scalar references are oracles, not contenders), i8, the peers
 KVARS=${KVARS:-'*.avx2*,*.avx512*,*.avxvnni,llamacpp.*'}
