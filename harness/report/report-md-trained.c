@@ -55,7 +55,7 @@ static double json_field(const char *text, const char *obj, const char *key)
     return stop == k + strlen(pat) ? NAN : v;
 }
 
-/* The trainer's held-out figures: "ternary X, float twin Y" into buf. */
+/* The trainer's held-out figures of both models, and ours beside them. */
 static void float_twin(FILE *f, const char *path, double ours)
 {
     FILE *in = fopen(path, "r");
@@ -143,7 +143,8 @@ void mp_rep_sec_trained(FILE *f, const mp_rep *r, const e2e_row *e, int ne)
             snprintf(q, sizeof q, "%.5f", exp2(x->share - f16->share));
         double p = paper_ppl(x->method);
         if (p > 0)
-            snprintf(pp, sizeof pp, "%.2f", p), snprintf(pq, sizeof pq, "%.3f", p / 11.29);
+            snprintf(pp, sizeof pp, "%.2f", p),
+                snprintf(pq, sizeof pq, "%.3f", p / paper_ppl("F16"));
         fprintf(f, "%.6f%s | %s | %s | %s | %s |\n", x->share,
                 strcmp(x->status, "ok") ? " (failed)" : "", d, q, pp, pq);
     }
