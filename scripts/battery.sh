@@ -453,7 +453,8 @@ run_case() {
         case $how in
         exit) rc=$val ;;
         signal) rc=$((128 + val)) died=$val ;;
-        *) rc=-1 ;;
+        exec) rc=-1 moment_note="$moment_note (run-status could not start it: errno $val)" ;;
+        *) rc=-1 moment_note="$moment_note (no status from run-status)" ;;
         esac
     else
         if [ -n "$stdout_to" ]; then

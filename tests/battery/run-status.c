@@ -8,6 +8,7 @@
  *   run-status PIDFILE STATUSFILE COMMAND [ARG...]
  * Exit 0 once the status is written; 1 when the command could not be started
  * (STATUSFILE then says "exec ERRNO"). */
+#define _DEFAULT_SOURCE /* usleep */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,7 +41,14 @@ int main(int argc, char **argv)
     if (pid == 0) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        execvp(argv[3], argv + 3);
+        /* ETXTBSY is transient: another job's fork can briefly hold a
+         * descriptor open for writing on the binary */
+        for (int tries = 0; tries < 100; tries++) {
+            execvp(argv[3], argv + 3);
+            if (errno != ETXTBSY)
+                break;
+            usleep(10000);
+        }
         char msg[64];
         snprintf(msg, sizeof msg, "exec %d\n", errno);
         put(argv[2], msg);
