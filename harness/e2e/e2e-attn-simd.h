@@ -51,7 +51,12 @@
 #ifndef MP_ATTN_TYPES
 #define MP_ATTN_TYPES
 typedef float mp_av16f __attribute__((vector_size(64)));
-enum { MP_AV = 16, MP_AOUT = 8 };
+enum { MP_AV = 16 };
+#if defined(__AVX512F__)
+#define MP_AOUT 8 /* vectors per mix slice: 8 zmm accumulators */
+#else
+#define MP_AOUT 4 /* 4 vectors = 8 ymm accumulators of 16 registers */
+#endif
 
 static inline __attribute__((always_inline)) void mp_av_load(mp_av16f *v, const float *p)
 {
@@ -60,26 +65,15 @@ static inline __attribute__((always_inline)) void mp_av_load(mp_av16f *v, const 
 
 typedef int32_t mp_av16i __attribute__((vector_size(64)));
 
+#if defined(__AVX512F__)
 /* *acc = fma(*x, *y, *acc) lane by lane, one rounding each (by pointer: see
  * e2e-head-simd.h on -Wpsabi) */
 static inline __attribute__((always_inline)) void mp_av_fma(mp_av16f *acc, const mp_av16f *x,
                                                             const mp_av16f *y)
 {
-#if defined(__AVX512F__)
     *acc = (mp_av16f)_mm512_fmadd_ps((__m512)*x, (__m512)*y, (__m512)*acc);
-#elif defined(__FMA__)
-    __m256 h[3][2];
-    memcpy(h[0], x, sizeof *x);
-    memcpy(h[1], y, sizeof *y);
-    memcpy(h[2], acc, sizeof *acc);
-    h[2][0] = _mm256_fmadd_ps(h[0][0], h[1][0], h[2][0]);
-    h[2][1] = _mm256_fmadd_ps(h[0][1], h[1][1], h[2][1]);
-    memcpy(acc, h[2], sizeof *acc);
-#else
-    for (int l = 0; l < MP_AV; l++)
-        (*acc)[l] = fmaf((*x)[l], (*y)[l], (*acc)[l]);
-#endif
 }
+#endif
 
 /* the lane tree: lane i + lane i + 8, then lane i + lane i + 4, then
  * (0 + 2) + (1 + 3); on whole vectors through shuffles, with no partial access
@@ -94,11 +88,88 @@ static inline __attribute__((always_inline)) float mp_av_tree(const mp_av16f *ac
     return (v[0] + v[2]) + (v[1] + v[3]);
 }
 
+/* The scores' and the mix's accumulators (mp_ava): one 16-lane vector where
+ * it is one register (AVX-512), else two 8-lane halves, lanes 0-7 and 8-15.
+ * GCC 12 keeps a 64-byte vector that has no register of its size in memory:
+ * the AVX2 copy stored and reloaded every accumulator around each multiply-add
+ * (2B-4T pp128, 1 thread: attention 0.44 ms per layer and token, 0.74 GFMA/s,
+ * a quarter of prefill).  The halves do each lane's same operations: the same
+ * fma, and the tree's first step (lane i + lane i + 8) is lo + hi. */
+#if defined(__AVX512F__)
+typedef mp_av16f mp_ava;
+static inline __attribute__((always_inline)) void mp_ava_load(mp_ava *v, const float *p)
+{
+    mp_av_load(v, p);
+}
+static inline __attribute__((always_inline)) void mp_ava_store(float *p, const mp_ava *v)
+{
+    memcpy(p, v, sizeof *v);
+}
+static inline __attribute__((always_inline)) void mp_ava_splat(mp_ava *v, float s)
+{
+    *v = s - (mp_av16f){0}; /* s in every lane (s - 0 is s, -0 included) */
+}
+static inline __attribute__((always_inline)) void mp_ava_fma(mp_ava *acc, const mp_ava *x,
+                                                             const mp_ava *y)
+{
+    mp_av_fma(acc, x, y);
+}
+static inline __attribute__((always_inline)) float mp_ava_tree(const mp_ava *acc)
+{
+    return mp_av_tree(acc);
+}
+#else
+typedef float mp_av8f __attribute__((vector_size(32)));
+typedef struct {
+    mp_av8f lo, hi;
+} mp_ava;
+static inline __attribute__((always_inline)) void mp_ava_load(mp_ava *v, const float *p)
+{
+    memcpy(&v->lo, p, sizeof v->lo);
+    memcpy(&v->hi, p + 8, sizeof v->hi);
+}
+static inline __attribute__((always_inline)) void mp_ava_store(float *p, const mp_ava *v)
+{
+    memcpy(p, &v->lo, sizeof v->lo);
+    memcpy(p + 8, &v->hi, sizeof v->hi);
+}
+static inline __attribute__((always_inline)) void mp_ava_splat(mp_ava *v, float s)
+{
+    v->lo = v->hi = s - (mp_av8f){0};
+}
+/* *acc = fma(*x, *y, *acc) lane by lane, one rounding each: the FMA
+ * instruction, or fmaf (correctly rounded too) in the portable copy */
+static inline __attribute__((always_inline)) void mp_av8_fma(mp_av8f *acc, const mp_av8f *x,
+                                                             const mp_av8f *y)
+{
+#if defined(__FMA__)
+    *acc = (mp_av8f)_mm256_fmadd_ps((__m256)*x, (__m256)*y, (__m256)*acc);
+#else
+    for (int l = 0; l < 8; l++)
+        (*acc)[l] = fmaf((*x)[l], (*y)[l], (*acc)[l]);
+#endif
+}
+static inline __attribute__((always_inline)) void mp_ava_fma(mp_ava *acc, const mp_ava *x,
+                                                             const mp_ava *y)
+{
+    mp_av8_fma(&acc->lo, &x->lo, &y->lo);
+    mp_av8_fma(&acc->hi, &x->hi, &y->hi);
+}
+/* mp_av_tree's additions: lane i + lane i + 8, lane i + lane i + 4, then
+ * (0 + 2) + (1 + 3) */
+static inline __attribute__((always_inline)) float mp_ava_tree(const mp_ava *acc)
+{
+    mp_av8f v = acc->lo + acc->hi;
+    v += __builtin_shufflevector(v, v, 4, 5, 6, 7, 4, 5, 6, 7);
+    return (v[0] + v[2]) + (v[1] + v[3]);
+}
+#endif
+
 /* the lane tree, then the tail in index order, then the scale */
 static inline __attribute__((always_inline)) float
-mp_av_finish(const mp_av16f *acc, const float *q, const float *k, int d0, int hd, float scale)
+mp_av_finish(const mp_ava *acc, const float *q, const float *k, int d0, int hd, float scale)
 {
-    float t = 0.0f, r = mp_av_tree(acc);
+    float t = 0.0f, r = mp_ava_tree(acc);
     for (int d = d0; d < hd; d++)
         t = fmaf(q[d], k[d], t);
     return (r + t) * scale;
@@ -149,8 +220,8 @@ static inline __attribute__((always_inline)) void mp_av_tree16(const mp_av16f a[
 
 /* one key of a group: its block b into its accumulator a<i>, then its score */
 #define MP_AV_KEY(i)                                                                          \
-    mp_av_load(&y, k0 + (i) * s + MP_AV * b);                                                  \
-    mp_av_fma(&a##i, &x, &y);
+    mp_ava_load(&y, k0 + (i) * s + MP_AV * b);                                                 \
+    mp_ava_fma(&a##i, &x, &y);
 #define MP_AV_SCORE(i) sc[j + (i)] = mp_av_finish(&a##i, q, k0 + (i) * s, d0, hd, scale);
 
 void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int nkeys,
@@ -181,10 +252,10 @@ void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int 
 #if MP_ATTN_KEYS >= 8
     for (; j + 8 <= nkeys; j += 8) {
         const float *k0 = k + (size_t)j * s;
-        mp_av16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0},
-                 x, y;
+        mp_ava a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0}, x,
+               y;
         for (int b = 0; b < nb; b++) {
-            mp_av_load(&x, q + MP_AV * b);
+            mp_ava_load(&x, q + MP_AV * b);
             MP_AV_KEY(0) MP_AV_KEY(1) MP_AV_KEY(2) MP_AV_KEY(3)
             MP_AV_KEY(4) MP_AV_KEY(5) MP_AV_KEY(6) MP_AV_KEY(7)
         }
@@ -194,18 +265,18 @@ void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int 
 #endif
     for (; j + 4 <= nkeys; j += 4) {
         const float *k0 = k + (size_t)j * s;
-        mp_av16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, x, y;
+        mp_ava a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, x, y;
         for (int b = 0; b < nb; b++) {
-            mp_av_load(&x, q + MP_AV * b);
+            mp_ava_load(&x, q + MP_AV * b);
             MP_AV_KEY(0) MP_AV_KEY(1) MP_AV_KEY(2) MP_AV_KEY(3)
         }
         MP_AV_SCORE(0) MP_AV_SCORE(1) MP_AV_SCORE(2) MP_AV_SCORE(3)
     }
     for (; j < nkeys; j++) {
         const float *k0 = k + (size_t)j * s;
-        mp_av16f a0 = {0}, x, y;
+        mp_ava a0 = {0}, x, y;
         for (int b = 0; b < nb; b++) {
-            mp_av_load(&x, q + MP_AV * b);
+            mp_ava_load(&x, q + MP_AV * b);
             MP_AV_KEY(0)
         }
         MP_AV_SCORE(0)
@@ -217,39 +288,50 @@ void MP_ATTN_FN(mp_e2e_attn_scores)(const float *q, const float *k, int hd, int 
 void MP_ATTN_FN(mp_e2e_attn_mix)(const float *p, const float *v, int hd, int nkeys, float *o)
 {
     int d0 = 0;
-    /* whole 128-float slices: eight named accumulators stay in registers (an
+    /* whole slices of MP_AOUT vectors (128 floats on AVX-512, 64 where a
+     * vector is two registers): named accumulators stay in registers (an
      * array indexed in a loop lived on the stack, a reload and a store around
-     * every multiply-add) */
+     * every multiply-add).  The slice width changes no lane's operations. */
     for (; d0 + MP_AV * MP_AOUT <= hd; d0 += MP_AV * MP_AOUT) {
-        mp_av16f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0}, y;
+        mp_ava a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, y, pj;
+#if MP_AOUT == 8
+        mp_ava a4 = {0}, a5 = {0}, a6 = {0}, a7 = {0};
+#endif
         for (int j = 0; j < nkeys; j++) {
             const float *vj = v + (size_t)j * hd + d0;
-            const mp_av16f pj = p[j] - (mp_av16f){0}; /* p[j] in every lane */
+            mp_ava_splat(&pj, p[j]);
 #define MP_AV_MIX1(i, acc)                                                                    \
-    mp_av_load(&y, vj + MP_AV * (i));                                                          \
-    mp_av_fma(&acc, &pj, &y);
+    mp_ava_load(&y, vj + MP_AV * (i));                                                         \
+    mp_ava_fma(&acc, &pj, &y);
             MP_AV_MIX1(0, a0) MP_AV_MIX1(1, a1) MP_AV_MIX1(2, a2) MP_AV_MIX1(3, a3)
+#if MP_AOUT == 8
             MP_AV_MIX1(4, a4) MP_AV_MIX1(5, a5) MP_AV_MIX1(6, a6) MP_AV_MIX1(7, a7)
+#endif
 #undef MP_AV_MIX1
         }
-#define MP_AV_OUT(i, acc) memcpy(o + d0 + (i) * MP_AV, &acc, sizeof acc);
+#define MP_AV_OUT(i, acc) mp_ava_store(o + d0 + (i) * MP_AV, &acc);
         MP_AV_OUT(0, a0) MP_AV_OUT(1, a1) MP_AV_OUT(2, a2) MP_AV_OUT(3, a3)
+#if MP_AOUT == 8
         MP_AV_OUT(4, a4) MP_AV_OUT(5, a5) MP_AV_OUT(6, a6) MP_AV_OUT(7, a7)
+#endif
 #undef MP_AV_OUT
     }
-    /* fewer than 8 whole vectors left */
+    /* fewer than MP_AOUT whole vectors left */
     int nv = (hd - d0) / MP_AV;
     if (nv) {
-        mp_av16f acc[MP_AOUT] = {{0}}, y;
+        mp_ava acc[MP_AOUT], y, pj;
+        for (int i = 0; i < MP_AOUT; i++)
+            mp_ava_splat(&acc[i], 0.0f);
         for (int j = 0; j < nkeys; j++) {
             const float *vj = v + (size_t)j * hd + d0;
-            const mp_av16f pj = p[j] - (mp_av16f){0};
+            mp_ava_splat(&pj, p[j]);
             for (int i = 0; i < nv; i++) {
-                mp_av_load(&y, vj + MP_AV * i);
-                mp_av_fma(&acc[i], &pj, &y);
+                mp_ava_load(&y, vj + MP_AV * i);
+                mp_ava_fma(&acc[i], &pj, &y);
             }
         }
-        memcpy(o + d0, acc, sizeof(float) * MP_AV * (size_t)nv);
+        for (int i = 0; i < nv; i++)
+            mp_ava_store(o + d0 + MP_AV * i, &acc[i]);
         d0 += MP_AV * nv;
     }
     for (int d = d0; d < hd; d++) {
