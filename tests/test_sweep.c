@@ -209,7 +209,10 @@ Test(probe, stores_positive_figures_shown_by_list_machine, .timeout = 300)
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     cr_assert(strstr(out, "probe (newest in"), "%s", out);
     cr_assert(strstr(out, "triad_L2"), "%s", out);
-    cr_assert(strstr(out, "x2560 N=128"), "the ceiling's shape and N are shown: %s", out);
+    /* each round measures another real shape and the best is kept with its
+     * shape: which one wins depends on the host's noise */
+    cr_assert(strstr(out, "x2560 N=128") || strstr(out, "x6912 N=128"),
+              "the ceiling's shape and N are shown: %s", out);
     /* bad --ceiling-n and --ceiling-variants are refused before anything runs */
     snprintf(cmd, sizeof cmd, "probe --ceiling-n 0 --db %s", db);
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
