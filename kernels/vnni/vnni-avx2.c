@@ -85,6 +85,18 @@ int1_gemv_block(const consts *c, const uint8_t *w, size_t nt, const int8_t *q, _
  * (s * mr + i) * 64 (two ymm: rows 0-7, 8-15), then the int32 partial sums. */
 
 
+/* *acc += vpmaddubsw(w, a) (u8 w, s8 a, 16-bit pair sums), in place: written
+ * with the intrinsics, GCC 12 put each sum in a new register and copied it
+ * back, 8 register moves per step of uk_2_2 beside 16 vector operations, and
+ * the front end, not the two multiply pipes, bounded the loop */
+static inline __attribute__((always_inline)) void madd_acc(__m256i *acc, __m256i w, __m256i a)
+{
+    __m256i t;
+    __asm__("vpmaddubsw %[a], %[w], %[t]\n\tvpaddw %[t], %[acc], %[acc]"
+            : [acc] "+x"(*acc), [t] "=&x"(t)
+            : [w] "x"(w), [a] "x"(a));
+}
+
 static inline __attribute__((always_inline)) void ukernel(const int MR, const int NR,
                                                           const uint8_t *wb, int nsteps,
                                                           const int8_t *const *qt, int32_t *cs,
@@ -95,14 +107,15 @@ static inline __attribute__((always_inline)) void ukernel(const int MR, const in
     MP_UNROLL for (int i = 0; i < MR; i++)
         MP_UNROLL for (int t = 0; t < NR; t++)
             acc[i][t] = _mm256_setzero_si256();
+#pragma GCC unroll 1
     for (int s = 0; s < nsteps; s++) {
-        __m256i wv[8];
-        MP_UNROLL for (int i = 0; i < MR; i++)
-            wv[i] = _mm256_load_si256((const __m256i *)(wb + (size_t)s * MR * 32 + 32 * i));
-        MP_UNROLL for (int t = 0; t < NR; t++) {
-            __m256i a = bcast4(qt[t] + 4 * s);
-            MP_UNROLL for (int i = 0; i < MR; i++)
-                acc[i][t] = _mm256_add_epi16(acc[i][t], _mm256_maddubs_epi16(wv[i], a));
+        __m256i a[6];
+        MP_UNROLL for (int t = 0; t < NR; t++)
+            a[t] = bcast4(qt[t] + 4 * s);
+        MP_UNROLL for (int i = 0; i < MR; i++) {
+            __m256i w = _mm256_load_si256((const __m256i *)(wb + (size_t)s * MR * 32 + 32 * i));
+            MP_UNROLL for (int t = 0; t < NR; t++)
+                madd_acc(&acc[i][t], w, a[t]);
         }
     }
     MP_UNROLL for (int i = 0; i < MR; i++)
