@@ -32,7 +32,7 @@
  * two broadcasts, one product: 16 ymm), measured on the AMD EPYC AVX2-only VM
  * (family 25), 2B-4T shapes, N = 128, 1 thread, gated: 240-254 GOPS against
  * 227-247 for 32 x 2, 202-222 for 48-64 x 1, 159-163 for 16 x 5 and 148-160 for
- * the old 16 x 6 (whose 12 accumulators beside six broadcasts spilled). */
+ * the old 16 x 6 (whose 12 accumulators beside six broadcasts spilled).
  * The GEMV's far prefetch (catalog.h): 8 KB into L2 (T1) as the kernels had it
  * (kernels/common/mp_x86.h), last in each list so a stored row keeps its key. */
 #define VNNI_PF MP_PF_PARAM(8192, true), MP_PFH_PARAM(MP_PFH_T1)
