@@ -258,3 +258,19 @@ Test(compare, merge_refuses_untrusted_input)
     /* merging a.db again adds nothing */
     EXPECT(0, "0 runs added, 1 already present", "merge %s/m.db %s/a.db", dir, dir);
 }
+
+/* Two databases that ran the same e2e command on this machine hold rows of one
+ * plan: merging the second adds its run, keeps the first's rows and says how
+ * many of the second's were not added (they vanished without a word before). */
+Test(compare, merge_says_which_rows_a_plan_kept)
+{
+    char dir[64];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    for (int i = 0; i < 2; i++)
+        EXPECT(0, "", "e2e --model tests/fixtures/tiny.txt --variant i2_s.scalar --pp 4 --tg 2 "
+               "--reps 1 --db %s/%c.db", dir, 'a' + i);
+    EXPECT(0, "1 runs added", "merge %s/m.db %s/a.db", dir, dir);
+    cr_assert(!strstr(out, "not added"), "a first merge keeps every row: %s", out);
+    EXPECT(0, "2 rows of its new runs not added", "merge %s/m.db %s/b.db", dir, dir);
+    cr_assert(strstr(out, "1 runs added"), "%s", out);
+}

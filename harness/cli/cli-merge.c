@@ -51,11 +51,15 @@ int mp_cmd_merge(int argc, char **argv)
     if (rc)
         return mp_die(rc, "%s", e.msg);
     for (int i = 0; i < nin && !rc; i++) {
-        long added = 0, skipped = 0;
-        rc = mp_store_merge(store, in[i], &added, &skipped, &e);
+        long added = 0, skipped = 0, kept = 0;
+        rc = mp_store_merge(store, in[i], &added, &skipped, &kept, &e);
         if (!rc)
             fprintf(stderr, "mpbench: merged %s: %ld runs added, %ld already present\n", in[i],
                     added, skipped);
+        if (!rc && kept)
+            fprintf(stderr, "mpbench: merged %s: %ld rows of its new runs not added: %s holds "
+                            "rows of the same plans (the same command on this machine), kept\n",
+                    in[i], kept, out);
     }
     mp_store_close(store);
     return rc ? mp_die(rc, "%s", e.msg) : 0;

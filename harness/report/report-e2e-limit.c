@@ -230,11 +230,14 @@ static void llama_table(FILE *f, const mp_rep_e2e *e, int ne)
     for (int i = 0; i < ne; i++) {
         const mp_rep_e2e *l = &e[i], *b = NULL;
         if (strcmp(l->variant, "llamacpp.tq2_0") || !strncmp(l->model, "bitnetcpp-", 10) ||
-            head_other(l) || !(l->tps > 0) || !pp_or_tg(l))
+            !(l->tps > 0) || !pp_or_tg(l))
             continue;
+        /* the same head on both sides: the 8-bit head's rows against llama.cpp's
+         * on the same Q8_0 head, from their own run */
         for (int j = 0; j < ne; j++) {
             const mp_rep_e2e *x = &e[j];
-            if (x->run == l->run && !is_llama(x) && !head_other(x) && x->tps > 0 &&
+            if (x->run == l->run && !is_llama(x) && head_other(x) == head_other(l) &&
+                (!head_other(x) || !strcmp(x->lm_head, l->lm_head)) && x->tps > 0 &&
                 x->threads == l->threads && !strcmp(x->test, l->test) &&
                 !strcmp(x->model, l->model) && (!b || x->tps > b->tps))
                 b = x;
@@ -247,17 +250,17 @@ static void llama_table(FILE *f, const mp_rep_e2e *e, int ne)
                   "a GGUF file of the same weights) from one run, the same threads and clock "
                   "gate; each share is of its own row's bound (a llama.cpp prefill row has "
                   "none: its GEMMs are not timed alone):\n\n"
-                  "| model | test | threads | ours | tokens/s | share | llamacpp.tq2_0 "
+                  "| model | test | head | threads | ours | tokens/s | share | llamacpp.tq2_0 "
                   "tokens/s | share | ours / llama.cpp | target |\n"
-                  "|---|---|--:|---|--:|--:|--:|--:|--:|---|\n", f);
+                  "|---|---|---|--:|---|--:|--:|--:|--:|--:|---|\n", f);
         double ratio = b->tps / l->tps, target = strncmp(l->test, "pp", 2) ? 1.5 : 3.0;
         char sb[16] = "–", sl[16] = "–";
         if (b->bound_tps > 0)
             snprintf(sb, sizeof sb, "%.2f", b->bound_share);
         if (l->bound_tps > 0)
             snprintf(sl, sizeof sl, "%.2f", l->bound_share);
-        fprintf(f, "| %s | %s | %d | %s | %.2f%s | %s | %.2f%s | %s | %.2f× | ≥ %.1f×: %s |\n",
-                l->model, l->test, l->threads, b->variant, b->tps,
+        fprintf(f, "| %s | %s | %s | %d | %s | %.2f%s | %s | %.2f%s | %s | %.2f× | ≥ %.1f×: %s |\n",
+                l->model, l->test, head_other(l) ? l->lm_head : "f16", l->threads, b->variant, b->tps,
                 strcmp(b->status, "ok") ? "†" : "", sb, l->tps,
                 strcmp(l->status, "ok") ? "†" : "", sl, ratio, target,
                 ratio >= target ? "met" : "not met");

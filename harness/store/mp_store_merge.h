@@ -12,9 +12,10 @@ int mp_store_merge_check(const char *in, mp_err *e);
  * fingerprint), its runs not already in s (same uid; runs from before schema 6:
  * same machine, start, command, kind) and everything hanging off them, then
  * verifies that every result row of `in` is in s.  Counts the runs added and
- * skipped.  MP_EIO / MP_EUSAGE as mp_store_merge_check, MP_EIO on a database
+ * skipped, and the rows of added runs not added because s holds a row of the
+ * same plan already (the same e2e plan key or sweep key: the first is kept).  MP_EIO / MP_EUSAGE as mp_store_merge_check, MP_EIO on a database
  * error or a failed verification.  On failure s is as it was before the call. */
 int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_skipped,
-                   mp_err *e);
+                   long *rows_kept, mp_err *e);
 
 #endif

@@ -113,9 +113,23 @@ int mp_store_merge_check(const char *in, mp_err *e)
     return MP_OK;
 }
 
-int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_skipped,
-                   mp_err *e)
+/* Rows of src.tab in run `old`; -1 on an error. */
+static long src_rows(sqlite3 *db, const char *tab, sqlite3_int64 old)
 {
+    char *q = sqlite3_mprintf("SELECT count(*) FROM src.%s WHERE run_id=%lld", tab, old);
+    sqlite3_stmt *st = NULL;
+    long n = -1;
+    if (q && sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = (long)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_free(q);
+    return n;
+}
+
+int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_skipped,
+                   long *rows_kept, mp_err *e)
+{
+    *rows_kept = 0;
     sqlite3 *db = mp_store_db(s);
     int rc = mp_store_merge_check(in, e);
     if (rc)
@@ -198,8 +212,14 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
             char *cp = sqlite3_mprintf("INSERT OR IGNORE INTO main.%s(%s) SELECT %s FROM src.%s "
                                        "WHERE run_id=%lld",
                                        tab, cols, sel, tab, old);
+            long want = src_rows(db, tab, old);
             rc = exec(db, cp, e, in);
             sqlite3_free(cp);
+            /* a row the store already holds under the same plan (an e2e row's
+             * plan key, a result's sweep key) is kept and the input's is not
+             * added: counted, so that the caller can say so */
+            if (!rc && want > 0)
+                *rows_kept += want - (long)sqlite3_changes(db);
         }
         if (!rc) {
             /* counters follow their result through the result's natural key */
@@ -223,7 +243,7 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
     /* the COMMIT is where a full disk shows (the WAL grows): nothing is
      * reported as merged unless it succeeded */
     if (!rc && (rc = exec(db, "COMMIT", e, in)))
-        *runs_added = 0;
+        *runs_added = 0, *rows_kept = 0;
     if (rc)
         exec(db, "ROLLBACK", &ignore, in);
     exec(db, "DETACH src", &ignore, in);

@@ -325,8 +325,8 @@ int mp_fuzz_db(const uint8_t *data, size_t size)
             mp_store_compare_free(&r);
         if (mp_store_compare_read(path, "--base", 0, "fuzz-machine", &r, &e) == MP_OK)
             mp_store_compare_free(&r);
-        long added = 0, skipped = 0;
-        mp_store_merge(store, path, &added, &skipped, &e);
+        long added = 0, skipped = 0, kept = 0;
+        mp_store_merge(store, path, &added, &skipped, &kept, &e);
         store_reset();
     }
     in_data = NULL;
