@@ -225,10 +225,15 @@ matches_any() { # PATH GLOB...
 }
 
 # PSTATE: the state of process $1 (R, S, D, Z ...; empty when gone)
+# /proc files are read unbuffered (-d ''), or in a subshell: bash's buffered
+# `read` seeks back over what it read ahead, that seek fails on the /proc file of
+# a process that has just ended, and bash then hands the unread bytes to the
+# next `read` of any file (a status file then read as a memory map)
 pstate() {
     local st=
     PSTATE=
-    read -r st 2>/dev/null <"/proc/$1/stat" || return
+    IFS= read -r -d '' st 2>/dev/null <"/proc/$1/stat"
+    [ -n "$st" ] || return
     st=${st##*) }
     PSTATE=${st%% *}
 }
@@ -391,7 +396,7 @@ run_case() {
             eval "set -- $cmd" || exit 98
             exec "$RS" "$out.pid" "$out.st" "$BIN" "$@"
         ) >"$out" 2>"$err" &
-        local hpid=$! pid= k s1=${sig%%@*} when=${sig#*@} line
+        local hpid=$! pid= k s1=${sig%%@*} when=${sig#*@}
         for ((k = 0; k < 2000; k++)); do
             [ -s "$out.pid" ] && { read -r pid <"$out.pid"; break; }
             sleep 0.005
@@ -405,11 +410,9 @@ run_case() {
         exec) ;;
         main+*) # once the loader has mapped the libraries (main is about to run), then S s
             for ((k = 0; k < 2000; k++)); do
-                local mapped=0
-                while IFS= read -r line; do
-                    [[ $line == *libsqlite3* ]] && { mapped=1; break; }
-                done 2>/dev/null <"/proc/$pid/maps"
-                [ $mapped = 1 ] && break
+                local maps=
+                { maps=$(<"/proc/$pid/maps"); } 2>/dev/null
+                [[ $maps == *libsqlite3* ]] && break
                 [ -e "/proc/$pid" ] || break
                 sleep 0.002
             done
