@@ -175,6 +175,35 @@ Test(params, cli_takes_old_spellings_with_a_notice, .timeout = 60)
     cr_assert(strstr(out, "no parameter 'bn'"), "%s", out);
 }
 
+/* --params A;B: each set a case of its own in the same run (issue 41: prefetch
+ * settings compared as ratios within one run), stored as rows of their own */
+Test(params, run_measures_each_set_side_by_side, .timeout = 60)
+{
+    char dir[256], db[300], got[256];
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "params", "sets.db");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "run --variant vnni_int2.avx2,i2_s.avx2 --shape 64x256 "
+             "--params 'pf=0;pf=2048,pfh=3;mtile=32' --reps 3 --min-time 0 --warm "
+             "--db %s --format json", db);
+    int rc = mp_test_cli(out, sizeof out, cmd);
+    cr_assert_eq(rc, 0, "%s", out);
+    /* vnni_int2 takes all three sets, i2_s the first two */
+    cr_assert_eq(count(out, "\"variant\": \"vnni_int2.avx2\""), 3, "%s", out);
+    cr_assert_eq(count(out, "\"variant\": \"i2_s.avx2\""), 2, "%s", out);
+    cr_assert(strstr(out, "pf=2048,pfh=3"), "%s", out);
+    mp_test_query_text(db, "SELECT count(DISTINCT params) FROM results "
+                           "WHERE variant='vnni_int2.avx2'", got, sizeof got);
+    cr_assert_str_eq(got, "3");
+    rc = mp_test_cli(out, sizeof out, "run --variant i2_s.avx2 --shape 64x256 "
+                                      "--params 'pf=0;mtile=32' --no-db");
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "--params 'mtile=32'"), "the set no variant takes is named:\n%s", out);
+    rc = mp_test_cli(out, sizeof out, "run --variant i2_s.avx2 --shape 64x256 "
+                                      "--params 'pf=0;;pf=2048' --no-db");
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "empty set"), "%s", out);
+}
+
 Test(params, tuned_config_with_old_spellings_loads)
 {
     char dir[64], path[128];

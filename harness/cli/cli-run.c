@@ -15,7 +15,7 @@
 #include "../../variants/mp_registry.h"
 #include "mp_options.h"
 
-enum { MAX_SEL = 512, MAX_SHAPES = 64 };
+enum { MAX_SEL = 512, MAX_SHAPES = 64, MAX_SETS = 32 };
 
 typedef struct run_opts {
     char globs[1024], shapes[2048];
@@ -33,7 +33,8 @@ static const mp_opt run_table[] = {
     MP_OPT_N_THREADS(run_opts, "N", "T"),
     MP_OPT_TIMING_ROWS(run_opts, "keep only calls made at full speed (see mpbench sweep --help)",
                        "warm cache (default: weights rotated out of cache)"),
-    MP_OPT_S("params", run_opts, params, "name=value,...", "runtime parameters of the variants"),
+    MP_OPT_S("params", run_opts, params, "name=value,...[;...]",
+             "runtime parameters of the variants; sets split by ';' are measured side by side"),
     MP_OPT_SEED(run_opts, seed, "seed of the random inputs"),
     MP_OPT_STORE_ROWS(run_opts),
     MP_OPT_END};
@@ -44,38 +45,71 @@ static const mp_cmd_spec run_spec = MP_CMD_SPEC("run", run_table,
     .about = "Measures each variant (cold cache unless --warm) on each shape, N and thread\n"
              "count, and stores the results in the database.\n");
 
-/* One case per selected variant with --params applied where it fits. */
+/* One case per selected variant and --params set that fits it: "A;B;..."
+ * measures each set of a variant as a case of its own, interleaved with the
+ * others in the same run (settings compared as ratios within one run).  A
+ * variant no set fits keeps its defaults; a set that fits no selected variant
+ * is an error (with one variant, its reason). */
 static int run_cases(const run_opts *o, mp_case **out, int *n)
 {
     const mp_variant *sel[MAX_SEL];
-    int nsel, rc, used = 0;
+    int nsel, rc = 0;
     mp_err e;
     if ((rc = mp_select_variants(o->globs, sel, MAX_SEL, &nsel, &e)))
         return mp_die(rc, "%s", e.msg);
-    if (o->params && !*o->params)
-        return mp_die(2, "--params: empty (name=value,...)");
-    mp_case *cases = calloc((size_t)nsel, sizeof *cases);
-    for (int i = 0; i < nsel; i++) {
-        cases[i].v = sel[i];
-        mp_variant_defaults(sel[i], cases[i].param);
-        if (!o->params)
-            continue;
-        char why[256];
-        if (mp_params_parse(sel[i], o->params, cases[i].param, why, sizeof why) == 0)
-            used = 1;
-        else if (nsel == 1)
-            rc = mp_die(2, "--params '%s': %s", o->params, why);
-        else
-            mp_variant_defaults(sel[i], cases[i].param);
+    char sets[MAX_SETS][256];
+    int nset = 0;
+    if (o->params) {
+        const char *p = o->params;
+        for (;;) {
+            const char *end = strchr(p, ';');
+            size_t len = end ? (size_t)(end - p) : strlen(p);
+            if (!len)
+                return mp_die(2, "--params: empty set in '%.80s' (name=value,...[;...])",
+                              o->params);
+            if (nset == MAX_SETS || len >= sizeof sets[0])
+                return mp_die(2, "--params: more than %d sets, or a set over %zu characters",
+                              MAX_SETS, sizeof sets[0] - 1);
+            memcpy(sets[nset], p, len);
+            sets[nset++][len] = 0;
+            if (!end)
+                break;
+            p = end + 1;
+        }
     }
-    if (!rc && o->params && !used)
-        rc = mp_die(2, "--params '%s': no selected variant has these parameters", o->params);
+    mp_case *cases = calloc((size_t)nsel * (size_t)(nset ? nset : 1), sizeof *cases);
+    int nc = 0, used[MAX_SETS] = {0};
+    char why[MAX_SETS][256];
+    for (int i = 0; i < nsel; i++) {
+        int first = nc;
+        for (int s = 0; s < nset; s++) {
+            mp_case c = {.v = sel[i]};
+            mp_variant_defaults(sel[i], c.param);
+            if (mp_params_parse(sel[i], sets[s], c.param, why[s], sizeof why[s]))
+                continue;
+            used[s] = 1;
+            int dup = 0;
+            for (int j = first; j < nc; j++)
+                dup |= !memcmp(cases[j].param, c.param, sizeof c.param);
+            if (!dup)
+                cases[nc++] = c;
+        }
+        if (nc == first) {
+            cases[nc].v = sel[i];
+            mp_variant_defaults(sel[i], cases[nc++].param);
+        }
+    }
+    for (int s = 0; s < nset && !rc; s++)
+        if (!used[s])
+            rc = nsel == 1 ? mp_die(2, "--params '%s': %s", sets[s], why[s])
+                           : mp_die(2, "--params '%s': no selected variant has these parameters",
+                                    sets[s]);
     if (rc) {
         free(cases);
         return rc;
     }
     *out = cases;
-    *n = nsel;
+    *n = nc;
     return 0;
 }
 
