@@ -13,6 +13,7 @@
 #include "mp_test.h"
 #include "../kernels/common/mp_isa.h"
 #include "../kernels/common/mp_numerics.h"
+#include "../harness/report/mp_report.h"
 #include "../tuner/mp_search.h"
 #include "../variants/mp_registry.h"
 
@@ -121,7 +122,7 @@ Test(prefetch, params_string_leaves_out_new_parameters_at_their_defaults)
             continue; /* an x86 row on another architecture */
         int p[MP_MAX_PARAMS], q[MP_MAX_PARAMS];
         char s[256], why[256];
-        mp_variant_defaults(v, p);
+        cr_assert_eq(mp_params_parse(v, "", p, why, sizeof why), 0); /* the catalog's */
         cr_assert_str_eq(mp_params_str(v, p, s, sizeof s), cases[i].def, "%s", v->name);
         cr_assert_eq(mp_params_parse(v, cases[i].set, p, why, sizeof why), 0, "%s", why);
         cr_assert_str_eq(mp_params_str(v, p, s, sizeof s), cases[i].set_str, "%s", v->name);
@@ -184,6 +185,43 @@ Test(prefetch, per_cpu_defaults_are_in_the_space_and_placeholders_equal_the_cata
         }
     }
 #endif
+}
+
+/* A stored params string means one setting on every machine: what it leaves out
+ * is the catalog's default, whatever this CPU's prefetch line says (a row of
+ * I8 measured at pf=0 before the AMD family 25 line existed reads "" here and
+ * on the Xeon alike); and a row at its own machine's default is a default row
+ * wherever the report is made. */
+Test(prefetch, stored_params_mean_the_same_setting_on_every_machine)
+{
+    for (int i = 0; i < N_STREAMING; i++) {
+        const mp_variant *v = mp_registry_find(streaming[i]);
+        int p[MP_MAX_PARAMS];
+        char why[256];
+        cr_assert_eq(mp_params_parse(v, "", p, why, sizeof why), 0, "%s", why);
+        for (int j = 0; j < v->n_params; j++)
+            cr_assert_eq(p[j], v->params[j].def, "%s: '' parses %s=%d, the catalog says %d",
+                         v->name, v->params[j].name, p[j], v->params[j].def);
+        char cat[256];
+        mp_params_str(v, p, cat, sizeof cat);
+        cr_assert(mp_rep_params_default(v->name, cat), "%s: the catalog's default row '%s'",
+                  v->name, cat);
+    }
+    /* the measured line that differs from the catalog (variants/registry.c) */
+    int pf, pfh;
+    const mp_variant *i8 = mp_registry_find("i8.avx2");
+    cr_assert_eq(mp_variant_pf_default(i8, "AuthenticAMD", 25, &pf, &pfh, NULL), 0);
+    cr_assert(pf != i8->params[mp_variant_param_index(i8, "pf")].def,
+              "the AMD family 25 line of I8 is measured to differ from the catalog");
+    int p[MP_MAX_PARAMS];
+    char mine[64], why[256];
+    cr_assert_eq(mp_params_parse(i8, "", p, why, sizeof why), 0);
+    p[mp_variant_param_index(i8, "pf")] = pf;
+    p[mp_variant_param_index(i8, "pfh")] = pfh;
+    mp_params_str(i8, p, mine, sizeof mine); /* as a row measured there stores it */
+    cr_assert(mp_rep_params_default("i8.avx2", mine), "%s: a default row (AMD family 25)", mine);
+    cr_assert(!mp_rep_params_default("i8.avx2", "pf=4096,pfh=1"), "no CPU's default");
+    cr_assert(!mp_rep_params_default("vnni_int2.avx2", "mtile=16"), "no CPU's default");
 }
 
 /* ---- every setting, the scalar sibling's bits -------------------------------------- */

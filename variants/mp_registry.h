@@ -42,12 +42,17 @@ void mp_variant_defaults(const mp_variant *v, int *param);
  * (vendor, family) that applies to v's method; -1 otherwise. */
 int mp_variant_pf_default(const mp_variant *v, const char *vendor, int family, int *pf,
                           int *pfh, const char **reason);
+/* 1 when param is v's default on some CPU: the catalog's defaults, or those with
+ * pf and pfh of a line of the per-CPU table that applies to v (a row measured
+ * at its own machine's defaults counts as a default row on any machine). */
+int mp_variant_default_somewhere(const mp_variant *v, const int *param);
 /* Index of parameter `name`, or -1. */
 int mp_variant_param_index(const mp_variant *v, const char *name);
 /* Formats "name=value,..." (empty when no parameters), leaving out a parameter
  * marked omit_default while it holds its catalog default. */
 const char *mp_params_str(const mp_variant *v, const int *param, char *buf, size_t len);
-/* Parses "name=value,..." over the defaults; 0 ok, else why is set.  A renamed
+/* Parses "name=value,..." over the catalog's defaults (what a stored string
+ * leaves out, on every machine; not this CPU's prefetch line); 0 ok, else why is set.  A renamed
  * spelling of the variant's family (catalog.h, MP_PARAM_RENAMES) is taken for
  * its new name, with a one-line notice on stderr (once per spelling). */
 int mp_params_parse(const mp_variant *v, const char *s, int *param, char *why, size_t len);

@@ -15,18 +15,22 @@
 #include "mp_report.h"
 #include "../../variants/mp_registry.h"
 
-/* Is params the variant's default setting?  Unknown variants (built elsewhere)
- * and parameterless ones count as default. */
+/* Is params the variant's default setting on the machine that measured it
+ * (the catalog's, or a per-CPU prefetch line's: the same answer wherever the
+ * report is made)?  Unknown variants (built elsewhere) and parameterless ones
+ * count as default. */
 int mp_rep_params_default(const char *variant, const char *params)
 {
     const mp_variant *v = mp_registry_find(variant);
     if (!v || !v->n_params)
         return 1;
-    int def[MP_MAX_PARAMS];
-    char buf[256];
-    mp_variant_defaults(v, def);
-    mp_params_str(v, def, buf, sizeof buf);
-    return !strcmp(buf, params);
+    int p[MP_MAX_PARAMS];
+    char why[256], canon[256];
+    if (mp_params_parse(v, params, p, why, sizeof why))
+        return 0;
+    /* as stored (mp_params_str): an old spelling is not a row of this schema */
+    mp_params_str(v, p, canon, sizeof canon);
+    return !strcmp(canon, params) && mp_variant_default_somewhere(v, p);
 }
 
 /* Copies src to dst (created or truncated); MP_EIO naming src on failure. */
