@@ -2,8 +2,8 @@
  * seed 003 §III's kernels for CPUs that lack vpdpbusd.  Layouts, up-converts
  * and blocking are those of vnni-avxvnni.c; the int8 dot product is vpmaddubsw
  * (unsigned codes x signed q -> int16 pairs, at most 2 x 2 x 127 = 508, never
- * saturating) summed in int16 and widened with vpmaddwd.  GEMV: the four k
- * groups of a tile are summed in int16 (<= 2032) before one widening; GEMM: the
+ * saturating) summed in int16 and widened with vpmaddwd.  GEMV: the int2 codes
+ * masked in place (no vpshufb), summed in int16 over 8 tiles; GEMM: the
  * int16 accumulators take at most 64 k steps (64 x 508 < 32767), so bk <= 256. */
 #include <immintrin.h>
 
@@ -24,35 +24,52 @@ static inline __m256i widen_add(__m256i acc, __m256i p16)
 
 /* ---- GEMV: one 16-row block (two ymm halves), one token --------------------- */
 
-/* One int32 accumulator per half: the widening add is the only loop-carried
- * dependence, once per tile, far below the tile's ~35 operations. */
+/* No vpshufb: the codes are masked in place.  Bits 0-1 and 4-5 (after one
+ * 16-bit shift by 4) give codes 0..2, bits 2-3 and 6-7 give 4 x the code
+ * (0, 4, 8), so each half keeps two int16 sums, S1 of the first and S4 of the
+ * second kind, and the int32 accumulator takes 4 x S1 + S4 = 4 x the dot
+ * product every 8 tiles, shifted back (exactly) at the end.  Bounds: a tile
+ * adds at most 2 x 2 x 2 x 127 = 1016 to |S1| and 2 x 2 x 8 x 127 = 4064 to
+ * |S4|, so 8 tiles fit int16 (32512); vpmaddubsw's pairs stay at or under
+ * 2 x 8 x 127 = 2032, never saturating.  Per half and tile: 1 shift, 4 and,
+ * 4 vpmaddubsw, 4 adds (it was 1 shift, 2 and, 4 vpshufb, 4 vpmaddubsw, 3 adds
+ * and a vpmaddwd + add each tile; the shuffle and multiply ports bound it). */
 static inline __attribute__((always_inline)) void
 int2_gemv_block(const consts *c, const uint8_t *w, size_t nt, const int8_t *q, __m256i out[2],
                 size_t pf, int pfh)
 {
+    (void)c;
+    const __m256i m03 = _mm256_set1_epi8(0x03), m0c = _mm256_set1_epi8(0x0c);
+    const __m256i one = _mm256_set1_epi16(1), four = _mm256_set1_epi16(4);
     __m256i acc[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-    for (size_t j = 0; j < nt; j++) {
-        const uint8_t *p = w + j * 64;
-        if (pfh >= 0) {
-            mp_x86_prefetch(p + pf, pfh);
-            _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
+    for (size_t j0 = 0; j0 < nt; j0 += 8) {
+        const size_t j1 = j0 + 8 < nt ? j0 + 8 : nt;
+        __m256i s1[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+        __m256i s4[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+        for (size_t j = j0; j < j1; j++) {
+            const uint8_t *p = w + j * 64;
+            if (pfh >= 0) {
+                mp_x86_prefetch(p + pf, pfh);
+                _mm_prefetch((const char *)p + PF_NEAR_BYTES, _MM_HINT_T0);
+            }
+            const int8_t *qj = q + j * 16;
+            const __m256i a0 = bcast4(qj), a1 = bcast4(qj + 4), a2 = bcast4(qj + 8),
+                          a3 = bcast4(qj + 12);
+            MP_UNROLL for (int h = 0; h < 2; h++) {
+                __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
+                __m256i hi = _mm256_srli_epi16(v, 4); /* bits 4-7 of each byte to 0-3 */
+                s1[h] = _mm256_add_epi16(s1[h], _mm256_maddubs_epi16(_mm256_and_si256(v, m03), a0));
+                s4[h] = _mm256_add_epi16(s4[h], _mm256_maddubs_epi16(_mm256_and_si256(v, m0c), a1));
+                s1[h] = _mm256_add_epi16(s1[h], _mm256_maddubs_epi16(_mm256_and_si256(hi, m03), a2));
+                s4[h] = _mm256_add_epi16(s4[h], _mm256_maddubs_epi16(_mm256_and_si256(hi, m0c), a3));
+            }
         }
-        const int8_t *qj = q + j * 16;
-        MP_UNROLL for (int h = 0; h < 2; h++) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
-            __m256i lo = _mm256_and_si256(v, c->m0f);
-            __m256i hi = _mm256_and_si256(_mm256_srli_epi32(v, 4), c->m0f);
-            __m256i p0 = _mm256_add_epi16(
-                _mm256_maddubs_epi16(_mm256_shuffle_epi8(c->lut01, lo), bcast4(qj)),
-                _mm256_maddubs_epi16(_mm256_shuffle_epi8(c->lut23, lo), bcast4(qj + 4)));
-            __m256i p1 = _mm256_add_epi16(
-                _mm256_maddubs_epi16(_mm256_shuffle_epi8(c->lut01, hi), bcast4(qj + 8)),
-                _mm256_maddubs_epi16(_mm256_shuffle_epi8(c->lut23, hi), bcast4(qj + 12)));
-            acc[h] = widen_add(acc[h], _mm256_add_epi16(p0, p1));
-        }
+        MP_UNROLL for (int h = 0; h < 2; h++)
+            acc[h] = _mm256_add_epi32(acc[h], _mm256_add_epi32(_mm256_madd_epi16(s1[h], four),
+                                                               _mm256_madd_epi16(s4[h], one)));
     }
-    out[0] = acc[0];
-    out[1] = acc[1];
+    out[0] = _mm256_srai_epi32(acc[0], 2);
+    out[1] = _mm256_srai_epi32(acc[1], 2);
 }
 
 static inline __attribute__((always_inline)) void
