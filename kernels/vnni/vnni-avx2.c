@@ -24,6 +24,18 @@ static inline __m256i widen_add(__m256i acc, __m256i p16)
 
 /* ---- GEMV: one 16-row block (two ymm halves), one token --------------------- */
 
+/* *acc += vpmaddubsw(w, a) (u8 w, s8 a, 16-bit pair sums), in place: written
+ * with the intrinsics, GCC 12 put each sum in a new register and copied it
+ * back, 8 register moves per step of uk_2_2 beside 16 vector operations, and
+ * the front end, not the two multiply pipes, bounded the loop */
+static inline __attribute__((always_inline)) void madd_acc(__m256i *acc, __m256i w, __m256i a)
+{
+    __m256i t;
+    __asm__("vpmaddubsw %[a], %[w], %[t]\n\tvpaddw %[t], %[acc], %[acc]"
+            : [acc] "+x"(*acc), [t] "=&x"(t)
+            : [w] "x"(w), [a] "x"(a));
+}
+
 /* No vpshufb: the codes are masked in place.  Bits 0-1 and 4-5 (after one
  * 16-bit shift by 4) give codes 0..2, bits 2-3 and 6-7 give 4 x the code
  * (0, 4, 8), so each half keeps two int16 sums, S1 of the first and S4 of the
@@ -58,10 +70,10 @@ int2_gemv_block(const consts *c, const uint8_t *w, size_t nt, const int8_t *q, _
             MP_UNROLL for (int h = 0; h < 2; h++) {
                 __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
                 __m256i hi = _mm256_srli_epi16(v, 4); /* bits 4-7 of each byte to 0-3 */
-                s1[h] = _mm256_add_epi16(s1[h], _mm256_maddubs_epi16(_mm256_and_si256(v, m03), a0));
-                s4[h] = _mm256_add_epi16(s4[h], _mm256_maddubs_epi16(_mm256_and_si256(v, m0c), a1));
-                s1[h] = _mm256_add_epi16(s1[h], _mm256_maddubs_epi16(_mm256_and_si256(hi, m03), a2));
-                s4[h] = _mm256_add_epi16(s4[h], _mm256_maddubs_epi16(_mm256_and_si256(hi, m0c), a3));
+                madd_acc(&s1[h], _mm256_and_si256(v, m03), a0);
+                madd_acc(&s4[h], _mm256_and_si256(v, m0c), a1);
+                madd_acc(&s1[h], _mm256_and_si256(hi, m03), a2);
+                madd_acc(&s4[h], _mm256_and_si256(hi, m0c), a3);
             }
         }
         MP_UNROLL for (int h = 0; h < 2; h++)
@@ -102,17 +114,6 @@ int1_gemv_block(const consts *c, const uint8_t *w, size_t nt, const int8_t *q, _
  * (s * mr + i) * 64 (two ymm: rows 0-7, 8-15), then the int32 partial sums. */
 
 
-/* *acc += vpmaddubsw(w, a) (u8 w, s8 a, 16-bit pair sums), in place: written
- * with the intrinsics, GCC 12 put each sum in a new register and copied it
- * back, 8 register moves per step of uk_2_2 beside 16 vector operations, and
- * the front end, not the two multiply pipes, bounded the loop */
-static inline __attribute__((always_inline)) void madd_acc(__m256i *acc, __m256i w, __m256i a)
-{
-    __m256i t;
-    __asm__("vpmaddubsw %[a], %[w], %[t]\n\tvpaddw %[t], %[acc], %[acc]"
-            : [acc] "+x"(*acc), [t] "=&x"(t)
-            : [w] "x"(w), [a] "x"(a));
-}
 
 static inline __attribute__((always_inline)) void ukernel(const int MR, const int NR,
                                                           const uint8_t *wb, int nsteps,
