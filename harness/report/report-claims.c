@@ -624,7 +624,7 @@ int mp_rep_claims_eval(const mp_rep *r, const mp_rep_e2e *e, int ne, const char 
         snprintf(c->why, sizeof c->why, "%s", f[11]);
         const char *metric = f[6], *stat = f[7], *paper_baseline = f[10];
         double lo = parse_bound(f[8]), hi = parse_bound(f[9]);
-        char kind[16] = "", a[128] = "", b[64] = "", x3[16] = "";
+        char kind[16] = "", a[128] = "", b[64] = "", x3[64] = "";
         int t = 0;
         sscanf(metric, "%15s %127s %63s %15s %d", kind, a, b, x3, &t);
         opts o;
