@@ -124,6 +124,26 @@ Test(e2e_llama, file_is_our_model, .timeout = 120)
     }
 }
 
+/* llama.cpp's idle workers can be put to sleep while our bound's bytes are
+ * read beside its steps: the npm build's CPU registry does not hand out
+ * ggml_threadpool_pause/resume, so they come from the loaded CPU library
+ * (gguf-llama.c cpu_proc); without them every 2-thread llamacpp.* row read
+ * beside a spinning worker and exceeded its bound. */
+Test(e2e_llama, workers_can_be_paused, .timeout = 120)
+{
+    need_llama();
+    char dir[64], path[160];
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e-llama", "p.gguf");
+    EXPECT(0, "bitnet", "pack --gguf-out %s --model " TINY_TQ " --variant tq2_0 --lm-head f16",
+           path);
+    mp_llama *l = NULL;
+    mp_err e;
+    cr_assert_eq(mp_llama_open(path, 2, 64, 8, 1, &l, &e), 0, "%s", e.msg);
+    cr_assert_eq(mp_llama_pause(l, 1), 0, "ggml_threadpool_pause not found");
+    cr_assert_eq(mp_llama_pause(l, 0), 0, "ggml_threadpool_resume not found");
+    mp_llama_close(l);
+}
+
 Test(e2e_llama, absent_library_and_bad_file)
 {
     char dir[64], path[160];

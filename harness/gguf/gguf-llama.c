@@ -13,6 +13,7 @@
  * message); MP_LLAMA_LOG=1 prints all of it to stderr. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <limits.h>
@@ -122,6 +123,39 @@ static void quiet(int level, const char *text, void *user)
     }
 }
 
+/* The loaded CPU backend variant (libggml-cpu-*.so), found among the process's
+ * objects: dl_iterate_phdr's callback. */
+static int find_cpu_lib(struct dl_phdr_info *info, size_t size, void *out)
+{
+    (void)size;
+    const char *base = strrchr(info->dlpi_name, '/');
+    if (!base || strncmp(base + 1, "libggml-cpu", 11))
+        return 0;
+    snprintf(out, PATH_MAX, "%s", info->dlpi_name);
+    return 1;
+}
+
+/* A symbol of the CPU backend variant ggml loaded: its registry's
+ * get_proc_address first, else the library itself.  The npm build's registry
+ * answers ggml_threadpool_new and _free but not _pause and _resume, which the
+ * library exports: without this, "pause" did nothing, and llama.cpp's idle
+ * worker spun through our bound's read (at 2 threads: 14.2-14.8 GB/s read
+ * beside llamacpp.* steps against 22.3 beside ours, rows at 119-160% of a
+ * bound). */
+static void *cpu_proc(llama_api *a, void *cpu, const char *name)
+{
+    void *f = cpu ? a->reg_proc(cpu, name) : NULL;
+    char path[PATH_MAX] = "";
+    if (f || !dl_iterate_phdr(find_cpu_lib, path))
+        return f;
+    void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (!h)
+        return NULL;
+    f = dlsym(h, name);
+    dlclose(h); /* NOLOAD took a reference; ggml keeps its own */
+    return f;
+}
+
 static int api_open(llama_api *a, mp_err *e)
 {
     static llama_api cached;
@@ -160,8 +194,8 @@ static int api_open(llama_api *a, mp_err *e)
     void *cpu = a->reg_by_name("CPU");
     *(void **)&a->tp_new = cpu ? a->reg_proc(cpu, "ggml_threadpool_new") : NULL;
     *(void **)&a->tp_free = cpu ? a->reg_proc(cpu, "ggml_threadpool_free") : NULL;
-    *(void **)&a->tp_pause = cpu ? a->reg_proc(cpu, "ggml_threadpool_pause") : NULL;
-    *(void **)&a->tp_resume = cpu ? a->reg_proc(cpu, "ggml_threadpool_resume") : NULL;
+    *(void **)&a->tp_pause = cpu_proc(a, cpu, "ggml_threadpool_pause");
+    *(void **)&a->tp_resume = cpu_proc(a, cpu, "ggml_threadpool_resume");
     if (!a->tp_pause || !a->tp_resume)
         a->tp_pause = a->tp_resume = NULL;
     if (!a->tp_new || !a->tp_free)
