@@ -41,9 +41,7 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
         for (int t = 0; t < n; t++) {
             const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
             float *yt = y + (size_t)t * op->m + r;
-            const int32_t *ct = cs + (size_t)t * bm;
-            for (int i = 0; i < rows; i++)
-                yt[i] = mp_dequant(ct[i] - h->qsum, op->w_scale, h->x_scale);
+            mp_x86_dequant_row(yt, cs + (size_t)t * bm, rows, h->qsum, op->w_scale, h->x_scale);
         }
     }
 }

@@ -39,9 +39,8 @@ static void gemv(const mp_op *op, const void *act, int n, float *y, int m0, int 
             _mm256_storeu_si256((__m256i *)s, o[0]);
             _mm256_storeu_si256((__m256i *)(s + 8), o[1]);
             const mp_q8hdr *h = mp_q8act_hdr(act, k, t);
-            float *yt = y + (size_t)t * op->m + r;
-            for (int i = 0; i < rows; i++)
-                yt[i] = mp_dequant(s[i] - h->qsum, op->w_scale, h->x_scale);
+            mp_x86_dequant_row(y + (size_t)t * op->m + r, s, rows, h->qsum, op->w_scale,
+                               h->x_scale);
         }
     }
 }
