@@ -370,7 +370,7 @@ static const char *first_available(const char *const *names, int n)
 
 typedef struct ll_row {
     char variant[64], method[32], status[16];
-    int matched, prompts, first_diff, diff_null;
+    int matched, prompts, first_diff, diff_null, steps;
     double logit_diff;
 } ll_row;
 
@@ -387,7 +387,8 @@ static int lossless_rows(const char *model, const char *variants, int prompts, i
     sqlite3_stmt *st;
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
     cr_assert_eq(sqlite3_prepare_v2(db, "SELECT variant, method, status, matched, prompts, "
-                                        "logit_diff, first_diff FROM e2e WHERE test='lossless' "
+                                        "logit_diff, first_diff, ifnull(steps_matched, -1) FROM e2e "
+                                        "WHERE test='lossless' "
                                         "ORDER BY id", -1, &st, NULL), SQLITE_OK, "%s",
                  sqlite3_errmsg(db));
     int n = 0;
@@ -401,6 +402,7 @@ static int lossless_rows(const char *model, const char *variants, int prompts, i
         r->diff_null = sqlite3_column_type(st, 5) == SQLITE_NULL;
         r->logit_diff = sqlite3_column_double(st, 5);
         r->first_diff = sqlite3_column_int(st, 6);
+        r->steps = sqlite3_column_int(st, 7);
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -468,6 +470,7 @@ Test(e2e, lossless_check_separates_lossy_from_lossless, .timeout = 120)
             cr_assert(r->logit_diff == 0, "%s: logits differ by %g of the range", r->variant,
                       r->logit_diff);
             cr_assert_eq(r->first_diff, 0, "%s", r->variant);
+            cr_assert_eq(r->steps, P * T, "%s: %d of %d steps agree", r->variant, r->steps, P * T);
             continue;
         }
         cr_assert_str_eq(r->variant, tq2);
@@ -478,6 +481,11 @@ Test(e2e, lossless_check_separates_lossy_from_lossless, .timeout = 120)
         cr_assert_lt(r->matched, P, "%s: exact match %d/%d: the check has no power here",
                      tq2, r->matched, P);
         cr_assert_gt(r->first_diff, 0, "%s diverged but names no first token", tq2);
+        /* steps: every step of a matched prompt, and of a diverged one those
+         * before its divergence at least, but not all */
+        cr_assert(r->steps >= r->matched * T + (r->first_diff - 1) && r->steps < P * T,
+                  "%s: %d of %d steps agree, %d prompts match, first divergence at %d", tq2,
+                  r->steps, P * T, r->matched, r->first_diff);
         /* the teacher-forced pass's exact match is the free-running one */
         mp_model md;
         load(TINY_UNTIED, &md);

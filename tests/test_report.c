@@ -128,11 +128,12 @@ static void make_fixture(const char *path)
             "NULL,NULL,NULL,'ok','')");
     /* issue 37: the logit figures beside the exact match (migration 10) */
     mp_test_sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,threads,bpw,"
-            "prompts,tokens,matched,match_share,status,reason,logit_diff,first_diff) VALUES"
+            "prompts,tokens,matched,match_share,status,reason,logit_diff,first_diff,steps_matched) "
+            "VALUES"
             "(4,'bitnetcpp-700m','i2_s.avx2','I2_S',24,24,'lossless',2,2.0,20,320,20,1.0,'ok','',"
-            "0.0,0),"
+            "0.0,0,NULL),"
             "(4,'bitnetcpp-700m','tq2_0.avx2','TQ2_0',24,24,'lossless',2,2.0625,20,320,3,0.15,"
-            "'ok','',0.0339,2)");
+            "'ok','',0.0339,2,6272)");
     /* issue 17: rows with a bound (decode ok, prefill unstable), one with a profile */
     mp_test_sql(db, "INSERT INTO e2e(run_id,model,variant,method,layers,model_layers,test,n_prompt,n_gen,"
             "batch,threads,reps,tps_median,bpw,status,reason,bound_tps,bound_share,profile,lm_head) VALUES"
@@ -242,8 +243,9 @@ Test(report, sections_and_numbers)
                   strstr(t, "tg16, 2 threads: share") < strstr(t, "pp128, 2 threads: share"),
               "decode tables come before prefill tables, fewer threads first");
     /* lossless */
-    HAS(t, "| 20 | 320 | 20 | 100.0% | 0 | none | 0 (bit for bit) | 100% |");
-    HAS(t, "| 20 | 320 | 3 | 15.0% | 0.034 | 2 | – | 1.4% |");
+    HAS(t, "| 20 | 320 | 20 | 100.0% | 0 | none | – | 0 (bit for bit) | 100% |");
+    /* issue 39: steps agreeing, 6272 of 20 x 320 */
+    HAS(t, "| 20 | 320 | 3 | 15.0% | 0.034 | 2 | 98.00% | – | 1.4% |");
     /* Fig. 8 at N = 128: i2_s 2560x2560 t=1: gops 65.5+1+100 */
     HAS(t, "N = 128, 1 thread, cold cache, GOPS");
     HAS(t, "| i2_s.avx2 (I2_S) b(2.00) | 166.5 | 176.5 |");
@@ -588,6 +590,8 @@ Test(report, store_typed_readers)
               e2e[5].logit_diff, e2e[5].first_diff);
     cr_assert_float_eq(e2e[6].logit_diff, 0.0339, 1e-12);
     cr_assert_eq(e2e[6].first_diff, 2);
+    cr_assert_eq(e2e[6].steps_matched, 6272);
+    cr_assert_eq(e2e[5].steps_matched, -1, "NULL: not stored");
     cr_assert(isnan(e2e[0].logit_diff) && e2e[0].first_diff == -1, "not stored: NAN, -1");
     cr_assert_float_eq(e2e[0].bound_tps, 0, 1e-9, "no bound stored: 0");
     cr_assert_str_eq(e2e[0].profile, "");
@@ -733,9 +737,9 @@ Test(report, lossless_labels_from_numerics)
     char *t = slurp(md);
     /* rows stored before the logit figures (issue 37) show "–" for them */
     HAS(t, "| tl1_0.avx2.bm32 | TL1_0 | lossy | bitnetcpp-125m | 2/11 | 10 | 80 | 4 | 40.0% | – | – | "
-           "0.031 | – |");
+           "– | 0.031 | – |");
     HAS(t, "| tl1_1.avx2.bm32 | TL1_1 | lossless | bitnetcpp-125m | 2/11 | 10 | 80 | 10 | 100.0% | "
-           "– | – | 0 (bit for bit) | 100% (TL1) |");
+           "– | – | – | 0 (bit for bit) | 100% (TL1) |");
     HAS(t, "| i2_s.avx2 | I2_S | lossless |");
     HAS(t, "| tq2_0.avx2 | TQ2_0 | lossy |");
     HAS(t, "skipped: K = 128 is not a multiple of 256");

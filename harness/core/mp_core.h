@@ -235,6 +235,12 @@ typedef struct mp_e2e_row {
      * not measured. */
     double logit_diff;
     int first_diff;
+    /* lossless check (issue 39): of the prompts x tokens teacher-forced steps,
+     * those whose argmax is the reference's token; -1 when not measured.
+     * Exact match counts a prompt only when all its steps agree, so one near
+     * tie anywhere in it loses the prompt: this says how often the variant
+     * picks the reference's token, step by step. */
+    int steps_matched;
     uint64_t seed;
     char status[16];     /* ok, skipped, failed */
     char reason[256];

@@ -156,7 +156,7 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         r->layers = o->layers, r->model_layers = md->layers, r->threads = o->threads;
         r->n_gen = gen, r->prompts = P, r->tokens = gen, r->seed = (uint64_t)o->seed;
         r->batch = 1;
-        r->logit_diff = NAN, r->first_diff = -1;
+        r->logit_diff = NAN, r->first_diff = -1, r->steps_matched = -1;
         int done = mp_e2e_job_done(o, &cfg[c], r, failed, &rc, e);
         if (rc)
             break;
@@ -188,6 +188,7 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         mp_e2e_row_sizes(r, m);
         double diff = 0;
         int first = 0, first_p = -1; /* earliest divergence: token (1-based), prompt */
+        int steps = 0;               /* teacher-forced steps on the reference's token */
         for (int p = 0; p < P && !rc && !mp_engine_interrupted(); p++) {
             mp_progress_show(&pg, "lossless: %s prompt %d/%d", cfg[c].label, p + 1, P);
             int len = job_prompt(o, p, vocab, prompt);
@@ -202,6 +203,7 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
             for (int i = 0; i < gen; i++) {
                 double d = step_diff(logits + (size_t)i * vocab, rl + (size_t)i * vocab, vocab);
                 diff = d > diff ? d : diff;
+                steps += tok[i] == want[i];
                 if (!at && tok[i] != want[i])
                     at = i + 1;
             }
@@ -215,7 +217,7 @@ int mp_e2e_run_lossless(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
         if (rc || mp_engine_interrupted())
             break;
         r->share = (double)r->matched / P;
-        r->logit_diff = diff, r->first_diff = first;
+        r->logit_diff = diff, r->first_diff = first, r->steps_matched = steps;
         int lossless_variant = o->head == MP_E2E_HEAD_F16; /* another head rounds the logits */
         for (int l = 0; l < MP_E2E_NLIN; l++)
             lossless_variant &= cfg[c].lin[l].v->exactness == MP_LOSSLESS;

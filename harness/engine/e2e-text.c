@@ -152,7 +152,7 @@ static void ppl_row(const mp_e2e_job *o, const mp_model *md, const mp_e2e_text *
     r->prompts = (int)((t->len + PPL_CHUNK - 1) / PPL_CHUNK); /* chunks */
     r->tokens = (int)t->len;                                  /* bytes scored */
     r->seed = (uint64_t)o->seed, r->batch = 1;
-    r->logit_diff = NAN, r->first_diff = -1;
+    r->logit_diff = NAN, r->first_diff = -1, r->steps_matched = -1;
 }
 
 /* One instance of spec: its bpb into r (share), or an error. */

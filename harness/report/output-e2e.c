@@ -102,6 +102,17 @@ static void logit_cells(const mp_e2e_row *r, char *diff, size_t dlen, char *firs
     snprintf(first, flen, r->first_diff ? "%d" : "none", r->first_diff);
 }
 
+/* The lossless check's step agreement: "kept/all (share)", "-" when not measured. */
+static void steps_cell(const mp_e2e_row *r, char *buf, size_t len)
+{
+    long all = (long)r->prompts * r->tokens;
+    if (r->steps_matched < 0 || all <= 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%d/%ld (%.1f%%)", r->steps_matched, all,
+                 100.0 * r->steps_matched / (double)all);
+}
+
 /* Numeric columns are right-aligned (layers, size, bpw, threads, t/s, bound,
  * share, setup). */
 static int is_right(int c, int lossless)
@@ -157,13 +168,13 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                                             "setup s"};
     static const char *const ll_cols[] = {"model", "layers", "variant", "method", "prompts",
                                           "tokens", "exact match", "max logit diff / range",
-                                          "first diff token"};
+                                          "first diff token", "steps agree"};
     const char *const *cols = lossless ? ll_cols : perf_cols;
-    int ncol = lossless ? 9 : 11;
-    char ldiff[32], lfirst[16];
+    int ncol = lossless ? 10 : 11;
+    char ldiff[32], lfirst[16], lsteps[48];
     if (fmt == MP_FMT_CSV) {
         fputs(lossless ? "model,layers,model_layers,variant,method,prompts,tokens,matched,share,"
-                         "status,reason,logit_diff,first_diff\n"
+                         "status,reason,logit_diff,first_diff,steps_matched\n"
                        : "model,layers,model_layers,model_bytes,bpw,variant,threads,test,"
                          "n_prompt,n_gen,batch,reps,tps_median,tps_min,tps_max,tps_spread,"
                          "status,reason,lm_head,setup_s,token_bytes,bw_gbs,bound_tps,"
@@ -189,6 +200,10 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                     fputs(",,", f);
                 else
                     fprintf(f, ",%.9g,%d", r->logit_diff, r->first_diff);
+                if (r->steps_matched >= 0)
+                    fprintf(f, ",%d", r->steps_matched);
+                else
+                    fputc(',', f);
             } else {
                 fprintf(f, ",%s,%.3f,%zu,%.3f,%.3f,%.4f,", r->lm_head, r->setup_s,
                         r->token_bytes, r->bw_gbs, r->bound_tps, r->bound_share);
@@ -220,6 +235,10 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                 else
                     fprintf(f, ", \"logit_diff\": %.9g, \"first_diff\": %d", r->logit_diff,
                             r->first_diff);
+                if (r->steps_matched >= 0)
+                    fprintf(f, ", \"steps_matched\": %d", r->steps_matched);
+                else
+                    fputs(", \"steps_matched\": null", f);
             } else {
                 fprintf(f, ", \"model_bytes\": %zu, \"ternary_bytes\": %zu, \"bpw\": %.4f, "
                            "\"threads\": %d, \"test\": \"%s\", \"n_prompt\": %d, \"n_gen\": %d, "
@@ -281,8 +300,9 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                 snprintf(pr, sizeof pr, "%d", r->prompts);
                 snprintf(tk, sizeof tk, "%d", r->tokens);
                 logit_cells(r, ldiff, sizeof ldiff, lfirst, sizeof lfirst);
-                const char *lv[9] = {r->model, lay, r->variant, r->method, pr, tk, cell,
-                                     ldiff, lfirst};
+                steps_cell(r, lsteps, sizeof lsteps);
+                const char *lv[10] = {r->model, lay, r->variant, r->method, pr, tk, cell,
+                                      ldiff, lfirst, lsteps};
                 memcpy(v, lv, sizeof lv);
             } else {
                 human_bytes(size, sizeof size, r->model_bytes);

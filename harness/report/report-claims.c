@@ -439,9 +439,20 @@ static void here_text(char *buf, size_t len, const char *kind, int n, int t, con
                  pts[0].ea->layers, pts[0].ea->model_layers, (long long)pts[0].ea->run,
                  pts[0].ea->reason);
     } else if (!strcmp(kind, "lossless") && np) {
-        snprintf(buf, len, "%s, %d/%d layers, %d prompts × %d tokens, run %lld",
-                 pts[0].ea->model, pts[0].ea->layers, pts[0].ea->model_layers,
-                 pts[0].ea->prompts, pts[0].ea->tokens, (long long)pts[0].ea->run);
+        /* every model the points come from, once each, in row order */
+        int off = 0;
+        buf[0] = 0;
+        for (int i = 0; i < np && off >= 0 && (size_t)off < len; i++) {
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++)
+                seen = !strcmp(pts[j].ea->model, pts[i].ea->model);
+            if (!seen)
+                off += snprintf(buf + off, len - (size_t)off,
+                                "%s%s, %d/%d layers, %d prompts × %d tokens, run %lld",
+                                off ? "; " : "", pts[i].ea->model, pts[i].ea->layers,
+                                pts[i].ea->model_layers, pts[i].ea->prompts, pts[i].ea->tokens,
+                                (long long)pts[i].ea->run);
+        }
     } else
         buf[0] = 0;
 }

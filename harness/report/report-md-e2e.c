@@ -441,9 +441,9 @@ void mp_rep_sec_lossless(FILE *f, const mp_rep *r, const e2e_row *e, int ne)
             continue;
         if (!any++)
             fputs("| variant | method | numerics | model | layers | prompts | tokens | matched | "
-                  "share | max logit diff / range | first diverging token | "
+                  "share | max logit diff / range | first diverging token | steps agreeing | "
                   "kernel error (max rel) | paper (seed 004 Table 7) |\n"
-                  "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", f);
+                  "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", f);
         const char *numerics = mp_rep_numerics(x->variant);
         if (nruns < MAXV)
             runs[nruns++] = x->run;
@@ -462,15 +462,18 @@ void mp_rep_sec_lossless(FILE *f, const mp_rep *r, const e2e_row *e, int ne)
         if (strcmp(x->status, "ok") && strcmp(x->status, "failed")) {
             fprintf(f, "%s: ", x->status);
             mp_rep_md_escape(f, x->reason[0] ? x->reason : "no reason stored");
-            fprintf(f, " | – | – | – | %s | %s |\n", err, paper_lossless_figure(x->method));
+            fprintf(f, " | – | – | – | – | %s | %s |\n", err, paper_lossless_figure(x->method));
         } else {
-            char diff[32] = "–", first[16] = "–";
+            char diff[32] = "–", first[16] = "–", steps[32] = "–";
             if (!isnan(x->logit_diff) && x->first_diff >= 0) {
                 snprintf(diff, sizeof diff, x->logit_diff == 0 ? "0" : "%.2g", x->logit_diff);
                 snprintf(first, sizeof first, x->first_diff ? "%d" : "none", x->first_diff);
             }
-            fprintf(f, "%d | %.1f%%%s | %s | %s | %s | %s |\n", x->matched, 100.0 * x->share,
-                    strcmp(x->status, "ok") ? " (failed)" : "", diff, first, err,
+            long all = (long)x->prompts * x->tokens;
+            if (x->steps_matched >= 0 && all > 0)
+                snprintf(steps, sizeof steps, "%.2f%%", 100.0 * x->steps_matched / (double)all);
+            fprintf(f, "%d | %.1f%%%s | %s | %s | %s | %s | %s |\n", x->matched, 100.0 * x->share,
+                    strcmp(x->status, "ok") ? " (failed)" : "", diff, first, steps, err,
                     paper_lossless_figure(x->method));
         }
     }
@@ -494,6 +497,10 @@ void mp_rep_sec_lossless(FILE *f, const mp_rep *r, const e2e_row *e, int ne)
           "logit range; 0 only when every logit is bit for bit the reference's (a lossless "
           "variant with any difference fails).  first diverging token: the earliest generated "
           "token at which a prompt's argmax left the reference's (none: no prompt diverged); "
+          "steps agreeing: of the prompts x tokens teacher-forced steps, the share whose argmax "
+          "is the reference's token (exact match needs all of a prompt's steps, so one near tie "
+          "anywhere loses the prompt; compare the two figures of a rounding head or linear in "
+          "the rows above); "
           "\"–\": a row stored before these figures.  Exact match has little power on "
           "bitnetcpp-125m's synthetic weights: its head is tied to the embedding, and the "
           "argmax is nearly always the token just fed (637 of 640 steps with all 11 layers, "

@@ -49,6 +49,7 @@ typedef struct mp_rep_e2e {
      * not stored */
     double logit_diff;
     int first_diff;
+    int steps_matched; /* teacher-forced steps on the reference's token; -1: not stored */
 } mp_rep_e2e;
 
 /* One tuner decision (the tuned table); the text is valid during the callback

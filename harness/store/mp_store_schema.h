@@ -114,6 +114,10 @@ static const char *const mp_schema_migrations[] = {
     ("ALTER TABLE probe ADD COLUMN n INTEGER;"
      "ALTER TABLE probe ADD COLUMN m INTEGER;"
      "ALTER TABLE probe ADD COLUMN k INTEGER;"),
+    /* 12: the lossless check's step agreement (issue 39): of its prompts x
+     * tokens teacher-forced steps, those whose argmax is the reference's token;
+     * NULL for performance rows and lossless rows stored before */
+    ("ALTER TABLE e2e ADD COLUMN steps_matched INTEGER;"),
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };
