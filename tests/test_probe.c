@@ -340,6 +340,49 @@ Test(probe, ceilings_per_n_and_threads_at_a_real_shape_in_wall_time, .timeout = 
     mp_pool_destroy(pools[1]);
 }
 
+/* The clock as the ceiling sees it: always at full speed, or at full speed
+ * once (the first reading) and a third of it after. */
+static _Atomic long clock_readings;
+static double clock_full(void)
+{
+    return 3.0;
+}
+static double clock_slow_after_first(void)
+{
+    return atomic_fetch_add(&clock_readings, 1) == 0 ? 3.0 : 1.0;
+}
+
+/* A roof bounds clock-gated rows, so its samples go on past the budget until
+ * some ran at full speed (a window in a slow stretch gave a roof the rows
+ * exceeded); with the CPU never at full speed it stops at the cap. */
+Test(probe, ceiling_samples_until_the_cpu_ran_at_full_speed, .timeout = 120)
+{
+    char binding[256];
+    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
+    const int nv[1] = {1};
+    mp_ceiling fast, slow;
+    char why[160] = "";
+    sleep_us_per_row = 0;
+    mp_clock_set_source(clock_full);
+    int got = mp_ceiling_measure(&sleepy, NULL, nv, 1, &pool, 1, 0.02, &fast, why, sizeof why);
+    cr_assert_eq(got, 1, "%s", why);
+    atomic_store(&clock_readings, 0);
+    mp_clock_set_source(clock_slow_after_first);
+    got = mp_ceiling_measure(&sleepy, NULL, nv, 1, &pool, 1, 0.02, &slow, why, sizeof why);
+    mp_clock_set_source(NULL);
+    mp_pool_destroy(pool);
+    cr_assert_eq(got, 1, "%s", why);
+    cr_assert_geq(fast.full, MP_CEILING_FULL_SAMPLES, "full speed throughout: %d samples "
+                  "counted at it", fast.full);
+    cr_assert_eq(slow.full, 0, "never at full speed after the first reading: %d samples "
+                 "counted at it", slow.full);
+    cr_assert_gt(slow.calls, fast.calls, "no sample at full speed, yet sampling stopped as "
+                 "early (%d calls against %d)", slow.calls, fast.calls);
+    /* the cap: about MP_CEILING_FULL_CAP x the budget of SLEEP_US calls */
+    cr_assert_leq(slow.calls, 3 + (int)(0.02 * MP_CEILING_FULL_CAP / (SLEEP_US * 1e-6)) + 2,
+                  "%d calls past the cap", slow.calls);
+}
+
 /* mp_ceiling_rows writes what it measured as probe rows: the variant's kind,
  * its N, threads, shape and packed bytes, in GOPS. */
 Test(probe, ceiling_rows_carry_n_threads_and_shape, .timeout = 120)

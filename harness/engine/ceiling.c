@@ -28,7 +28,13 @@
  *     any M;
  *   - best of several calls (a best, not a median: a roof is an upper bound,
  *     and on a shared host most calls are slowed by someone else), within a
- *     time budget: about 0.1-0.5 s per (variant, N, threads); on several
+ *     time budget: about 0.1-0.5 s per (variant, N, threads), longer (up to
+ *     MP_CEILING_FULL_CAP x the budget) until MP_CEILING_FULL_SAMPLES samples
+ *     ran with the CPU at full speed (the clock of engine/clock.c, both
+ *     readings at MP_CEILING_FULL of the fastest seen): the rows it bounds are
+ *     timed clock-gated, so a window that fell wholly in a slow stretch of the
+ *     vCPU gave a roof they exceeded (make bench, AMD EPYC VM: vnni_int2.avx2
+ *     at N = 128, one thread, 201.9 GOPS against gated rows of 246-257); on several
  *     threads, each thread's best rate over the calls, summed (sample_rates:
  *     a call waits for its slower thread, rows that steal chunks do not).  A variant
  *     whose call over all rows would take longer than MP_CEILING_SLOW_S
@@ -206,7 +212,7 @@ static double rates_seconds(const comp_ctx *c, int nt, const double *best)
  * all of them would take longer than MP_CEILING_SLOW_S; when even that call
  * does, it is the measurement (scalar paths at N = 128 take seconds). */
 static double best_call(mp_pool *pool, comp_ctx *c, double budget, int *calls_out,
-                        int *rows_out)
+                        int *rows_out, int *full_out)
 {
     int align = c->op->v->m_align > 0 ? c->op->v->m_align : 1;
     int few = (MP_CEILING_MIN_M + align - 1) / align * align;
@@ -219,6 +225,7 @@ static double best_call(mp_pool *pool, comp_ctx *c, double budget, int *calls_ou
     double first = mp_now() - t0;
     *calls_out = 1;
     *rows_out = c->rows;
+    *full_out = 0;
     if (c->rows < c->op->m && first * c->op->m / c->rows < MP_CEILING_SLOW_S) {
         c->rows = *rows_out = c->op->m;
         memset(c->busy, 0, sizeof c->busy);
@@ -237,13 +244,21 @@ static double best_call(mp_pool *pool, comp_ctx *c, double budget, int *calls_ou
     int per = first > 0 && first < 2e-3 ? (int)(2e-3 / first) + 1 : 1;
     double spent = 0;
     int samples = 0;
-    while (samples < 15 && (spent < budget || samples < 2)) {
+    *full_out = 0;
+    for (;;) {
+        int want_full =
+            *full_out < MP_CEILING_FULL_SAMPLES && spent < budget * MP_CEILING_FULL_CAP;
+        if (!((samples < 15 || want_full) && (spent < budget || samples < 2 || want_full)))
+            break;
+        double c0 = mp_clock_now(pool);
         t0 = mp_now();
         for (int i = 0; i < per; i++)
             mp_pool_run(pool, comp_task, c);
         double dt = mp_now() - t0;
+        double c1 = mp_clock_now(pool);
         spent += dt;
         samples++;
+        *full_out += (c0 < c1 ? c0 : c1) >= MP_CEILING_FULL * mp_clock_best();
         sample_rates(c, nt, per, rate);
         if (dt >= MP_CEILING_SLOW_S)
             break;
@@ -306,7 +321,7 @@ int mp_ceiling_measure_at(const mp_variant *v, const int *param_in, int which, c
             mp_ceiling *o = &out[got++];
             memset(o, 0, sizeof *o);
             o->k = k, o->n = n, o->threads = nt;
-            o->seconds = best_call(pools[p], &c, budget, &o->calls, &o->m);
+            o->seconds = best_call(pools[p], &c, budget, &o->calls, &o->m, &o->full);
             o->packed_bytes = (long long)((double)bytes * o->m / m);
             o->gops = o->seconds > 0 && isfinite(o->seconds)
                           ? 2.0 * o->m * (double)k * n / o->seconds * 1e-9

@@ -339,6 +339,12 @@ double mp_ceiling_bytes_per_sec(const mp_variant *v, const int *param);
 /* passes over the variants; each ceiling is the best of its rounds (ceiling.c) */
 #define MP_CEILING_ROUNDS 3
 #define MP_CEILING_SLOW_S 0.25
+/* Sampling goes on past the budget (up to MP_CEILING_FULL_CAP x it) until
+ * MP_CEILING_FULL_SAMPLES samples ran with the clock (engine/clock.c) at
+ * MP_CEILING_FULL of the fastest seen: the rows a roof bounds are clock-gated. */
+#define MP_CEILING_FULL 0.95
+#define MP_CEILING_FULL_CAP 10
+enum { MP_CEILING_FULL_SAMPLES = 2 };
 /* The fewest rows a compute roof is measured over (issue 37: M >= 1024). */
 enum { MP_CEILING_MIN_M = 1024 };
 
@@ -348,6 +354,7 @@ typedef struct mp_ceiling {
     double seconds; /* best wall time of one call's compute */
     double gops;    /* 2 M K N / seconds */
     int calls;      /* calls made, the warm-up included */
+    int full;       /* timed samples made with the CPU at full speed (ceiling.c) */
 } mp_ceiling;
 
 /* The real shape a variant's compute roof is measured at: the first of the
