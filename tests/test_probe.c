@@ -383,6 +383,37 @@ Test(probe, ceiling_samples_until_the_cpu_ran_at_full_speed, .timeout = 120)
                   "%d calls past the cap", slow.calls);
 }
 
+static double fake_dot(long iters)
+{
+    return 32.0 * iters;
+}
+static double fake_shuffle(long iters)
+{
+    return 32.0 * iters;
+}
+
+/* The int8 dot peak bounds clock-gated rows too: sampled until some samples
+ * ran at full speed, at most the cap. */
+Test(probe, compute_peaks_sample_until_the_cpu_ran_at_full_speed)
+{
+    mp_probe_ops ops = {.isa = "fake", .dot = fake_dot, .shuffle = fake_shuffle};
+    mp_probe_peak fast, slow;
+    mp_clock_set_source(clock_full);
+    mp_probe_peaks(&ops, 1000, &fast);
+    atomic_store(&clock_readings, 0);
+    mp_clock_set_source(clock_slow_after_first);
+    mp_probe_peaks(&ops, 1000, &slow);
+    mp_clock_set_source(NULL);
+    cr_assert_eq(fast.samples, MP_PROBE_PEAK_SAMPLES, "full speed throughout: %d samples",
+                 fast.samples);
+    cr_assert_eq(fast.full, fast.samples);
+    cr_assert_eq(slow.full, 0);
+    cr_assert_eq(slow.samples, MP_PROBE_PEAK_SAMPLES * MP_CEILING_FULL_CAP,
+                 "never at full speed: %d samples, not the cap", slow.samples);
+    cr_assert_gt(fast.dot_gops, 0.0);
+    cr_assert_gt(slow.shuffle_gbs, 0.0);
+}
+
 /* mp_ceiling_rows writes what it measured as probe rows: the variant's kind,
  * its N, threads, shape and packed bytes, in GOPS. */
 Test(probe, ceiling_rows_carry_n_threads_and_shape, .timeout = 120)

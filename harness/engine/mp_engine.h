@@ -314,6 +314,19 @@ mp_probe_reader *mp_probe_reader_new(mp_pool *pool, size_t total, int huge,
 size_t mp_probe_reader_bytes(const mp_probe_reader *r, const mp_pool *pool);
 double mp_probe_reader_pass(mp_probe_reader *r, mp_pool *pool);
 void mp_probe_reader_free(mp_probe_reader *r, mp_pool *pool);
+/* The per-core compute peaks (the int8 dot product and the byte shuffle of
+ * ops): the best of MP_PROBE_PEAK_SAMPLES samples of iters rounds each, on (up to
+ * MP_CEILING_FULL_CAP x as many) until MP_CEILING_FULL_SAMPLES of them ran
+ * with the clock (engine/clock.c) at MP_CEILING_FULL of the fastest seen, as a
+ * compute ceiling is sampled (ceiling.c): a window wholly in a slow stretch of
+ * the vCPU gave a 195 GOPS int8 peak beside clock-gated vnni_int2.avx2 rows of
+ * 256-262 (make bench, AMD EPYC AVX2 VM; 306-324 in other probes). */
+enum { MP_PROBE_PEAK_SAMPLES = 5 };
+typedef struct mp_probe_peak {
+    double dot_gops, shuffle_gbs;
+    int samples, full; /* samples made; of them, at full speed */
+} mp_probe_peak;
+void mp_probe_peaks(const struct mp_probe_ops *ops, long iters, mp_probe_peak *out);
 /* The full probe: read (each method of mp_registry_probe_reads as
  * read_<level>_<method>, and read_<level> their best), copy and triad per level
  * and thread count, then the one-core int8 dot and byte-shuffle peaks; rows[]

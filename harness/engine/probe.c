@@ -245,6 +245,30 @@ size_t mp_probe_level_bytes(const mp_machine *mach, int level, int threads, int 
     return per < 256 ? 256 : per;
 }
 
+void mp_probe_peaks(const mp_probe_ops *ops, long iters, mp_probe_peak *out)
+{
+    memset(out, 0, sizeof *out);
+    char binding[256];
+    mp_pool *one = mp_pool_create(1, binding, sizeof binding); /* the clock of this core */
+    const int cap = MP_PROBE_PEAK_SAMPLES * MP_CEILING_FULL_CAP;
+    for (int r = 0; !mp_engine_interrupted(); r++) {
+        if (r >= MP_PROBE_PEAK_SAMPLES && (out->full >= MP_CEILING_FULL_SAMPLES || r >= cap))
+            break;
+        double c0 = mp_clock_now(one), t0 = mp_now();
+        double macs = ops->dot(iters);
+        double g = 2 * macs / (mp_now() - t0) * 1e-9;
+        out->dot_gops = g > out->dot_gops ? g : out->dot_gops;
+        t0 = mp_now();
+        double bytes = ops->shuffle(iters);
+        g = bytes / (mp_now() - t0) * 1e-9;
+        out->shuffle_gbs = g > out->shuffle_gbs ? g : out->shuffle_gbs;
+        double c1 = mp_clock_now(one);
+        out->samples++;
+        out->full += (c0 < c1 ? c0 : c1) >= MP_CEILING_FULL * mp_clock_best();
+    }
+    mp_pool_destroy(one);
+}
+
 int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
                      mp_probe_row *rows, int max, int quiet)
 {
@@ -312,18 +336,9 @@ int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
     }
     /* per-core compute peaks */
     mp_progress_show(&pg, "int8 dot and byte shuffle peaks, one core");
-    long iters = quick ? 2000000 : 10000000;
-    double best_dot = 0, best_shuf = 0;
-    for (int r = 0; r < 5 && !mp_engine_interrupted(); r++) {
-        double t0 = mp_now();
-        double macs = ops->dot(iters);
-        double g = 2 * macs / (mp_now() - t0) * 1e-9;
-        best_dot = g > best_dot ? g : best_dot;
-        t0 = mp_now();
-        double bytes = ops->shuffle(iters);
-        g = bytes / (mp_now() - t0) * 1e-9;
-        best_shuf = g > best_shuf ? g : best_shuf;
-    }
+    mp_probe_peak pk;
+    mp_probe_peaks(ops, quick ? 2000000 : 10000000, &pk);
+    double best_dot = pk.dot_gops, best_shuf = pk.shuffle_gbs;
     mp_progress_end(&pg);
     if (nrows + 2 > max)
         return nrows;
