@@ -4,7 +4,8 @@
 #
 #   1. `mpbench probe` (--quick with QUICK=1): the read roof per thread count and the compute
 #      roof (ceiling) of every variant measured below, at N = 1 and 128;
-#   2. `mpbench run` on every bitnet-b1.58-2b-4t shape, N = 1 and 128, on 1 and
+#   2. `mpbench run` on every bitnet-b1.58-2b-4t and llama3-8b-1.58 shape (one
+#      run per model of MODELS), N = 1 and 128, on 1 and
 #      2 threads (capped at nproc), clock-gated at 90%: the best SIMD path of
 #      each method this CPU runs (AVX-512 VNNI, else AVX-512, else AVX-VNNI,
 #      else AVX2: report-data.sh's rule), and llamacpp.tq2_0 when `make peers`
@@ -19,7 +20,9 @@
 # not.  Run it on a quiet machine: a share is only as good as the machine was
 # idle.  Environment: BIN (default ./mpbench), BENCH_DB (keep the database
 # there; an existing one is refused), THREADS (default nproc), METHODS (the
-# method list below), PEERS (default llamacpp.tq2_0; empty: none), QUICK=1 (one shape, few repetitions, one thread: the
+# method list below), PEERS (default llamacpp.tq2_0; empty: none), MODELS (the
+# models whose shapes run measures, default the two of issue 41's targets),
+# QUICK=1 (one shape, few repetitions, one thread: the
 # test's mode, minutes -> seconds).  Exit: 0; 1 when a point failed (the
 # others are still shown); else the first failing step's code.
 set -u
@@ -45,13 +48,13 @@ done
 if [ -z "$VARS" ]; then echo "bench: none of the methods ($METHODS) runs on this CPU" >&2; exit 2; fi
 
 if [ "$QUICK" = 1 ]; then
-    SHAPES="--shape 2560x2560" RUNOPT="--reps 3 --min-time 0.01" TLIST=1
+    MODELS="" SHAPES="--shape 2560x2560" RUNOPT="--reps 3 --min-time 0.01" TLIST=1
     CEIL="--ceiling-time 0.05" PROBEQ=--quick
 else
     # the whole probe: --quick's 256 MiB read on two threads gave 29.4 GB/s on
     # the AMD EPYC AVX2 VM while vnni_int2.avx2 rows read 35.3 (the full probe
     # of results/report.db: 40.6), a roof its rows exceeded
-    SHAPES="--model bitnet-b1.58-2b-4t" RUNOPT="" CEIL="" PROBEQ=""
+    MODELS=${MODELS:-"bitnet-b1.58-2b-4t llama3-8b-1.58"} SHAPES="" RUNOPT="" CEIL="" PROBEQ=""
 fi
 GATE=""
 "$BIN" run --help 2>&1 | grep -q -- '--clock-gate' && GATE="--clock-gate 90"
@@ -95,9 +98,12 @@ step() {
 # shellcheck disable=SC2086
 step "$BIN" probe $PROBEQ --threads "$TLIST" --ceiling-variants "$VARS" --ceiling-n 1,128 $CEIL \
     --db "$DB" --quiet >/dev/null
-# shellcheck disable=SC2086
-step "$BIN" run --variant "$VARS" $SHAPES --n 1,128 --threads "$TLIST" $GATE $TUNED $RUNOPT \
-    --db "$DB" --quiet >/dev/null
+# one run per model (run takes one --model); QUICK: one --shape
+for shapes in ${SHAPES:+"$SHAPES"} ${MODELS:+$(printf -- '--model=%s ' $MODELS)}; do
+    # shellcheck disable=SC2086
+    step "$BIN" run --variant "$VARS" ${shapes/=/ } --n 1,128 --threads "$TLIST" $GATE $TUNED \
+        $RUNOPT --db "$DB" --quiet >/dev/null
+done
 "$BIN" report --shares --db "$DB"
 rc=$?
 [ -n "${BENCH_DB:-}" ] && echo "bench: the database is kept in $DB" >&2
