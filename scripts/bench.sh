@@ -98,12 +98,17 @@ step() {
 # shellcheck disable=SC2086
 step "$BIN" probe $PROBEQ --threads "$TLIST" --ceiling-variants "$VARS" --ceiling-n 1,128 $CEIL \
     --db "$DB" --quiet >/dev/null
-# one run per model (run takes one --model); QUICK: one --shape
-for shapes in ${SHAPES:+"$SHAPES"} ${MODELS:+$(printf -- '--model=%s ' $MODELS)}; do
+run_on() { # the shapes given (--shape S or --model M)
     # shellcheck disable=SC2086
-    step "$BIN" run --variant "$VARS" ${shapes/=/ } --n 1,128 --threads "$TLIST" $GATE $TUNED \
-        $RUNOPT --db "$DB" --quiet >/dev/null
-done
+    step "$BIN" run --variant "$VARS" "$@" --n 1,128 --threads "$TLIST" $GATE $TUNED $RUNOPT \
+        --db "$DB" --quiet >/dev/null
+}
+if [ -n "$SHAPES" ]; then
+    # shellcheck disable=SC2086
+    run_on $SHAPES
+else
+    for m in $MODELS; do run_on --model "$m"; done # run takes one --model
+fi
 "$BIN" report --shares --db "$DB"
 rc=$?
 [ -n "${BENCH_DB:-}" ] && echo "bench: the database is kept in $DB" >&2

@@ -34,7 +34,7 @@
  *     readings at MP_CEILING_FULL of the fastest seen): the rows it bounds are
  *     timed clock-gated, so a window that fell wholly in a slow stretch of the
  *     vCPU gave a roof they exceeded (make bench, AMD EPYC VM: vnni_int2.avx2
- *     at N = 128, one thread, 201.9 GOPS against gated rows of 246-257); on several
+ *     at N = 128, one thread, 201.9 GOPS against gated rows of 221-257); on several
  *     threads, each thread's best rate over the calls, summed (sample_rates:
  *     a call waits for its slower thread, rows that steal chunks do not).  A variant
  *     whose call over all rows would take longer than MP_CEILING_SLOW_S
@@ -244,11 +244,11 @@ static double best_call(mp_pool *pool, comp_ctx *c, double budget, int *calls_ou
     int per = first > 0 && first < 2e-3 ? (int)(2e-3 / first) + 1 : 1;
     double spent = 0;
     int samples = 0;
-    *full_out = 0;
     for (;;) {
+        int within_budget = samples < 15 && (spent < budget || samples < 2);
         int want_full =
             *full_out < MP_CEILING_FULL_SAMPLES && spent < budget * MP_CEILING_FULL_CAP;
-        if (!((samples < 15 || want_full) && (spent < budget || samples < 2 || want_full)))
+        if (!within_budget && !want_full)
             break;
         double c0 = mp_clock_now(pool);
         t0 = mp_now();
