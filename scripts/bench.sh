@@ -15,9 +15,9 @@
 #      roof; N = 128: GOPS of the variant's compute roof), and per N the best
 #      variant's worst share against the targets (N = 1: 92%; N = 128: 85%).
 #
-# A tuned config for this machine (results/tuned/FINGERPRINT.conf) is used when
-# `run` takes one (--tuned in `run --help`); otherwise the script says it is
-# not.  Run it on a quiet machine: a share is only as good as the machine was
+# A tuned config for this machine (results/tuned/FINGERPRINT.conf) is used
+# (`run --tuned`: each key it tunes with its parameters, the others with their
+# defaults); the script says whether there is one.  Run it on a quiet machine: a share is only as good as the machine was
 # idle.  Environment: BIN (default ./mpbench), BENCH_DB (keep the database
 # there; an existing one is refused), THREADS (default nproc), METHODS (the
 # method list below), PEERS (default llamacpp.tq2_0; empty: none), MODELS (the
@@ -58,19 +58,6 @@ else
 fi
 GATE=""
 "$BIN" run --help 2>&1 | grep -q -- '--clock-gate' && GATE="--clock-gate 90"
-
-# this machine's tuned config, used where `run` can take it
-FP=$("$BIN" list machine --db /nonexistent 2>/dev/null | awk '$1 == "fingerprint" {print $2}')
-TUNED=""
-if [ -n "$FP" ] && [ -f "results/tuned/$FP.conf" ]; then
-    if "$BIN" run --help 2>&1 | grep -q -- '--tuned'; then
-        TUNED="--tuned results/tuned/$FP.conf"
-        echo "bench: using the tuned parameters of results/tuned/$FP.conf" >&2
-    else
-        echo "bench: results/tuned/$FP.conf exists, but \`mpbench run\` takes no tuned" \
-             "parameters (no --tuned): every variant runs with its defaults" >&2
-    fi
-fi
 
 if [ -n "${BENCH_DB:-}" ]; then
     DB=$BENCH_DB

@@ -117,10 +117,11 @@ step() {
 e2e() { step "$BIN" e2e --weight-cache "$CACHE" "$@"; }
 t0=$(date +%s)
 step "$BIN" probe $PROBE
+# (with this machine's tuned config, best-paths.sh's TUNED, where it has one)
 for n in 1 128; do
-    step "$BIN" run --variant "$KVARS" $KSHAPES --n $n --threads "$TLIST" $RUNOPT
+    step "$BIN" run --variant "$KVARS" $KSHAPES --n $n --threads "$TLIST" $TUNED $RUNOPT
 done
-step "$BIN" run --variant "$NVARS" --shape 2560x6912 --n "$NLIST" --threads 1 $RUNOPT
+step "$BIN" run --variant "$NVARS" --shape 2560x6912 --n "$NLIST" --threads 1 $TUNED $RUNOPT
 # the ablation (section 5): seed 001 Fig. 11's steps as cumulative settings of one
 # kernel: none, the tile-contiguous layout, + streamed lookup and int16 accumulation,
 # + topological precompute

@@ -204,6 +204,58 @@ Test(params, run_measures_each_set_side_by_side, .timeout = 60)
     cr_assert(strstr(out, "empty set"), "%s", out);
 }
 
+/* run --tuned (issue 41: the tuned config used by make bench): each key with
+ * its entry's parameters, keys the file lacks with the defaults, one row per key */
+Test(params, run_tuned_measures_each_key_with_its_entry, .timeout = 60)
+{
+    char dir[256], path[300];
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "params", "run.conf");
+    mp_test_write(path, "fingerprint elsewhere\n"
+                        "i2_s.avx2 64x256 n=1 threads=1 pf=0\n"
+                        "i2_s.avx2 128x256 n=1 threads=1 pf=2048,pfh=3\n"
+                        "i2_s.avx2 128x256 n=4 threads=1 pf=4096\n");
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "run --variant i2_s.avx2 --shape 64x256,128x256,192x256 --n 1,4 "
+             "--tuned %s --force --reps 3 --min-time 0 --warm --no-db --format json", path);
+    int rc = mp_test_cli(out, sizeof out, cmd);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert_eq(count(out, "\"variant\": \"i2_s.avx2\""), 6, "one row per key:\n%s", out);
+    cr_assert(strstr(out, "3 of 6 keys"), "%s", out);
+    const char *want[] = {"\"params\": \"pf=0\", \"m\": 64, \"k\": 256, \"n\": 1,",
+                          "\"params\": \"pf=2048,pfh=3\", \"m\": 128, \"k\": 256, \"n\": 1,",
+                          "\"params\": \"pf=4096\", \"m\": 128, \"k\": 256, \"n\": 4,"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_assert_eq(count(out, want[i]), 1, "the tuned key %s:\n%s", want[i], out);
+    /* the keys the file lacks keep the defaults, the same set for each */
+    char def[64];
+    int dp[MP_MAX_PARAMS];
+    const mp_variant *v = mp_registry_find("i2_s.avx2");
+    mp_variant_defaults(v, dp);
+    mp_params_str(v, dp, def, sizeof def);
+    const char *lack[] = {"\"m\": 64, \"k\": 256, \"n\": 4,", "\"m\": 192, \"k\": 256, \"n\": 1,",
+                          "\"m\": 192, \"k\": 256, \"n\": 4,"};
+    for (size_t i = 0; i < sizeof lack / sizeof lack[0]; i++) {
+        char w[160];
+        snprintf(w, sizeof w, "\"params\": \"%s\", %s", def, lack[i]);
+        cr_assert_eq(count(out, w), 1, "the untuned key %s:\n%s", w, out);
+    }
+    /* bad input: another machine's file unforced, a bad line, --params beside it */
+    snprintf(cmd, sizeof cmd, "run --variant i2_s.avx2 --shape 64x256 --tuned %s --no-db", path);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    cr_assert(strstr(out, "fingerprint mismatch"), "%s", out);
+    snprintf(cmd, sizeof cmd, "run --variant i2_s.avx2 --shape 64x256 --tuned %s --force "
+             "--params pf=0 --no-db", path);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    cr_assert(strstr(out, "one of --params and --tuned"), "%s", out);
+    mp_test_write(path, "fingerprint elsewhere\ni2_s.avx2 64x256 n=1 threads=1 pf=1000\n");
+    snprintf(cmd, sizeof cmd, "run --variant i2_s.avx2 --shape 64x256 --tuned %s --force --no-db",
+             path);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    cr_assert(strstr(out, "run.conf:2"), "the file and line are named:\n%s", out);
+    cr_assert_eq(mp_test_cli(out, sizeof out, "run --variant i2_s.avx2 --shape 64x256 --force "
+                                              "--no-db"), 2, "%s", out);
+}
+
 Test(params, tuned_config_with_old_spellings_loads)
 {
     char dir[64], path[128];

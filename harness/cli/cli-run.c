@@ -13,14 +13,15 @@
 #include "../report/mp_output.h"
 #include "../engine/mp_engine.h"
 #include "../../variants/mp_registry.h"
+#include "../../tuner/mp_tuned.h"
 #include "mp_options.h"
 
 enum { MAX_SEL = 512, MAX_SHAPES = 64, MAX_SETS = 32 };
 
 typedef struct run_opts {
     char globs[1024], shapes[2048];
-    const char *model, *params, *db;
-    int nv[32], nn, tv[32], nt, seed, no_db, quiet;
+    const char *model, *params, *tuned, *db;
+    int nv[32], nn, tv[32], nt, seed, no_db, quiet, force;
     mp_format fmt;
     mp_bench_opts bo;
 } run_opts;
@@ -35,6 +36,9 @@ static const mp_opt run_table[] = {
                        "warm cache (default: weights rotated out of cache)"),
     MP_OPT_S("params", run_opts, params, "name=value,...[;...]",
              "runtime parameters of the variants; sets split by ';' are measured side by side"),
+    MP_OPT_S("tuned", run_opts, tuned, "FILE",
+             "each key's parameters from a tuned config (defaults where it has none)"),
+    MP_OPT_F("force", 0, run_opts, force, "accept a config tuned on another machine"),
     MP_OPT_SEED(run_opts, seed, "seed of the random inputs"),
     MP_OPT_STORE_ROWS(run_opts),
     MP_OPT_END};
@@ -43,20 +47,75 @@ static const mp_cmd_spec run_spec = MP_CMD_SPEC("run", run_table,
     .once = "model|gguf",
     .synopsis = "--variant GLOB[,GLOB] (--shape MxK[xN][,...] | --model NAME | --gguf FILE) [options]",
     .about = "Measures each variant (cold cache unless --warm) on each shape, N and thread\n"
-             "count, and stores the results in the database.\n");
+             "count, and stores the results in the database.  --tuned FILE (a config\n"
+             "written by `mpbench tune`, results/tuned/FINGERPRINT.conf) measures each\n"
+             "variant on each (shape, N, threads) with the parameters the file gives that\n"
+             "key, and with its defaults on keys the file lacks.\n");
+
+/* --tuned: one case per variant and distinct parameter set among its
+ * entries, plus its defaults; tuned_applies pairs each with its keys. */
+static int tuned_cases(const mp_tuned *t, const mp_variant *const *sel, int nsel,
+                       mp_case **out, int *n)
+{
+    mp_case *cases = calloc((size_t)nsel * (size_t)(t->count + 1), sizeof *cases);
+    int nc = 0;
+    for (int i = 0; i < nsel; i++) {
+        int first = nc;
+        cases[nc].v = sel[i];
+        mp_variant_defaults(sel[i], cases[nc++].param);
+        for (int j = 0; j < t->count; j++) {
+            int dup = t->e[j].v != sel[i];
+            for (int c = first; c < nc && !dup; c++)
+                dup = !memcmp(cases[c].param, t->e[j].param, sizeof cases[c].param);
+            if (!dup) {
+                cases[nc].v = sel[i];
+                memcpy(cases[nc++].param, t->e[j].param, sizeof cases[0].param);
+            }
+        }
+    }
+    *out = cases;
+    *n = nc;
+    return 0;
+}
+
+/* The key's entry in the config (exactly this variant, shape, N and threads), or NULL. */
+static const mp_tuned_entry *tuned_entry(const mp_tuned *t, const mp_variant *v,
+                                         const mp_problem *pr)
+{
+    for (int i = 0; i < t->count; i++) {
+        const mp_tuned_entry *x = &t->e[i];
+        if (x->v == v && x->m == pr->m && x->k == pr->k && x->n == pr->n &&
+            x->threads == pr->threads)
+            return x;
+    }
+    return NULL;
+}
+
+/* a case is measured on a key with its entry's parameters, or its defaults
+ * where the config has no entry for the key */
+static int tuned_applies(const mp_case *c, const mp_problem *pr, const void *ctx)
+{
+    const mp_tuned_entry *x = tuned_entry(ctx, c->v, pr);
+    int def[MP_MAX_PARAMS];
+    if (!x)
+        mp_variant_defaults(c->v, def);
+    return !memcmp(x ? x->param : def, c->param, sizeof def);
+}
 
 /* One case per selected variant and --params set that fits it: "A;B;..."
  * measures each set of a variant as a case of its own, interleaved with the
  * others in the same run (settings compared as ratios within one run).  A
  * variant no set fits keeps its defaults; a set that fits no selected variant
  * is an error (with one variant, its reason). */
-static int run_cases(const run_opts *o, mp_case **out, int *n)
+static int run_cases(const run_opts *o, const mp_tuned *t, mp_case **out, int *n)
 {
     const mp_variant *sel[MAX_SEL];
     int nsel, rc = 0;
     mp_err e;
     if ((rc = mp_select_variants(o->globs, sel, MAX_SEL, &nsel, &e)))
         return mp_die(rc, "%s", e.msg);
+    if (t)
+        return tuned_cases(t, sel, nsel, out, n);
     char sets[MAX_SETS][256];
     int nset = 0;
     if (o->params) {
@@ -170,24 +229,39 @@ static int run_check_memory(const run_opts *o, const mp_case *cases, int nsel,
     return 0;
 }
 
-/* Measures the plan, prints the rows; the exit code. */
-static int run_measure(const run_opts *o, const char *cmdline, mp_case *cases, int nsel,
-                       int (*shapes)[2], int ns)
+/* How many of the plan's keys (variant, shape, N, threads) the config tunes. */
+static void tuned_say(const char *path, const mp_plan *plan)
 {
-    mp_machine mach;
-    mp_machine_probe_info(&mach);
+    long keys = 0, tuned = 0;
+    for (int q = 0; q < plan->ncase; q++) {
+        int first = 1; /* each variant once: its first case */
+        for (int r = 0; r < q && first; r++)
+            first = plan->cases[r].v != plan->cases[q].v;
+        for (int p = 0; p < plan->nprob && first; p++) {
+            keys++;
+            tuned += tuned_entry(plan->applies_ctx, plan->cases[q].v, &plan->probs[p]) != NULL;
+        }
+    }
+    fprintf(stderr, "mpbench: --tuned %s: %ld of %ld keys (variant, shape, n, threads) take "
+                    "its parameters, the others their defaults\n", path, tuned, keys);
+}
+
+/* Measures the plan, prints the rows; the exit code. */
+static int run_measure(const run_opts *o, const mp_machine *mach, const mp_tuned *t,
+                       const char *cmdline, mp_case *cases, int nsel, int (*shapes)[2], int ns)
+{
     mp_store *store = NULL;
     mp_err e;
     int rc, threads = 1;
     /* open the store before measuring: a bad --db fails fast */
     if (!o->no_db && (rc = mp_store_open(o->db, &store, &e)))
         return mp_die(rc, "%s", e.msg);
-    mp_machine_warn(&mach);
+    mp_machine_warn(mach);
     for (int i = 0; i < o->nt; i++)
         threads = o->tv[i] > threads ? o->tv[i] : threads;
-    if (threads > mach.pus)
+    if (threads > mach->pus)
         fprintf(stderr, "mpbench: warning: %d threads on %d hardware threads: timings are "
-                        "oversubscribed\n", threads, mach.pus);
+                        "oversubscribed\n", threads, mach->pus);
     mp_plan plan;
     mp_engine_opts eo = {.bench = o->bo, .kind = "run", .cmdline = cmdline, .annotate = 1,
                          .quiet = o->quiet};
@@ -197,7 +271,11 @@ static int run_measure(const run_opts *o, const char *cmdline, mp_case *cases, i
         mp_store_close(store);
         return mp_die(rc, "%s", e.msg);
     }
-    if ((rc = mp_engine_run(store, &mach, &plan, &eo, &out, &e)))
+    if (t) {
+        plan.applies = tuned_applies, plan.applies_ctx = t;
+        tuned_say(o->tuned, &plan);
+    }
+    if ((rc = mp_engine_run(store, mach, &plan, &eo, &out, &e)))
         mp_die(rc, "%s", e.msg);
     else
         mp_results_print(stdout, o->fmt, out.rows, out.nrows);
@@ -240,13 +318,25 @@ int mp_cmd_run(int argc, char **argv)
         {"--db", o.no_db ? NULL : o.db, MP_PATH_DB, NULL}};
     if ((rc = mp_paths_check("run", paths, 2)))
         return rc;
+    if (o.tuned && o.params)
+        return mp_die(2, "run: give one of --params and --tuned");
+    if (o.force && !o.tuned)
+        return mp_die(2, "run: --force applies only to --tuned FILE");
+    mp_machine mach;
+    mp_machine_probe_info(&mach);
+    mp_tuned t = {0};
+    if (o.tuned) {
+        char why[512];
+        if ((rc = mp_tuned_load(o.tuned, mach.fingerprint, o.force, &t, why, sizeof why)))
+            return mp_die(rc, "--tuned: %s", why);
+    }
     mp_case *cases = NULL;
-    if ((rc = run_cases(&o, &cases, &nsel)))
-        return rc;
-    if (!(rc = run_shapes(&o, n_given, shapes, &ns)) &&
+    if (!(rc = run_cases(&o, o.tuned ? &t : NULL, &cases, &nsel)) &&
+        !(rc = run_shapes(&o, n_given, shapes, &ns)) &&
         !(rc = run_check_memory(&o, cases, nsel, shapes, ns)) &&
         !mp_parse_only_stop("run"))
-        rc = run_measure(&o, cmdline, cases, nsel, shapes, ns);
+        rc = run_measure(&o, &mach, o.tuned ? &t : NULL, cmdline, cases, nsel, shapes, ns);
     free(cases);
+    mp_tuned_free(&t);
     return rc;
 }

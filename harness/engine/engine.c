@@ -59,6 +59,12 @@ static int open_counters(const mp_engine_opts *o, mp_pool *pool, int threads, mp
     return rc;
 }
 
+/* whether the plan measures case q on problem pr */
+static int plan_applies(const mp_plan *plan, int q, const mp_problem *pr)
+{
+    return !plan->applies || plan->applies(&plan->cases[q], pr, plan->applies_ctx);
+}
+
 int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
                   const mp_engine_opts *o, mp_engine_out *out, mp_err *e)
 {
@@ -74,6 +80,8 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
     char k[512];
     for (int p = 0; p < plan->nprob; p++)
         for (int q = 0; q < plan->ncase; q++) {
+            if (!plan_applies(plan, q, &plan->probs[p]))
+                continue;
             case_key(k, sizeof k, &plan->cases[q], &plan->probs[p]);
             out->total++;
             out->todo += !is_done(&done, k);
@@ -107,6 +115,8 @@ int mp_engine_run(mp_store *store, const mp_machine *mach, const mp_plan *plan,
         const mp_problem *pr = &plan->probs[p];
         int np = 0;
         for (int q = 0; q < plan->ncase; q++) {
+            if (!plan_applies(plan, q, pr))
+                continue;
             case_key(k, sizeof k, &plan->cases[q], pr);
             if (!is_done(&done, k))
                 pending[np++] = plan->cases[q];

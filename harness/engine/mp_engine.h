@@ -96,6 +96,10 @@ typedef struct mp_plan {
     int all_probs;      /* problems in the whole plan, every shard */
     int warm;
     char key[32];       /* non-empty: resumable, stored with each row (the sweep key) */
+    /* NULL: every case on every problem; else only the pairs it returns
+     * non-zero for (run --tuned: each key's tuned parameters, defaults elsewhere) */
+    int (*applies)(const mp_case *c, const mp_problem *pr, const void *ctx);
+    const void *applies_ctx;
 } mp_plan;
 
 /* Expands variants into cases: defaults only, or every combination of each
