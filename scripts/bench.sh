@@ -12,8 +12,9 @@
 #      fetched it;
 #   3. `mpbench report --shares`: per shape, N and thread count, the fastest
 #      variant and each method's best against its roof (N = 1: GB/s of the read
-#      roof; N = 128: GOPS of the variant's compute roof), and per N the best
-#      variant's worst share against the targets (N = 1: 92%; N = 128: 85%).
+#      roof; N = 128: GOPS of the variant's compute roof and of the int8 dot
+#      peak x threads), and per N the best variant's worst share against the
+#      targets (N = 1: 92% of the read roof; N = 128: 85% of the int8 peak).
 #
 # A tuned config for this machine (results/tuned/FINGERPRINT.conf) is used
 # (`run --tuned`: each key it tunes with its parameters, the others with their

@@ -158,7 +158,8 @@ int mp_rep_roof_check(const mp_rep *r, const mp_rep_e2e *e, int ne, double tol,
 /* ---- shares of the roof (report-shares.c, `mpbench report --shares`) ---------- */
 
 /* The conclusions' targets (issue 41): the best variant at N = 1 reads at 92%
- * of the read roof; at N = 128 it computes at 85% of its compute roof. */
+ * of the read roof; at N = 128 it computes at 85% of the measured int8 dot
+ * peak x threads (not of its own compute roof, which is printed beside it). */
 #define MP_REP_TARGET_READ 0.92
 #define MP_REP_TARGET_COMPUTE 0.85
 /* The target share at N tokens: the two above, 0 at any other N (none). */
@@ -166,9 +167,11 @@ double mp_rep_share_target(int n);
 
 /* One row against its roof: at N = 1 its GB/s against the read roof (the
  * bandwidth roof of mp_rep_roof at its thread count), at N > 1 its GOPS
- * against its variant's compute roof (mp_rep_roof's, in GOPS).  share is
- * rate / roof as measured (above 1: the roof is wrong; never clamped), 0 when
- * roof is 0 (none). */
+ * against its variant's compute roof (mp_rep_roof's, in GOPS) and against the
+ * probe's int8 dot peak at its thread count (peak; the peak of fewer threads
+ * scaled by the ratio of threads where the probe lacks its count, peak_note
+ * says so).  share and peak_share are rate / roof and rate / peak as measured
+ * (above 1: that roof is wrong; never clamped), 0 when there is none. */
 typedef struct mp_rep_share {
     const mp_rep_row *x;
     int best;              /* the fastest row of its point */
@@ -176,6 +179,8 @@ typedef struct mp_rep_share {
     const char *roof_kind; /* "read" or "compute" */
     double share;
     char note[96]; /* what stood in for the roof, or why the row is below it; "" */
+    double peak, peak_share; /* N > 1: int8 dot peak x threads, GOPS; 0 at N = 1 */
+    char peak_note[64];      /* "int8 peak probed at 1 thread, x 2"; "" */
 } mp_rep_share;
 
 /* Every point (shape, N, threads) of r's cache mode, from the newest run that
@@ -186,13 +191,15 @@ int mp_rep_shares(const mp_rep *r, mp_rep_share *out, int max);
 
 /* The summary of one N over s[0..n): the best rows' worst share (the first
  * of the lowest), over how many shapes, thread counts and points, how many
- * reach the target, have no roof, or sit above it. */
+ * reach the target, have no roof, or sit above it.  of_peak: the shares of the
+ * int8 dot peak (N > 1) instead of the roof's. */
 typedef struct mp_rep_share_sum {
     int n, points, shapes, thread_counts, at_target, no_roof, above;
     double target; /* mp_rep_share_target(n) */
     const mp_rep_share *worst; /* NULL: no best row with a roof */
 } mp_rep_share_sum;
-int mp_rep_shares_worst(const mp_rep_share *s, int n, int tokens, mp_rep_share_sum *sum);
+int mp_rep_shares_worst(const mp_rep_share *s, int n, int tokens, int of_peak,
+                        mp_rep_share_sum *sum);
 
 /* The shares table of r (db names the database in its header) and one summary
  * line per N; returns the rows printed (0: no measured row, nothing printed),

@@ -9,14 +9,19 @@
  *            the row's GB/s of packed weights;
  *   N > 1    the compute roof: the probe's ceiling of the row's own variant at
  *            the row's N and thread count (or the stand-in mp_rep_roof names);
- *            the rate is the row's GOPS.
+ *            the rate is the row's GOPS.  Beside it, its share of the probe's
+ *            int8 dot peak at the row's thread count: the quantity issue 41's
+ *            prefill target is set on (a variant's own ceiling can sit far
+ *            below the peak, so 85% of it says nothing about the machine).
  *
  * A point is one (shape, N, threads) of the report's cache mode; its rows come
  * from the newest run that measured it, so the variants compared share a run
  * (a ratio comes from one run).  A share is printed as measured: above 1 the
  * roof is wrong (nothing may exceed a roof) and the row says so; never clamped.
  * The summary per N is the worst share of the best variant over the shapes and
- * thread counts, against the targets of mp_rep_share_target. */
+ * thread counts, against the targets of mp_rep_share_target: at N = 1 of the
+ * read roof, at N > 1 of the int8 dot peak (then, without a target, of each
+ * variant's own compute roof). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +64,15 @@ static void share_of(const mp_rep *r, const mp_rep_row *x, mp_rep_share *s)
         s->roof = comp > 0 && x->packed_bytes > 0 ? comp * ops / (double)x->packed_bytes : 0;
         if (s->roof > 0 && src != mp_rep_src_ceiling)
             snprintf(s->note, sizeof s->note, "%s", src);
+        int got = 0;
+        double pk = mp_rep_probe(r, "int8_dot_", x->threads, &got);
+        if (pk > 0 && got != x->threads) {
+            snprintf(s->peak_note, sizeof s->peak_note, "int8 peak probed at %d thread%s, x %g",
+                     got, got > 1 ? "s" : "", (double)x->threads / got);
+            pk *= (double)x->threads / got;
+        }
+        s->peak = pk;
+        s->peak_share = pk > 0 ? s->rate / pk : 0;
     }
     s->share = s->roof > 0 ? s->rate / s->roof : 0;
 }
@@ -121,7 +135,14 @@ int mp_rep_shares(const mp_rep *r, mp_rep_share *out, int max)
     return n;
 }
 
-int mp_rep_shares_worst(const mp_rep_share *s, int n, int tokens, mp_rep_share_sum *sum)
+/* the share the summary judges: of the roof, or of the int8 dot peak */
+static double judged(const mp_rep_share *s, int of_peak)
+{
+    return of_peak ? s->peak_share : s->share;
+}
+
+int mp_rep_shares_worst(const mp_rep_share *s, int n, int tokens, int of_peak,
+                        mp_rep_share_sum *sum)
 {
     memset(sum, 0, sizeof *sum);
     sum->n = tokens;
@@ -138,13 +159,14 @@ int mp_rep_shares_worst(const mp_rep_share *s, int n, int tokens, mp_rep_share_s
         if (j == ns && ns < 256)
             shapes[ns][0] = x->m, shapes[ns][1] = x->k, ns++;
         mp_rep_ints_add(tv, &nt, 64, x->threads);
-        if (!(s[i].roof > 0)) {
+        const double v = judged(&s[i], of_peak);
+        if (!((of_peak ? s[i].peak : s[i].roof) > 0)) {
             sum->no_roof++;
             continue;
         }
-        sum->above += s[i].share > 1;
-        sum->at_target += sum->target > 0 && s[i].share >= sum->target;
-        if (!sum->worst || s[i].share < sum->worst->share)
+        sum->above += v > 1;
+        sum->at_target += sum->target > 0 && v >= sum->target;
+        if (!sum->worst || v < judged(sum->worst, of_peak))
             sum->worst = &s[i];
     }
     sum->shapes = ns, sum->thread_counts = nt;
@@ -159,14 +181,61 @@ static void add(char *buf, size_t len, const char *part)
         snprintf(buf + u, len - u, "%s%s", u ? "; " : "", part);
 }
 
-/* "89.2%", or "-" without a roof */
-static const char *pct(char *buf, size_t len, const mp_rep_share *s)
+/* "89.2%" of a roof or peak of v > 0, or "-" without one */
+static const char *pct(char *buf, size_t len, double share, double of)
 {
-    if (s->roof > 0)
-        snprintf(buf, len, "%.1f%%", 100.0 * s->share);
+    if (of > 0)
+        snprintf(buf, len, "%.1f%%", 100.0 * share);
     else
         snprintf(buf, len, "-");
     return buf;
+}
+
+/* One summary line of N = tokens: of the read roof (N = 1), of the int8 dot
+ * peak x threads (N > 1, of_peak, the target's quantity) or of each variant's
+ * own compute roof (N > 1, for reference: no target is set on it). */
+static void summary(FILE *f, const mp_rep_share *s, int n, int tokens, int of_peak)
+{
+    mp_rep_share_sum sum;
+    mp_rep_shares_worst(s, n, tokens, of_peak, &sum);
+    const char *what = tokens == 1 ? "the read roof"
+                       : of_peak   ? "the int8 dot peak x threads"
+                                   : "its own compute roof";
+    const int own = tokens > 1 && !of_peak;
+    fprintf(f, "N = %d%s: ", tokens, own ? ", for reference" : "");
+    if (!sum.worst) {
+        fprintf(f, "no best variant of the %d point%s has %s\n", sum.points,
+                sum.points > 1 ? "s" : "", what);
+        return;
+    }
+    const mp_rep_row *w = sum.worst->x;
+    char sh[32];
+    double v = judged(sum.worst, of_peak);
+    fprintf(f, "worst share of the best variant over %d shape%s x %d thread count%s: %s of "
+               "%s (%s, %dx%d, %d thread%s)",
+            sum.shapes, sum.shapes > 1 ? "s" : "", sum.thread_counts,
+            sum.thread_counts > 1 ? "s" : "", pct(sh, sizeof sh, v, 1), what, w->variant, w->m,
+            w->k, w->threads, w->threads > 1 ? "s" : "");
+    /* a roof too low only raises shares: a share under the target is under it
+     * whatever the roofs, but with a best row above its roof (a wrong roof)
+     * "at the limit" cannot be said */
+    const char *verdict = v < sum.target ? "below" : sum.above ? "not judged" : "at the limit";
+    if (own)
+        fprintf(f, "; %d of %d points at %.0f%% of it", sum.at_target, sum.points,
+                100 * sum.target);
+    else if (sum.target > 0)
+        fprintf(f, "; target %.0f%%: %s (%d of %d points at it)", 100 * sum.target, verdict,
+                sum.at_target, sum.points);
+    else
+        fputs("; no target at this N", f);
+    if (sum.no_roof)
+        fprintf(f, "; %d point%s without %s", sum.no_roof, sum.no_roof > 1 ? "s" : "",
+                of_peak ? "a probed int8 dot peak" : "a roof");
+    if (sum.above)
+        fprintf(f, "; %d best row%s above %s: %s WRONG, rerun `mpbench probe` on a quiet "
+                   "machine", sum.above, sum.above > 1 ? "s" : "", of_peak ? "the peak" : "the roof",
+                of_peak ? "PEAK" : "ROOF");
+    fputc('\n', f);
 }
 
 int mp_rep_shares_print(FILE *f, const mp_rep *r, const char *db)
@@ -183,15 +252,17 @@ int mp_rep_shares_print(FILE *f, const mp_rep *r, const char *db)
     fprintf(f, "# Shares of the roof: %s, machine %s (%s), probe run %lld, %s cache.\n"
                "# Per (shape, N, threads): its newest run's fastest variant (best) and each "
                "method's best;\n# N = 1: GB/s against the read roof, N > 1: GOPS against the "
-               "variant's compute roof.\n",
+               "variant's compute roof\n# and (int8 pk) against the probe's int8 dot peak at "
+               "the row's thread count.\n",
             db, r->mach.fingerprint, r->mach.cpu_model, (long long)r->probe_run, r->cache);
-    fprintf(f, "%-11s %4s %3s %4s %-4s %-28s %-14s %9s %-4s %9s %-7s %7s  %s\n", "shape", "N",
-            "T", "run", "", "variant", "method", "rate", "", "roof", "roof", "share", "note");
+    fprintf(f, "%-11s %4s %3s %4s %-4s %-28s %-14s %9s %-4s %9s %-7s %7s %7s  %s\n", "shape",
+            "N", "T", "run", "", "variant", "method", "rate", "", "roof", "roof", "share",
+            "int8 pk", "note");
     int wrong = 0;
     for (int i = 0; i < n; i++) {
         const mp_rep_row *x = s[i].x;
         const char *unit = x->n == 1 ? "GB/s" : "GOPS";
-        char shape[32], roof[32], sh[32], note[256];
+        char shape[32], roof[32], sh[32], pk[32], note[256];
         snprintf(shape, sizeof shape, "%dx%d", x->m, x->k);
         if (s[i].roof > 0)
             snprintf(roof, sizeof roof, "%.2f", s[i].roof);
@@ -200,9 +271,12 @@ int mp_rep_shares_print(FILE *f, const mp_rep *r, const char *db)
         note[0] = 0;
         if (s[i].roof > 0 && s[i].share > 1)
             add(note, sizeof note, "ROOF WRONG (above its roof)");
+        if (s[i].peak > 0 && s[i].peak_share > 1)
+            add(note, sizeof note, "PEAK WRONG (above the int8 dot peak)");
         if (!(s[i].roof > 0))
             add(note, sizeof note, x->n == 1 ? "no read roof" : "no compute roof");
         add(note, sizeof note, s[i].note);
+        add(note, sizeof note, s[i].peak_note);
         if (!strcmp(x->status, "unstable"))
             add(note, sizeof note, "unstable");
         if (!x->is_default && x->params[0]) {
@@ -210,51 +284,34 @@ int mp_rep_shares_print(FILE *f, const mp_rep *r, const char *db)
             snprintf(p, sizeof p, "params %s", x->params);
             add(note, sizeof note, p);
         }
-        wrong += s[i].roof > 0 && s[i].share > 1;
-        fprintf(f, "%-11s %4d %3d %4lld %-4s %-28s %-14s %9.2f %-4s %9s %-7s %7s%s%s\n", shape,
-                x->n, x->threads, (long long)x->run_id, s[i].best ? "best" : "", x->variant,
-                x->method, s[i].rate, unit, roof, s[i].roof_kind, pct(sh, sizeof sh, &s[i]),
-                note[0] ? "  " : "", note);
+        wrong += (s[i].roof > 0 && s[i].share > 1) || (s[i].peak > 0 && s[i].peak_share > 1);
+        char line[768];
+        snprintf(line, sizeof line, "%-11s %4d %3d %4lld %-4s %-28s %-14s %9.2f %-4s %9s %-7s "
+                 "%7s %7s%s%s", shape, x->n, x->threads, (long long)x->run_id,
+                 s[i].best ? "best" : "", x->variant, x->method, s[i].rate, unit, roof,
+                 s[i].roof_kind, pct(sh, sizeof sh, s[i].share, s[i].roof),
+                 x->n == 1 ? "" : pct(pk, sizeof pk, s[i].peak_share, s[i].peak),
+                 note[0] ? "  " : "", note);
+        size_t l = strlen(line);
+        while (l && line[l - 1] == ' ') /* N = 1 rows have no int8 pk */
+            line[--l] = 0;
+        fprintf(f, "%s\n", line);
     }
-    /* the summary: one line per N, in ascending N */
+    /* the summary: one line per N, in ascending N (two at N > 1) */
     int nv[64], nn = 0;
     for (int i = 0; i < n; i++)
         mp_rep_ints_add(nv, &nn, 64, s[i].x->n);
     mp_rep_ints_sort(nv, nn);
     fputc('\n', f);
     for (int j = 0; j < nn; j++) {
-        mp_rep_share_sum sum;
-        mp_rep_shares_worst(s, n, nv[j], &sum);
-        const char *kind = nv[j] == 1 ? "read" : "compute";
-        fprintf(f, "N = %d: ", nv[j]);
-        if (!sum.worst) {
-            fprintf(f, "no %s roof for the best variant of any of %d points\n", kind,
-                    sum.points);
-            continue;
-        }
-        const mp_rep_row *w = sum.worst->x;
-        char sh[32];
-        fprintf(f, "worst share of the best variant over %d shape%s x %d thread count%s: %s of "
-                   "the %s roof (%s, %dx%d, %d thread%s)",
-                sum.shapes, sum.shapes > 1 ? "s" : "", sum.thread_counts,
-                sum.thread_counts > 1 ? "s" : "", pct(sh, sizeof sh, sum.worst), kind,
-                w->variant, w->m, w->k, w->threads, w->threads > 1 ? "s" : "");
-        if (sum.target > 0)
-            fprintf(f, "; target %.0f%%: %s (%d of %d points at it)", 100 * sum.target,
-                    sum.worst->share >= sum.target ? "at the limit" : "below",
-                    sum.at_target, sum.points);
-        else
-            fputs("; no target at this N", f);
-        if (sum.no_roof)
-            fprintf(f, "; %d point%s without a roof", sum.no_roof, sum.no_roof > 1 ? "s" : "");
-        if (sum.above)
-            fprintf(f, "; %d best row%s above the roof: ROOF WRONG, rerun `mpbench probe` on a "
-                       "quiet machine", sum.above, sum.above > 1 ? "s" : "");
-        fputc('\n', f);
+        summary(f, s, n, nv[j], nv[j] > 1);
+        if (nv[j] > 1)
+            summary(f, s, n, nv[j], 0);
     }
     if (wrong)
-        fprintf(f, "%d row%s above %s roof: the roof is wrong (a probe taken under load, a "
-                   "cache the VM misreports), not the row; shares are printed as measured.\n",
+        fprintf(f, "%d row%s above %s roof or peak: the roof is wrong (a probe taken under "
+                   "load, a cache the VM misreports), not the row; shares are printed as "
+                   "measured.\n",
                 wrong, wrong > 1 ? "s" : "", wrong > 1 ? "their" : "its");
     free(s);
     return n;
