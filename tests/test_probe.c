@@ -414,6 +414,37 @@ Test(probe, compute_peaks_sample_until_the_cpu_ran_at_full_speed)
     cr_assert_gt(slow.shuffle_gbs, 0.0);
 }
 
+/* The peaks sampled again after the ceilings only raise the one-core peak
+ * rows of the ops' ISA: never lower one, never touch another kind or thread
+ * count. */
+Test(probe, peaks_sampled_again_only_raise_their_rows)
+{
+    mp_probe_ops ops = {.isa = "fake", .dot = fake_dot, .shuffle = fake_shuffle};
+    mp_probe_row rows[5];
+    memset(rows, 0, sizeof rows);
+    const struct {
+        const char *kind;
+        int threads;
+        double value;
+    } in[5] = {{"int8_dot_fake", 1, 1e-9},       /* below any sample: raised */
+               {"byte_shuffle_fake", 1, 1e12},   /* above any sample: kept */
+               {"int8_dot_fake", 2, 1e-9},       /* another thread count: kept */
+               {"int8_dot_other", 1, 1e-9},      /* another ISA: kept */
+               {"read_DRAM", 1, 1e-9}};
+    for (int i = 0; i < 5; i++) {
+        snprintf(rows[i].kind, sizeof rows[i].kind, "%s", in[i].kind);
+        rows[i].threads = in[i].threads, rows[i].value = in[i].value;
+    }
+    mp_clock_set_source(clock_full);
+    int raised = mp_probe_peaks_again(&ops, 1000, rows, 5);
+    mp_clock_set_source(NULL);
+    cr_assert_eq(raised, 1, "%d rows raised", raised);
+    cr_assert_gt(rows[0].value, 1e-6, "the int8 peak was not raised: %g", rows[0].value);
+    for (int i = 1; i < 5; i++)
+        cr_assert_eq(rows[i].value, in[i].value, "row %s T%d changed: %g", in[i].kind,
+                     in[i].threads, rows[i].value);
+}
+
 /* mp_ceiling_rows writes what it measured as probe rows: the variant's kind,
  * its N, threads, shape and packed bytes, in GOPS. */
 Test(probe, ceiling_rows_carry_n_threads_and_shape, .timeout = 120)

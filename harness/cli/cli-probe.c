@@ -10,6 +10,7 @@
 #include "../report/mp_output.h"
 #include "../store/mp_probe_store.h"
 #include "../engine/mp_engine.h"
+#include "../../variants/mp_registry.h"
 #include "mp_options.h"
 
 typedef struct probe_opts {
@@ -95,9 +96,13 @@ int mp_cmd_probe(int argc, char **argv)
     if (!rows)
         return mp_die(MP_EIO, "probe: out of memory");
     int nrows = mp_probe_measure(&mach, tv, nt, o.quick, rows, maxrows, o.quiet);
-    if (ceilings && !mp_engine_interrupted())
+    if (ceilings && !mp_engine_interrupted()) {
         nrows = mp_ceiling_rows(sel, nsel, tv, nt, nv, nn, o.budget, rows, nrows, maxrows,
                                 o.quiet);
+        if (!mp_engine_interrupted())
+            mp_probe_peaks_again(mp_registry_probe_ops(), MP_PROBE_PEAK_ITERS(o.quick), rows,
+                                 nrows);
+    }
     if (mp_engine_interrupted()) { /* a partial probe is no roof: store none of it */
         free(rows);
         mp_store_close(store);

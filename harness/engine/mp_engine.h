@@ -337,6 +337,16 @@ void mp_probe_peaks(const struct mp_probe_ops *ops, long iters, mp_probe_peak *o
  * gets at most max. */
 int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
                      struct mp_probe_row *rows, int max, int quiet);
+/* The peaks sampled again after the compute ceilings, rows[0..n) raised where
+ * this sampling beat them (a peak is the best of its samples; more samples at
+ * another moment only find a truer one): "full speed" is relative to the
+ * fastest clock seen so far, and before the ceilings the process may not have
+ * seen it (make bench, AMD EPYC AVX2 VM: an int8 peak of 222 GOPS beside
+ * vnni_int2.avx2's ceiling of 266, both of one probe).  Returns how many rows
+ * it raised.  iters: MP_PROBE_PEAK_ITERS(quick), as the first sampling. */
+#define MP_PROBE_PEAK_ITERS(quick) ((quick) ? 2000000L : 10000000L)
+int mp_probe_peaks_again(const struct mp_probe_ops *ops, long iters, struct mp_probe_row *rows,
+                         int n);
 /* Bytes per thread the probe streams for level 0 L1, 1 L2, 2 L3, 3 DRAM at
  * `threads`: half of L1 and L2 per thread; half the L3 split over the threads
  * (at least twice the L2); DRAM 4 GiB (quick: 256 MiB) and at least 4x the
