@@ -1,7 +1,8 @@
 /* test_i8.c - the int8-weight I8 variants (kernels/i8/, issue 16): the layout
  * by hand (offset bytes, padded rows, the scale trailer), every path against the
  * reference and its scalar sibling over K at, below and above a vector and a
- * row block, M tails and N in {1, 3, 9}, and full-range int8 weights (the
+ * row block, M tails and N in {1, 3, 9} (the GEMV, and the GEMM's register
+ * blocks with token and row tails), and full-range int8 weights (the
  * format holds any int8, not only ternary) with saturated activations, where a
  * too-narrow int16 step would overflow.  The registry grid (test_variants.c)
  * adds the real shapes. */
@@ -57,6 +58,10 @@ Test(i8, edge_shapes_against_reference_and_scalar)
                     mp_check c_;
                     mp_check_variant(v, NULL, ms[a], ks[b], ns[c],
                                      1000 + (uint64_t)(a * 97 + b * 13 + c), &c_);
+                    /* it asserted nothing before the GEMM (N > 1) went in */
+                    cr_assert(!c_.skipped, "%s M=%d K=%d N=%d skipped: %s", paths[p], ms[a],
+                              ks[b], ns[c], c_.why);
+                    cr_assert(c_.ok, "%s", c_.why);
                     ran++;
                 }
     }

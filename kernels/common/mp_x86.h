@@ -14,6 +14,10 @@
 #include "../mp_kernel.h"
 #include "mp_numerics.h"
 
+/* small fixed loops over registers must be unrolled, or -O2 keeps the
+ * accumulator arrays in memory */
+#define MP_UNROLL _Pragma("GCC unroll 32")
+
 /* The hint of a weight-stream prefetch is the run-time parameter pfh
  * (MP_PFH_*, mp_kernel.h), its distance pf, both in every x86 SIMD row's
  * parameter table so the tuner explores them.  The default is T1 (into L2), not

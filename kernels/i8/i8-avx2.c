@@ -27,5 +27,7 @@ static inline __m256i i8_dot_avx2(__m256i a, __m256i u, __m256i q)
 #define I8_ZERO() _mm256_setzero_si256()
 #define I8_DOT(a, u, q) ((a) = i8_dot_avx2((a), (u), (q)))
 #define I8_HSUM(a) i8_hsum256(a)
+#define I8_GEMM_MR 3
+#define I8_GEMM_NR 2
 #define I8_OFFSET 0
 #include "i8-simd.h"

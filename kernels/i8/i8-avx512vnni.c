@@ -10,5 +10,7 @@
 #define I8_ZERO() _mm512_setzero_si512()
 #define I8_DOT(a, u, q) ((a) = _mm512_dpbusd_epi32((a), (u), (q)))
 #define I8_HSUM(a) _mm512_reduce_add_epi32(a)
+#define I8_GEMM_MR 4
+#define I8_GEMM_NR 6
 #define I8_OFFSET 128
 #include "i8-simd.h"

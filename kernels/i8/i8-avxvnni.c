@@ -18,5 +18,7 @@ static inline int32_t i8_hsum256(__m256i a)
 #define I8_ZERO() _mm256_setzero_si256()
 #define I8_DOT(a, u, q) ((a) = _mm256_dpbusd_avx_epi32((a), (u), (q)))
 #define I8_HSUM(a) i8_hsum256(a)
+#define I8_GEMM_MR 4
+#define I8_GEMM_NR 3
 #define I8_OFFSET 128
 #include "i8-simd.h"

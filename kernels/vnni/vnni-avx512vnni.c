@@ -20,9 +20,6 @@
 #include "vnni-prep.h"
 #include "../common/mp_numerics.h"
 
-/* small fixed loops over registers must be unrolled, or -O2 keeps the
- * accumulator arrays in memory */
-#define MP_UNROLL _Pragma("GCC unroll 32")
 
 /* Software prefetch along the weight stream at two distances: into L2 (T1, the
  * default of the row's "pfh") PF_BYTES ahead (its "pf"), then into L1 (T0)

@@ -10,9 +10,6 @@
 #include <immintrin.h>
 #include <string.h>
 
-/* small fixed loops over registers must be unrolled, or -O2 keeps the
- * accumulator arrays in memory */
-#define MP_UNROLL _Pragma("GCC unroll 32")
 
 /* software prefetch distances along the weight stream: the far one where the
  * row has no "pf" (every x86 row has; its hint is "pfh") and the near one into
