@@ -228,13 +228,15 @@ regress-selftest: $(TESTBIN)
 
 # One baseline run per machine kind: the sweep is merged into the baseline
 # database, so the runs of other machine kinds stay (compare takes the newest
-# run on the machine it compares).
+# run on the machine it compares); --replace: its rows replace this machine's
+# earlier baseline rows of the same plan, and that run, left empty, goes (a
+# plain merge kept the old rows and added an empty run, the newest).
 REGRESS_BASELINE ?= results/baseline/regress.db
 regress-baseline: $(TESTBIN)
 	@mkdir -p $(dir $(REGRESS_BASELINE))
 	@rm -f $(REGRESS_BASELINE).new $(REGRESS_BASELINE).new-wal $(REGRESS_BASELINE).new-shm
 	MPBENCH_HUGEPAGES=1 ./$(TESTBIN) sweep $(REGRESS_ARGS) --db $(REGRESS_BASELINE).new
-	./$(TESTBIN) merge $(REGRESS_BASELINE) $(REGRESS_BASELINE).new
+	./$(TESTBIN) merge --replace $(REGRESS_BASELINE) $(REGRESS_BASELINE).new
 	@rm -f $(REGRESS_BASELINE).new $(REGRESS_BASELINE).new-wal $(REGRESS_BASELINE).new-shm
 
 # ---- AArch64 --------------------------------------------------------------------

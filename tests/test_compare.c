@@ -274,3 +274,44 @@ Test(compare, merge_says_which_rows_a_plan_kept)
     EXPECT(0, "2 rows of its new runs not added", "merge %s/m.db %s/b.db", dir, dir);
     cr_assert(strstr(out, "1 runs added"), "%s", out);
 }
+
+/* merge --replace (make regress-baseline): a second sweep of the same command
+ * replaces the first's rows and counters, the first run, left empty, goes;
+ * another plan's rows and runs stay.  A plain merge kept the old rows and added
+ * an empty run, the newest, which compare would have taken as the baseline. */
+Test(compare, merge_replace_takes_the_newer_run_of_a_plan, .timeout = 120)
+{
+    char dir[64], db[160], got[256];
+    mp_test_tmpdir(dir, sizeof dir, "compare");
+    const char *sw = "sweep --variant i2_s.scalar --shape 64x256 --warm --reps 3 "
+                     "--min-time 0 --counters none";
+    for (int i = 0; i < 2; i++)
+        EXPECT(0, "", "%s --n 1 --db %s/%c.db", sw, dir, 'a' + i);
+    EXPECT(0, "", "%s --n 2 --db %s/o.db", sw, dir); /* another plan */
+    EXPECT(0, "", "merge %s/m.db %s/a.db %s/o.db", dir, dir, dir);
+    snprintf(db, sizeof db, "%s/m.db", dir);
+    mp_test_exec(db, "INSERT INTO counters(result_id,event,value,status,reason) "
+                     "SELECT id,'page-faults',1,'ok','' FROM results");
+    EXPECT(0, "1 rows of the same plans replaced, 1 runs left empty removed",
+           "merge --replace %s/m.db %s/b.db", dir, dir);
+    mp_test_query_text(db, "SELECT count(*) FROM runs", got, sizeof got);
+    cr_assert_str_eq(got, "2", "b's run and the other plan's");
+    char bdb[160], buid[128];
+    snprintf(bdb, sizeof bdb, "%s/b.db", dir);
+    mp_test_query_text(bdb, "SELECT uid FROM runs", buid, sizeof buid);
+    char q[512];
+    snprintf(q, sizeof q, "SELECT count(*) FROM results r JOIN runs u ON r.run_id=u.id "
+                          "WHERE u.uid='%s' AND r.n=1", buid);
+    mp_test_query_text(db, q, got, sizeof got);
+    cr_assert_str_eq(got, "1", "the N = 1 row is b's");
+    mp_test_query_text(db, "SELECT count(*) FROM results", got, sizeof got);
+    cr_assert_str_eq(got, "2");
+    mp_test_query_text(db, "SELECT count(*) FROM counters WHERE result_id NOT IN "
+                           "(SELECT id FROM results)", got, sizeof got);
+    cr_assert_str_eq(got, "0", "the replaced row's counters went with it");
+    mp_test_query_text(db, "SELECT count(*) FROM counters", got, sizeof got);
+    cr_assert_str_eq(got, "1", "the other plan's counter stays");
+    /* without --replace the first row is kept (and said) */
+    EXPECT(0, "", "merge %s/p.db %s/a.db", dir, dir);
+    EXPECT(0, "1 rows of its new runs not added", "merge %s/p.db %s/b.db", dir, dir);
+}

@@ -19,20 +19,32 @@
 #include "../store/mp_store_merge.h"
 #include "mp_options.h"
 
+typedef struct merge_opts {
+    int replace;
+} merge_opts;
+
 int mp_cmd_merge(int argc, char **argv)
 {
-    static const mp_opt none[] = {MP_OPT_END};
+    static const mp_opt opts[] = {
+        MP_OPT_F("replace", 0, merge_opts, replace,
+                 "the inputs' rows replace OUT's rows of the same plans"),
+        MP_OPT_END};
     static const mp_cmd_spec spec = {
-        .name = "merge", .synopsis = "OUT.db IN.db [IN.db...]", .opts = none,
-        .about = "Merges the inputs into OUT (created if missing), without duplicates.\n",
+        .name = "merge", .synopsis = "[--replace] OUT.db IN.db [IN.db...]", .opts = opts,
+        .about = "Merges the inputs into OUT (created if missing), without duplicates.  A\n"
+                 "row of a plan OUT already holds (the same command on the same machine: a\n"
+                 "sweep's key, an e2e plan) is kept and the input's not added; with\n"
+                 "--replace the input's replaces it, and a run of OUT left with no rows is\n"
+                 "removed (`make regress-baseline` re-recording this machine's baseline).\n",
         .max_pos = MP_OPTS_MAX_POS};
+    merge_opts o = {0};
     mp_opts_out po;
     mp_err e;
     int rc;
-    if ((rc = mp_opts_parse(&spec, argc, argv, NULL, &po)) || po.help)
+    if ((rc = mp_opts_parse(&spec, argc, argv, &o, &po)) || po.help)
         return rc;
     if (po.npos < 2)
-        return mp_die(2, "usage: mpbench merge OUT.db IN.db [IN.db...]");
+        return mp_die(2, "usage: mpbench merge [--replace] OUT.db IN.db [IN.db...]");
     const char *out = po.pos[0], *const *in = po.pos + 1;
     int nin = po.npos - 1;
     const mp_path outp = {"OUT", out, MP_PATH_DB, NULL};
@@ -51,11 +63,16 @@ int mp_cmd_merge(int argc, char **argv)
     if (rc)
         return mp_die(rc, "%s", e.msg);
     for (int i = 0; i < nin && !rc; i++) {
-        long added = 0, skipped = 0, kept = 0;
-        rc = mp_store_merge(store, in[i], &added, &skipped, &kept, &e);
+        long added = 0, skipped = 0, kept = 0, replaced = 0, removed = 0;
+        rc = o.replace ? mp_store_merge_replace(store, in[i], &added, &skipped, &replaced,
+                                                &removed, &e)
+                       : mp_store_merge(store, in[i], &added, &skipped, &kept, &e);
         if (!rc)
             fprintf(stderr, "mpbench: merged %s: %ld runs added, %ld already present\n", in[i],
                     added, skipped);
+        if (!rc && o.replace)
+            fprintf(stderr, "mpbench: merged %s: %ld rows of the same plans replaced, %ld runs "
+                            "left empty removed\n", in[i], replaced, removed);
         if (!rc && kept)
             fprintf(stderr, "mpbench: merged %s: %ld rows of its new runs not added: %s holds "
                             "rows of the same plans (the same command on this machine), kept\n",

@@ -17,5 +17,11 @@ int mp_store_merge_check(const char *in, mp_err *e);
  * error or a failed verification.  On failure s is as it was before the call. */
 int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_skipped,
                    long *rows_kept, mp_err *e);
+/* As mp_store_merge, but the input's rows replace the rows of the same plan s
+ * holds (`merge --replace`: a re-recorded baseline): those rows, their
+ * counters, and a run left without any row are removed first.  *rows_replaced
+ * counts the rows removed, *runs_removed the runs. */
+int mp_store_merge_replace(mp_store *s, const char *in, long *runs_added, long *runs_skipped,
+                           long *rows_replaced, long *runs_removed, mp_err *e);
 
 #endif

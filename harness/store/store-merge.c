@@ -126,8 +126,63 @@ static long src_rows(sqlite3 *db, const char *tab, sqlite3_int64 old)
     return n;
 }
 
-int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_skipped,
-                   long *rows_kept, mp_err *e)
+/* The plan-keyed tables and the columns that make a row of one plan: a row of
+ * the input's run `old` and a row of the store agreeing on all of them are the
+ * same point of the same plan (the unique indexes results_sweep, e2e_plan,
+ * tuned_plan). */
+static const struct {
+    const char *table, *on;
+} plan_keys[] = {
+    {"results", "d.sweep_key=s.sweep_key AND d.variant=s.variant AND d.params=s.params AND "
+                "d.m=s.m AND d.k=s.k AND d.n=s.n AND d.threads=s.threads AND "
+                "d.cache_mode=s.cache_mode"},
+    {"e2e", "d.plan_key=s.plan_key AND d.model=s.model AND d.variant=s.variant AND "
+            "d.test=s.test AND d.threads=s.threads"},
+    {"tuned", "d.plan_key=s.plan_key AND d.variant=s.variant AND d.m=s.m AND d.k=s.k AND "
+              "d.n=s.n AND d.threads=s.threads"},
+};
+
+/* --replace: removes from main the rows of the plans the input's run `old`
+ * holds rows of (a result's counters cascade), then the runs this left
+ * without a row in any table.  Counts into *rows, *runs. */
+static int replace_plans(sqlite3 *db, sqlite3_int64 old, const char *in, long *rows,
+                         long *runs, mp_err *e)
+{
+    int rc = exec(db, "CREATE TEMP TABLE IF NOT EXISTS merge_emptied(run_id INTEGER PRIMARY KEY);"
+                      "DELETE FROM merge_emptied",
+                  e, in);
+    for (size_t i = 0; !rc && i < sizeof plan_keys / sizeof plan_keys[0]; i++) {
+        const char *t = plan_keys[i].table;
+        if (!table_exists(db, "src", t) || !table_exists(db, "main", t))
+            continue;
+        char *match = sqlite3_mprintf("SELECT d.id FROM main.%s d JOIN src.%s s ON %s "
+                                      "WHERE s.run_id=%lld",
+                                      t, t, plan_keys[i].on, old);
+        /* a result's counters go with it (ON DELETE CASCADE) */
+        char *sql = sqlite3_mprintf(
+            "INSERT OR IGNORE INTO merge_emptied SELECT run_id FROM main.%s WHERE id IN (%s);"
+            "DELETE FROM main.%s WHERE id IN (%s);",
+            t, match, t, match);
+        rc = exec(db, sql, e, in);
+        if (!rc) /* the changes of the last statement: the rows removed */
+            *rows += sqlite3_changes(db);
+        sqlite3_free(sql);
+        sqlite3_free(match);
+    }
+    /* a run of the removed rows that holds nothing else now goes too */
+    static const char *const gone =
+        "DELETE FROM merge_emptied WHERE run_id IN (SELECT run_id FROM main.results UNION "
+        "SELECT run_id FROM main.e2e UNION SELECT run_id FROM main.tuned UNION SELECT run_id "
+        "FROM main.probe);"
+        "DELETE FROM main.run_counters WHERE run_id IN (SELECT run_id FROM merge_emptied);"
+        "DELETE FROM main.runs WHERE id IN (SELECT run_id FROM merge_emptied);";
+    if (!rc && !(rc = exec(db, gone, e, in)))
+        *runs += sqlite3_changes(db);
+    return rc;
+}
+
+static int merge(mp_store *s, const char *in, int replace, long *runs_added, long *runs_skipped,
+                 long *rows_kept, long *rows_replaced, long *runs_removed, mp_err *e)
 {
     *rows_kept = 0;
     sqlite3 *db = mp_store_db(s);
@@ -187,6 +242,8 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
             (*runs_skipped)++;
             continue;
         }
+        if (replace && (rc = replace_plans(db, old, in, rows_replaced, runs_removed, e)))
+            break;
         char cols[2048], sel[2048];
         columns(db, "src", "runs", "", cols, sel, sizeof cols);
         /* machine_id must be remapped through the fingerprint */
@@ -243,9 +300,24 @@ int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_ski
     /* the COMMIT is where a full disk shows (the WAL grows): nothing is
      * reported as merged unless it succeeded */
     if (!rc && (rc = exec(db, "COMMIT", e, in)))
-        *runs_added = 0, *rows_kept = 0;
+        *runs_added = 0, *rows_kept = 0, *rows_replaced = 0, *runs_removed = 0;
     if (rc)
         exec(db, "ROLLBACK", &ignore, in);
     exec(db, "DETACH src", &ignore, in);
     return rc;
+}
+
+int mp_store_merge(mp_store *s, const char *in, long *runs_added, long *runs_skipped,
+                   long *rows_kept, mp_err *e)
+{
+    long replaced = 0, removed = 0;
+    return merge(s, in, 0, runs_added, runs_skipped, rows_kept, &replaced, &removed, e);
+}
+
+int mp_store_merge_replace(mp_store *s, const char *in, long *runs_added, long *runs_skipped,
+                           long *rows_replaced, long *runs_removed, mp_err *e)
+{
+    long kept = 0;
+    *rows_replaced = *runs_removed = 0;
+    return merge(s, in, 1, runs_added, runs_skipped, &kept, rows_replaced, runs_removed, e);
 }
