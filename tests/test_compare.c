@@ -284,7 +284,7 @@ Test(compare, merge_replace_takes_the_newer_run_of_a_plan, .timeout = 120)
     char dir[64], db[160], got[256];
     mp_test_tmpdir(dir, sizeof dir, "compare");
     const char *sw = "sweep --variant i2_s.scalar --shape 64x256 --warm --reps 3 "
-                     "--min-time 0 --counters none";
+                     "--min-time 0 --counters none --probe-bw";
     for (int i = 0; i < 2; i++)
         EXPECT(0, "", "%s --n 1 --db %s/%c.db", sw, dir, 'a' + i);
     EXPECT(0, "", "%s --n 2 --db %s/o.db", sw, dir); /* another plan */
@@ -311,6 +311,12 @@ Test(compare, merge_replace_takes_the_newer_run_of_a_plan, .timeout = 120)
     cr_assert_str_eq(got, "0", "the replaced row's counters went with it");
     mp_test_query_text(db, "SELECT count(*) FROM counters", got, sizeof got);
     cr_assert_str_eq(got, "1", "the other plan's counter stays");
+    /* the removed run's --probe-bw figure went with it; the others' stay */
+    mp_test_query_text(db, "SELECT count(*) FROM probe WHERE run_id NOT IN (SELECT id FROM runs)",
+                       got, sizeof got);
+    cr_assert_str_eq(got, "0", "a probe row of a removed run is left");
+    mp_test_query_text(db, "SELECT count(DISTINCT run_id) FROM probe", got, sizeof got);
+    cr_assert_str_eq(got, "2");
     /* without --replace the first row is kept (and said) */
     EXPECT(0, "", "merge %s/p.db %s/a.db", dir, dir);
     EXPECT(0, "1 rows of its new runs not added", "merge %s/p.db %s/b.db", dir, dir);

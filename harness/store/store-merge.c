@@ -144,7 +144,8 @@ static const struct {
 
 /* --replace: removes from main the rows of the plans the input's run `old`
  * holds rows of (a result's counters cascade), then the runs this left
- * without a row in any table.  Counts into *rows, *runs. */
+ * without a row of any plan (with their probe rows and refused events).
+ * Counts into *rows, *runs. */
 static int replace_plans(sqlite3 *db, sqlite3_int64 old, const char *in, long *rows,
                          long *runs, mp_err *e)
 {
@@ -169,11 +170,12 @@ static int replace_plans(sqlite3 *db, sqlite3_int64 old, const char *in, long *r
         sqlite3_free(sql);
         sqlite3_free(match);
     }
-    /* a run of the removed rows that holds nothing else now goes too */
+    /* a run of the removed rows left without any row of a plan is superseded
+     * whole: it goes, with what hangs off it (a sweep's --probe-bw figure) */
     static const char *const gone =
         "DELETE FROM merge_emptied WHERE run_id IN (SELECT run_id FROM main.results UNION "
-        "SELECT run_id FROM main.e2e UNION SELECT run_id FROM main.tuned UNION SELECT run_id "
-        "FROM main.probe);"
+        "SELECT run_id FROM main.e2e UNION SELECT run_id FROM main.tuned);"
+        "DELETE FROM main.probe WHERE run_id IN (SELECT run_id FROM merge_emptied);"
         "DELETE FROM main.run_counters WHERE run_id IN (SELECT run_id FROM merge_emptied);"
         "DELETE FROM main.runs WHERE id IN (SELECT run_id FROM merge_emptied);";
     if (!rc && !(rc = exec(db, gone, e, in)))
