@@ -58,6 +58,9 @@ static int tuned_cases(const mp_tuned *t, const mp_variant *const *sel, int nsel
                        mp_case **out, int *n)
 {
     mp_case *cases = calloc((size_t)nsel * (size_t)(t->count + 1), sizeof *cases);
+    if (!cases)
+        return mp_die(3, "run --tuned: out of memory for %d variants x %d entries", nsel,
+                      t->count);
     int nc = 0;
     for (int i = 0; i < nsel; i++) {
         int first = nc;
