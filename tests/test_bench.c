@@ -234,6 +234,31 @@ Test(bench, shares_are_rate_over_the_roof)
     mp_rep_close(&r);
 }
 
+/* A clock-gated row whose clock (the chain of engine/clock.c) was faster than
+ * the probe's has its compute roof and int8 peak raised by the ratio, said in
+ * the note; a slower one changes nothing, nor does it touch the read roof. */
+Test(bench, compute_roofs_follow_a_faster_row_clock)
+{
+    char dir[64], db[128];
+    mp_test_scratch(dir, sizeof dir, db, sizeof db, "bench", "clock.db");
+    fixture(db, 1);
+    mp_test_exec(db, "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) VALUES"
+                     "(1,'clock',1,0,2.0,'Gadd/s');"
+                     "UPDATE results SET clock_ghz=2.2 WHERE run_id=3");
+    EXPECT(0, "# Shares of the roof", "report --shares --db %s", db);
+    /* 300 x 1.1 = 330, 258 / 330 = 78.2%; peak 320 x 1.1 = 352: 73.3% */
+    ROW_HAS("i2_s.avx2", 128, 1, "330.00 compute", "78.2%", "73.3%", "roofs x 1.100 (row's clock)");
+    ROW_HAS("i2_s.avx2", 1, 1, "50.00 read", "90.0%");
+    char line[512];
+    line_of(out, "i2_s.avx2", 1, 1, line, sizeof line);
+    cr_assert_null(strstr(line, "clock"), "the read roof is not scaled: %s", line);
+    mp_test_exec(db, "UPDATE results SET clock_ghz=1.8 WHERE run_id=3");
+    EXPECT(0, "# Shares of the roof", "report --shares --db %s", db);
+    ROW_HAS("i2_s.avx2", 128, 1, "300.00 compute", "86.0%", "80.6%");
+    line_of(out, "i2_s.avx2", 128, 1, line, sizeof line);
+    cr_assert_null(strstr(line, "clock"), "a slower run lowers no roof: %s", line);
+}
+
 Test(bench, no_probe_exits_2_naming_the_database)
 {
     char dir[64], db[128];

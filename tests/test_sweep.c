@@ -178,12 +178,14 @@ Test(probe, stores_positive_figures_shown_by_list_machine, .timeout = 300)
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     cr_assert(strstr(out, "read_DRAM,1,"), "%s", out);
     /* per thread count, 4 levels x (read, each read method, copy, triad), then
-     * 2 peaks, all positive */
+     * 2 peaks and the clock the ceilings ran at, all positive */
     mp_probe_read rd[8];
     long nr = mp_registry_probe_reads(rd, 8);
     cr_assert_geq(nr, 2, "plain and prefetched reads at least");
     cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe WHERE value > 0 AND kind NOT LIKE "
-                                "'ceiling_%'"), 2 * 4 * (nr + 3) + 2);
+                                "'ceiling_%'"), 2 * 4 * (nr + 3) + 2 + 1);
+    cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe WHERE kind = 'clock' AND "
+                                "threads = 1 AND value > 0 AND unit = 'Gadd/s'"), 1);
     /* issue 37: read_<level> is the best of its methods, at every thread count */
     cr_assert_eq(mp_test_query_long(db, "SELECT count(*) FROM probe a WHERE a.kind IN ('read_L1',"
                                 "'read_L2','read_L3','read_DRAM') AND a.value IS NOT (SELECT "

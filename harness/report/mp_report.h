@@ -134,11 +134,20 @@ void mp_rep_table_head(FILE *f, const char *first, const char *const *cols, int 
  * CSV_DIR/gemv-roofline.csv.  Returns the number of rows above their roof. */
 int mp_rep_sec_roofline(FILE *f, const mp_rep *r, mp_rep_out *o);
 
+/* The factor a compute roof of the probe is raised by for row x: x's clock
+ * (a clock-gated row's median clock-chain rate over its kept calls, engine/
+ * clock.c) over the fastest the probe's peaks and ceilings saw (its "clock"
+ * row), when the row's is the faster; else 1.  A compute roof scales with the
+ * core's clock, and a probe taken in a slow stretch of a shared vCPU is
+ * otherwise a roof its clock-gated rows exceed. */
+double mp_rep_clock_scale(const mp_rep *r, const mp_rep_row *x);
+
 /* Roof of one kernel row at its N and thread count: min of the bandwidth roof
  * (cold rows: the higher of the run's own read_DRAM and the probe's, the best
  * of its read methods; warm rows: none) and the compute roof (the variant's
  * ceiling at the row's N and threads, as GB/s of its packed weights; else a
- * stand-in, see report-roofline.c).  Returns the roof in GB/s (0: no probe);
+ * stand-in, see report-roofline.c; raised by mp_rep_clock_scale).  Returns the
+ * roof in GB/s (0: no probe);
  * *bound "bandwidth" or "compute"; *compute_src is mp_rep_src_ceiling when the
  * compute roof is the row's own ceiling, else names what stood in. */
 double mp_rep_roof(const mp_rep *r, const mp_rep_row *x, double *bw_roof, double *compute_roof,

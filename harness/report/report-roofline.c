@@ -32,6 +32,12 @@ enum { MAXV = 160, MAXS = 64, MAXT = 16 };
 
 const char *const mp_rep_src_ceiling = "ceiling";
 
+double mp_rep_clock_scale(const mp_rep *r, const mp_rep_row *x)
+{
+    double probe = mp_rep_probe(r, "clock", 1, NULL);
+    return probe > 0 && x->clock_ghz > probe ? x->clock_ghz / probe : 1;
+}
+
 double mp_rep_roof(const mp_rep *r, const mp_rep_row *x, double *bw_roof, double *compute_roof,
                    const char **bound, const char **compute_src)
 {
@@ -58,6 +64,7 @@ double mp_rep_roof(const mp_rep *r, const mp_rep_row *x, double *bw_roof, double
         *compute_src = "old one-core L1 ceiling x threads";
     else if ((gops = mp_rep_probe(r, "int8_dot_", 1, NULL) * x->threads) > 0)
         *compute_src = "int8 dot peak";
+    gops *= mp_rep_clock_scale(r, x);
     double ops = 2.0 * x->m * (double)x->k * n;
     double comp = gops > 0 && x->packed_bytes > 0 ? gops * (double)x->packed_bytes / ops : 0;
     if (!(comp > 0))

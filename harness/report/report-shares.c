@@ -71,6 +71,14 @@ static void share_of(const mp_rep *r, const mp_rep_row *x, mp_rep_share *s)
                      got, got > 1 ? "s" : "", (double)x->threads / got);
             pk *= (double)x->threads / got;
         }
+        /* mp_rep_roof raised the compute roof by the same factor */
+        const double sc = mp_rep_clock_scale(r, x);
+        if (sc > 1) {
+            pk *= sc;
+            size_t u = strlen(s->note);
+            snprintf(s->note + u, sizeof s->note - u, "%sroofs x %.3f (row's clock)",
+                     u ? "; " : "", sc);
+        }
         s->peak = pk;
         s->peak_share = pk > 0 ? s->rate / pk : 0;
     }

@@ -29,6 +29,7 @@ typedef struct mp_rep_row {
     double bpw, median_us, gbps, gops, max_rel_err; /* max_rel_err NaN when NULL */
     long long packed_bytes;
     int is_default; /* params equal the variant's defaults (or it has none / is unknown) */
+    double clock_ghz; /* clock-gated rows: the median clock-chain rate of the calls kept; 0 */
 } mp_rep_row;
 
 /* One e2e row (harness/e2e.c's table). */

@@ -113,7 +113,8 @@ int mp_store_rep_results(mp_store *s, const char *db_path, int64_t machine_id, m
         "SELECT x.id,x.run_id,x.variant,ifnull(x.method,''),ifnull(x.family,''),"
         "ifnull(x.isa,''),x.params,ifnull(x.cache_mode,'cold'),ifnull(x.status,''),"
         "ifnull(x.reason,''),x.m,x.k,x.n,x.threads,x.bpw,x.median_us,x.gbps,x.gops,"
-        "x.max_rel_err,x.packed_bytes FROM results x WHERE x.id IN (SELECT max(y.id) FROM "
+        "x.max_rel_err,x.packed_bytes,ifnull(x.clock_ghz,0) FROM results x WHERE x.id IN "
+        "(SELECT max(y.id) FROM "
         "results y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY y.variant,"
         "y.params,y.m,y.k,y.n,y.threads,y.cache_mode) ORDER BY x.id";
     *rows = NULL;
@@ -137,7 +138,8 @@ int mp_store_rep_results(mp_store *s, const char *db_path, int64_t machine_id, m
             COL('i', mp_rep_row, n),         COL('i', mp_rep_row, threads),
             COL('d', mp_rep_row, bpw),       COL('d', mp_rep_row, median_us),
             COL('d', mp_rep_row, gbps),      COL('d', mp_rep_row, gops),
-            COL('n', mp_rep_row, max_rel_err), COL('i', mp_rep_row, packed_bytes)};
+            COL('n', mp_rep_row, max_rel_err), COL('i', mp_rep_row, packed_bytes),
+            COL('d', mp_rep_row, clock_ghz)};
         read_row(st, cols, sizeof cols / sizeof cols[0], x);
     }
     sqlite3_finalize(st);
