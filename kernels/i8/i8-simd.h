@@ -28,7 +28,7 @@
  * they were parameters), GEMV only: the nr rows are one contiguous span walked
  * in parallel, fetched pf bytes on (rounded up to whole spans) at the rate
  * they are consumed.  The GEMM reads each row block from memory once, for its
- * first tokens, and leaves it to the hardware prefetcher (4 sequential rows). */
+ * first tokens, and leaves it to the hardware prefetcher (MR sequential rows). */
 #include "i8.h"
 
 #include "../common/mp_numerics.h"
