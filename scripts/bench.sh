@@ -18,8 +18,9 @@
 #
 # A tuned config for this machine (results/tuned/FINGERPRINT.conf) is used
 # (`run --tuned`: each key it tunes with its parameters, the others with their
-# defaults); the script says whether there is one.  Run it on a quiet machine: a share is only as good as the machine was
-# idle.  Environment: BIN (default ./mpbench), BENCH_DB (keep the database
+# defaults); the script says whether there is one.  Run it on a quiet
+# machine: a share is only as good as the machine was idle.  Environment: BIN
+# (default ./mpbench), BENCH_DB (keep the database
 # there; an existing one is refused), THREADS (default nproc), METHODS (the
 # method list below), PEERS (default llamacpp.tq2_0; empty: none), MODELS (the
 # models whose shapes run measures, default the two of issue 41's targets),
