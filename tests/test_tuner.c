@@ -188,6 +188,32 @@ Test(tuner, real_tune_exports_a_config_that_parses_back, .timeout = 300)
     cr_assert(strstr(out, "| i2_s.avx2 | 64x512 | 4 | 1 | exhaustive |"), "%s", out);
 }
 
+/* tune --clock-gate: the search's evaluations keep only calls run at full speed
+ * (each stored row has the clock of its kept calls), and a gated tune is not
+ * the resume of an ungated one with the same arguments (its own plan key) */
+Test(tuner, gated_tune_stores_clocked_evaluations_under_its_own_key, .timeout = 300)
+{
+    char dir[] = "/tmp/mptune-XXXXXX", cmd[1024], conf[128], db[128];
+    cr_assert(mkdtemp(dir));
+    snprintf(conf, sizeof conf, "%s/t.conf", dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    const char *base = "tune --variant i2_s.avx2 --shape 64x512 --n 1 --strategy exhaustive --warm";
+    snprintf(cmd, sizeof cmd, "%s --clock-gate 90 --db %s --out %s", base, db, conf);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_expect_eq(mp_test_query_long(db, "SELECT count(*) FROM results"), 20, "5 pf x 4 pfh");
+    cr_expect_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE clock_ghz > 0"), 20,
+                 "every gated evaluation stores its clock");
+    snprintf(cmd, sizeof cmd, "%s --db %s --out %s", base, db, conf);
+    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+    cr_expect_eq(mp_test_query_long(db, "SELECT count(*) FROM results WHERE clock_ghz IS NULL"),
+                 20, "the ungated tune measured its own evaluations");
+    snprintf(cmd, sizeof cmd, "%s --clock-gate 40 --db %s --out %s", base, db, conf);
+    cr_expect_eq(mp_test_cli(out, sizeof out, cmd), 2, "%s", out);
+    cr_expect(strstr(out, "--clock-gate"), "the message names the option: %s", out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
 Test(tuner, bad_configs_name_the_line)
 {
     char dir[] = "/tmp/mptune-XXXXXX", p[128];

@@ -153,6 +153,8 @@ static const mp_opt tune_table[] = {
     MP_OPT_FN_("alpha", tune_opts, alpha, alpha_arg, "P", "rank test level, in (0, 1) (default 0.01)"),
     MP_OPT_FN_("reps", tune_opts, reps, reps_arg, "R", "repetitions of each side, >= 9 (default 9)"),
     MP_OPT_F("warm", 0, tune_opts, bo.warm, "warm cache"),
+    MP_OPT_FN_("clock-gate", tune_opts, bo.clock_gate, mp_opt_clock_gate, "PCT",
+               "time only calls run at full speed (50-100), as run --clock-gate"),
     MP_OPT_SEED(tune_opts, seed, "seed of the inputs and the search"),
     MP_OPT_DB(tune_opts, db),
     MP_OPT_S("out", tune_opts, outp, "FILE", "tuned config (default results/tuned/FINGERPRINT.conf; "
@@ -249,6 +251,8 @@ static void tune_key(tune_ctx *c, int n_given, mp_plan *keyed)
     int used = snprintf(cfg, sizeof cfg, "tune1|%s|%s|b=%d|g=%.3f|a=%.4g|r=%d|w=%d|s=%d|t=%s|n=%s",
                         o->globs, mp_strategy_name(c->st), o->budget, o->margin, o->alpha,
                         o->reps, o->bo.warm, o->seed, tl, nl);
+    if (o->bo.clock_gate > 0 && used > 0 && (size_t)used < sizeof cfg) /* older keys unchanged */
+        used += snprintf(cfg + used, sizeof cfg - (size_t)used, "|cg=%.2f", o->bo.clock_gate);
     for (int i = 0; i < c->ns && used > 0 && (size_t)used < sizeof cfg; i++)
         used += snprintf(cfg + used, sizeof cfg - (size_t)used, "|%dx%d", c->shapes[i][0],
                          c->shapes[i][1]);

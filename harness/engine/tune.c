@@ -7,7 +7,16 @@
  * whose sweep key is "PLAN/eEFFORT".  A tune started again with the same
  * arguments (same plan key) takes the evaluations it finds there instead of
  * measuring them again; since the strategies are deterministic given their
- * costs and seed, it walks the same path and picks up where it was killed. */
+ * costs and seed, it walks the same path and picks up where it was killed.
+ *
+ * With a clock gate (tune --clock-gate, the base options' clock_gate) the
+ * evaluations, the rank test's repetitions and the A-B-A rounds keep only what
+ * ran at full speed, as run --clock-gate does.  Ungated on the AMD EPYC VM of
+ * 2026-11-30, whose vCPUs run for seconds at a time at 55-65% of their speed,
+ * two i2_s.avx2 winners (1024x4096 pf=16384,pfh=3: 3.3%, p=0.00018, A-B-A
+ * confirmed) came out slower than the default in a later gated run of both
+ * (85.2 against 79.2 us), and the two 2B-4T winners of an earlier tune ran at
+ * 0.99x the default in a gated run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +27,8 @@
 #include "../../tuner/mp_stats.h"
 #include "../../variants/mp_registry.h"
 
-enum { BATCH = 8, MAX_EVAL = 4096 };
+/* GATE_TRIES: A-B-A rounds made per round kept, at most, under a clock gate */
+enum { BATCH = 8, MAX_EVAL = 4096, GATE_TRIES = 8 };
 
 static void record(mp_tune_problem *t, const mp_result *r, int effort)
 {
@@ -177,12 +187,21 @@ void mp_tune_decide(mp_tune_problem *t, const int *def, const int *best, int rep
     d->gain_pct = 100.0 * (1.0 - d->best_us / d->default_us);
     d->p_value = mp_mann_whitney_p(res[1].times_us, res[1].reps, res[0].times_us, res[0].reps);
     if (d->p_value < alpha && d->gain_pct >= margin) {
-        /* A-B-A: default, winner, default, in every round */
+        /* A-B-A: default, winner, default, in every round; gated (o.clock_gate),
+         * a round not run at full speed from its start to its end is made
+         * again, up to GATE_TRIES times the rounds asked for */
         double *a = malloc(sizeof *a * 2 * (size_t)reps), *b = malloc(sizeof *b * (size_t)reps);
-        for (int r = 0; r < reps; r++) {
+        for (int r = 0, tries = 0; r < reps;) {
+            double c0 = o.clock_gate > 0 ? mp_clock_now(t->pool) : 0;
             a[2 * r] = mp_session_time1(s, 0);
             b[r] = mp_session_time1(s, 1);
             a[2 * r + 1] = mp_session_time1(s, 0);
+            if (o.clock_gate > 0 && ++tries < GATE_TRIES * reps) {
+                double c1 = mp_clock_now(t->pool);
+                if ((c0 < c1 ? c0 : c1) < o.clock_gate * mp_clock_best())
+                    continue;
+            }
+            r++;
         }
         double ma = mp_median(a, 2 * reps), mb = mp_median(b, reps);
         d->aba_confirmed = 100.0 * (1.0 - mb / ma) >= margin;
