@@ -3,7 +3,16 @@
  * vnni-avx512vnni.c after their micro-kernels.  Per mtile rows and ktile of K,
  * the packed weight tiles are up-converted into scratch once (the includer's
  * up_tile), then every ntile tokens run the register-blocked micro-kernel on
- * them (uk_table), and each row block is dequantised at its end.  The includer
+ * them (uk_table), and each row block is dequantised at its end.  The
+ * activations are first copied, once per call, into k-tile-major order (each k
+ * tile: every token's ktile bytes, one after the other), so the micro-kernels
+ * walk them sequentially: read in place, a token pair's slices lay a K-row
+ * apart and came from L3 for every row block (the whole N x K passes between
+ * two uses).  AMD EPYC AVX2 VM, N = 128, 1 thread, gated medians of 21
+ * alternated calls (a standalone driver of this loop): 2560x6912 263.5 -> 271.3
+ * GOPS, 6912x2560 259.3 -> 266.9, 2560x2560 260.7 -> 263.6, 640x2560 268.3 ->
+ * 271.3; every token reading one slice (an upper bound, wrong sums) gave
+ * 267.5-280.7.  The includer
  * defines:
  *   consts, make_consts()            its up-convert constants
  *   up_tile(c, src, dst, mr, int1)   one packed 16 x 16 tile at src up-converted
@@ -20,6 +29,15 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
     const size_t tb = int1 ? MP_VNNI_INT1_TILE_BYTES : MP_VNNI_INT2_TILE_BYTES;
     uint8_t *wb = scratch;
     int32_t *cs = (int32_t *)((uint8_t *)scratch + (size_t)bm * op->param[MP_VNNI_P_KTILE]);
+    /* k tile j0 (every earlier tile is bkt * 16 long) at j0 * 16 * n, token t's
+     * slice t * its length after it (mp_vnni_scratch_size counts these bytes) */
+    int8_t *qa = (int8_t *)(cs + (size_t)bm * n);
+    for (size_t j0 = 0; j0 < nt; j0 += (size_t)bkt) {
+        const size_t len = (nt - j0 < (size_t)bkt ? nt - j0 : (size_t)bkt) * 16;
+        for (int t = 0; t < n; t++)
+            memcpy(qa + j0 * 16 * (size_t)n + (size_t)t * len, mp_q8act_q(act, k, t) + j0 * 16,
+                   len);
+    }
     const int8_t *qt[16];
     for (int r = m0; r < m1; r += bm) {
         int rows = m1 - r < bm ? m1 - r : bm;
@@ -42,10 +60,11 @@ static void gemm(const mp_op *op, const void *act, int n, float *y, int m0, int 
                     up_tile(&c, src + jj * tb, wb + ((size_t)4 * jj * mr + i) * 64, mr, int1);
                 }
             }
+            const int8_t *qj = qa + j0 * 16 * (size_t)n;
             for (int t0 = 0; t0 < n; t0 += bn) {
                 int nb = n - t0 < bn ? n - t0 : bn;
                 for (int t = 0; t < nb; t++)
-                    qt[t] = mp_q8act_q(act, k, t0 + t) + j0 * 16;
+                    qt[t] = qj + (size_t)(t0 + t) * ntk * 16;
                 uk_table[mr - 1][nb - 1](wb, 4 * ntk, qt, cs + (size_t)t0 * bm, bm, j0 == 0);
             }
         }

@@ -150,10 +150,11 @@ void mp_vnni_prepare(const mp_op *op, const float *x, int n, void *act, int t0, 
 
 size_t mp_vnni_scratch_size(int n, int k, const int *param)
 {
-    (void)k;
-    /* unpacked mtile x ktile block, then mtile x n int32 partial sums */
+    /* unpacked mtile x ktile block, mtile x n int32 partial sums, then the n
+     * activations of K rounded up to 16 in k-tile-major order (vnni-gemm.h) */
     size_t wblk = (size_t)param[MP_VNNI_P_MTILE] * (size_t)param[MP_VNNI_P_KTILE];
-    return wblk + (size_t)param[MP_VNNI_P_MTILE] * (size_t)n * sizeof(int32_t);
+    return wblk + (size_t)param[MP_VNNI_P_MTILE] * (size_t)n * sizeof(int32_t) +
+           (size_t)n * (((size_t)k + 15) / 16 * 16);
 }
 
 static int check_regs(const int *param, int max_acc, int vec_per_16, char *why, size_t len)
