@@ -7,12 +7,12 @@
  * activations are first copied, once per call, into k-tile-major order (each k
  * tile: every token's ktile bytes, one after the other), so the micro-kernels
  * walk them sequentially: read in place, a token pair's slices lay a K-row
- * apart and came from L3 for every row block (the whole N x K passes between
- * two uses).  AMD EPYC AVX2 VM, N = 128, 1 thread, gated medians of 21
- * alternated calls (a standalone driver of this loop): 2560x6912 263.5 -> 271.3
- * GOPS, 6912x2560 259.3 -> 266.9, 2560x2560 260.7 -> 263.6, 640x2560 268.3 ->
- * 271.3; every token reading one slice (an upper bound, wrong sums) gave
- * 267.5-280.7.  The includer
+ * apart, and between two uses of one slice the whole N x K passes (884 KB at
+ * 2560x6912, N = 128: more than a Zen 3 core's 512 KB L2).  AMD EPYC AVX2 VM, vnni_int2.avx2, `mpbench run --model
+ * bitnet-b1.58-2b-4t --n 128 --threads 1,2 --clock-gate 90`, the binaries
+ * without and with the copy alternated twice: 1 thread 250.7-270.3 ->
+ * 259.7-275.4 GOPS, 2 threads 495.9-540.5 -> 506.4-548.2 (a small gain, within
+ * the VM's noise at some shapes).  The includer
  * defines:
  *   consts, make_consts()            its up-convert constants
  *   up_tile(c, src, dst, mr, int1)   one packed 16 x 16 tile at src up-converted
