@@ -495,3 +495,22 @@ Test(probe, level_buffers_fit_their_level)
     cr_assert_leq(here.l3_kib, (long)here.mem_gib * 1024 * 1024 / 16 + 32768,
                   "L3 of %ld KiB on %d GiB believed", here.l3_kib, here.mem_gib);
 }
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+/* The fingerprint names the CPU's family and model numbers (Zen 3 and Zen 4 VMs
+ * are both "AMD EPYC" with the same flags when AVX-512 is hidden): the numbers
+ * read from /proc/cpuinfo are CPUID's, and not the "model name" line's text. */
+Test(probe, machine_names_cpuid_family_and_model)
+{
+    unsigned a, b, c, d;
+    cr_assert(__get_cpuid(1, &a, &b, &c, &d));
+    unsigned base = a >> 8 & 0xf, family = base == 15 ? base + (a >> 20 & 0xff) : base;
+    unsigned model = (a >> 4 & 0xf) | (base == 6 || base == 15 ? (a >> 16 & 0xf) << 4 : 0);
+    char want[48];
+    snprintf(want, sizeof want, "family %u model %u", family, model);
+    mp_machine here;
+    mp_machine_probe_info(&here);
+    cr_assert_str_eq(here.cpu_id, want);
+}
+#endif

@@ -167,7 +167,8 @@ static int list_machine(const list_opts *o)
     mp_machine m;
     mp_machine_probe_info(&m);
     char isa[96];
-    printf("cpu          %s\n", m.cpu_model);
+    printf("cpu          %s%s%s%s\n", m.cpu_model, m.cpu_id[0] ? " (" : "", m.cpu_id,
+           m.cpu_id[0] ? ")" : "");
     printf("fingerprint  %s\n", m.fingerprint);
     printf("cores / PUs  %d / %d\n", m.cores, m.pus);
     printf("memory       %d GiB\n", m.mem_gib);

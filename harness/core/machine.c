@@ -1,8 +1,11 @@
 /* machine.c - what the machine is: CPU model and the ISA flags that matter,
  * cores and caches from hwloc (sanity-checked: VMs report absurd sizes), memory,
  * and the environment that makes timings untrustworthy (load, governor,
- * hypervisor).  The fingerprint is coarse and stable across reboots: CPU model,
- * core count, ISA flags, memory size. */
+ * hypervisor).  The fingerprint is coarse and stable across reboots: CPU model
+ * name, core count, ISA flags, memory size, and the CPU's family and model
+ * numbers (a VM names Zen 3 and Zen 4 alike "AMD EPYC", with the same flags when
+ * the host hides AVX-512: without the numbers their tuned settings and probes
+ * were filed under one fingerprint). */
 #include <ctype.h>
 #include <hwloc.h>
 #include <stdio.h>
@@ -45,6 +48,33 @@ static long cache_kib(hwloc_topology_t topo, hwloc_obj_type_t type)
     return o && o->attr ? (long)(o->attr->cache.size / 1024) : 0;
 }
 
+/* "family 25 model 17" (x86: /proc/cpuinfo's decimal numbers) or "implementer
+ * 0x41 part 0xd0c" (Arm) from the first processor's lines; "" when absent. */
+static void cpu_numbers(const char *fam, const char *mod, const char *impl, const char *part,
+                        char *out, size_t len)
+{
+    if (fam[0] && mod[0])
+        snprintf(out, len, "family %s model %s", fam, mod);
+    else if (impl[0] && part[0])
+        snprintf(out, len, "implementer %s part %s", impl, part);
+    else
+        out[0] = 0;
+}
+
+/* The value after "KEY<spaces or tabs>:" into out when line is KEY's line. */
+static void cpuinfo_value(const char *line, const char *key, char *out, size_t len)
+{
+    size_t n = strlen(key);
+    if (out[0] || strncmp(line, key, n))
+        return;
+    const char *c = line + n + strspn(line + n, " \t"); /* "model name" is not "model" */
+    if (*c != ':')
+        return;
+    for (c++; *c == ' '; c++)
+        ;
+    snprintf(out, len, "%.*s", (int)strcspn(c, "\n"), c);
+}
+
 static uint64_t fnv1a(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
@@ -57,9 +87,14 @@ void mp_machine_probe_info(mp_machine *m)
 {
     memset(m, 0, sizeof *m);
     char line[8192], flags[8192] = "";
+    char fam[16] = "", mod[16] = "", impl[16] = "", part[16] = "";
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (f) {
         while (fgets(line, sizeof line, f)) {
+            cpuinfo_value(line, "cpu family", fam, sizeof fam);
+            cpuinfo_value(line, "model", mod, sizeof mod);
+            cpuinfo_value(line, "CPU implementer", impl, sizeof impl);
+            cpuinfo_value(line, "CPU part", part, sizeof part);
             if (!m->cpu_model[0] && !strncmp(line, "model name", 10)) {
                 char *c = strchr(line, ':');
                 if (c) {
@@ -80,6 +115,7 @@ void mp_machine_probe_info(mp_machine *m)
     }
     if (!m->cpu_model[0])
         snprintf(m->cpu_model, sizeof m->cpu_model, "unknown");
+    cpu_numbers(fam, mod, impl, part, m->cpu_id, sizeof m->cpu_id);
     static const char *const wanted[] = {"avx2", "fma", "f16c", "avx512f", "avx512bw",
                                          "avx512vl", "avx512dq", "avx512_vnni", "avx_vnni",
                                          "avx_vnni_int8", "avx512_bf16", "amx_int8",
@@ -152,7 +188,8 @@ void mp_machine_probe_info(mp_machine *m)
     snprintf(m->git_commit, sizeof m->git_commit, "%s", MP_GIT_COMMIT);
 
     char id[512];
-    snprintf(id, sizeof id, "%s|%d|%s|%d", m->cpu_model, m->cores, m->isa_flags, m->mem_gib);
+    snprintf(id, sizeof id, "%s|%d|%s|%d|%s", m->cpu_model, m->cores, m->isa_flags, m->mem_gib,
+             m->cpu_id);
     char prefix[24];
     size_t j = 0;
     for (const char *p = m->cpu_model; *p && j < sizeof prefix - 1; p++)

@@ -93,12 +93,13 @@ int mp_models_dir_check(mp_err *e);
 /* ---- machine (core/machine.c) --------------------------------------------- */
 typedef struct mp_machine {
     char cpu_model[128];
+    char cpu_id[48];       /* "family 25 model 17" (x86), "implementer 0x41 part 0xd0c" */
     char isa_flags[256];   /* the flags that matter here, space separated */
     int cores, pus;
     int mem_gib;
     long l1d_kib, l2_kib, l3_kib; /* sanity-checked */
     char caches_note[256];        /* what was rejected and why */
-    char fingerprint[64];         /* hash of model, cores, flags, memory */
+    char fingerprint[64];         /* hash of model, cores, flags, memory, cpu_id */
     char hypervisor[160];
     char governor[64];
     double load_avg;
