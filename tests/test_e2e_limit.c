@@ -695,10 +695,11 @@ static int tg_reason_has(const char *db, int seed, const char *what)
     return has;
 }
 
-/* Measured now when the store has no probe of this machine (one read beside
- * each decode step, the median kept); a stored probe is used as it is, not
- * read over.  The row's reason says which. */
-Test(e2e_limit, decode_bound_reads_the_stored_probe_or_measures)
+/* Without a stored probe the bound's bandwidth is the best of reads made now
+ * (before the row and beside each decode step); with one, the better of the
+ * probe's and the reads before the row, none beside the steps.  A probe below
+ * any reading is not taken; one above all of them is.  The reason says which. */
+Test(e2e_limit, decode_bound_is_the_best_read_of_the_probe_and_the_row)
 {
     char dir[64], db[128], cmd[256];
     mp_test_scratch(dir, sizeof dir, db, sizeof db, "e2el", "bw.db");
@@ -707,23 +708,56 @@ Test(e2e_limit, decode_bound_reads_the_stored_probe_or_measures)
     cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
     double now = tg_bw(db, 3);
     cr_assert_gt(now, 0.0, "measured now: %g", now);
-    cr_assert(tg_reason_has(db, 3, "bound: median of 2 reads of "),
+    cr_assert(tg_reason_has(db, 3, " and 2 beside its steps "),
               "not one read beside each of the 2 steps");
-    /* a probe run of this machine with a read bandwidth below any reading, so a
-     * read over it would show */
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(h, "INSERT INTO runs(machine_id,kind,status) "
-                                 "SELECT machine_id,'probe','ok' FROM runs LIMIT 1;"
-                                 "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) "
-                                 "VALUES(last_insert_rowid(),'read_DRAM',1,1073741824,0.625,'GB/s');",
-                              NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-    sqlite3_close(h);
-    snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant i2_s.scalar --pp 0 --tg 2 --reps 1 "
-                              "--seed 4 --db %s", db);
-    cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
-    cr_assert_eq(tg_bw(db, 4), 0.625, "the stored probe's read bandwidth, as it is");
-    cr_assert(tg_reason_has(db, 4, "bound: the stored probe's read"));
+    /* a probe run of this machine: first a read bandwidth below any reading */
+    static const double probe[2] = {0.625, 1e6};
+    for (int i = 0; i < 2; i++) {
+        sqlite3 *h;
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO runs(machine_id,kind,status) "
+                 "SELECT machine_id,'probe','ok' FROM runs LIMIT 1;"
+                 "INSERT INTO probe(run_id,kind,threads,bytes,value,unit) "
+                 "VALUES(last_insert_rowid(),'read_DRAM',1,1073741824,%.17g,'GB/s');",
+                 probe[i]);
+        cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+        sqlite3_close(h);
+        snprintf(cmd, sizeof cmd, "e2e --model " TINY " --variant i2_s.scalar --pp 0 --tg 2 "
+                                  "--reps 1 --seed %d --db %s", 4 + i, db);
+        cr_assert_eq(mp_test_cli(out, sizeof out, cmd), 0, "%s", out);
+        cr_assert(tg_reason_has(db, 4 + i, "bound: best read "));
+        cr_assert(tg_reason_has(db, 4 + i, " of the stored probe's "));
+        cr_assert(!tg_reason_has(db, 4 + i, "beside"), "reads beside the steps with a probe");
+    }
+    cr_assert_gt(tg_bw(db, 4), 0.625, "a stored probe below the reads made now was taken");
+    cr_assert_eq(tg_bw(db, 5), 1e6, "a stored probe above the reads made now was not taken");
+}
+
+/* A row above its bound shows the bound wrong: marked, said, never clamped. */
+Test(e2e_limit, a_row_above_its_bound_is_marked_not_clamped)
+{
+    mp_e2e_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.status, sizeof r.status, "ok");
+    snprintf(r.reason, sizeof r.reason, "bound: best read 29.00 GB/s");
+    r.n_gen = 16, r.tps_median = 9.79, r.bound_tps = 7.46, r.bound_share = 9.79 / 7.46;
+    mp_e2e_bound_verdict(&r);
+    cr_assert_str_eq(r.status, "unstable");
+    cr_assert(strstr(r.reason, "rate 131% of its bound: the bound's reads ran slower"), "%s",
+              r.reason);
+    cr_assert(strstr(r.reason, "; bound: best read 29.00 GB/s"), "the earlier reason kept: %s",
+              r.reason);
+    cr_assert_eq(r.tps_median, 9.79, "the rate clamped");
+    cr_assert_eq(r.bound_tps, 7.46, "the bound moved");
+    /* at or below it: nothing changes */
+    r.bound_share = 1.0;
+    snprintf(r.status, sizeof r.status, "ok");
+    snprintf(r.reason, sizeof r.reason, "x");
+    mp_e2e_bound_verdict(&r);
+    cr_assert_str_eq(r.status, "ok");
+    cr_assert_str_eq(r.reason, "x");
 }
 
 /* ---- bad input ------------------------------------------------------------------------ */

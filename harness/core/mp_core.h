@@ -244,7 +244,7 @@ typedef struct mp_e2e_row {
     int steps_matched;
     uint64_t seed;
     char status[16];     /* ok, skipped, failed */
-    char reason[256];
+    char reason[512];    /* what the row did: notes, the clock gate, the bound's reads */
     char times[512];     /* seconds per rep, comma separated */
     char lm_head[8];     /* f16, q8_0, q4_0 */
     /* issue 17: the memory bound of a decode row (bytes read per token / the

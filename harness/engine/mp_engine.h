@@ -236,6 +236,10 @@ typedef struct mp_e2e_job {
 /* pp / tg / batch rows of every configuration into rows (ncfg x tests). */
 int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows, mp_err *e);
+/* A row whose rate passes its bound (share > 1) shows the bound wrong, not the
+ * row fast: status "unstable" and the reason says so first; the rate and the
+ * bound are left as measured (never clamped).  Other rows are untouched. */
+void mp_e2e_bound_verdict(mp_e2e_row *r);
 /* What a row drives (engine/e2e-decoder.c): our runner, or llama.cpp end to end
  * for a configuration whose variant is a llamacpp.* peer (issue 39). */
 typedef struct mp_e2e_dec mp_e2e_dec;
