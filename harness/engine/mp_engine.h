@@ -321,6 +321,14 @@ mp_probe_reader *mp_probe_reader_new(mp_pool *pool, size_t total, int huge,
                                      const struct mp_probe_ops *ops);
 size_t mp_probe_reader_bytes(const mp_probe_reader *r, const mp_pool *pool);
 double mp_probe_reader_pass(mp_probe_reader *r, mp_pool *pool);
+/* One pass with each of the probe's read methods (mp_registry_probe_reads, as
+ * read_DRAM is the best of them); returns the best GB/s, and the method that
+ * gave it reads the later passes (the prefetched read is not the best on every
+ * CPU: 27.3 against plain loads' 30.7 GB/s on the Zen 4 VM).  A reader of given
+ * ops keeps them. */
+double mp_probe_reader_pass_best(mp_probe_reader *r, mp_pool *pool);
+/* "plain", "pf", ... the method of the reader's passes; "given" for given ops. */
+const char *mp_probe_reader_method(const mp_probe_reader *r);
 void mp_probe_reader_free(mp_probe_reader *r, mp_pool *pool);
 /* The per-core compute peaks (the int8 dot product and the byte shuffle of
  * ops): the best of MP_PROBE_PEAK_SAMPLES samples of iters rounds each, on (up to

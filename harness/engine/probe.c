@@ -171,6 +171,8 @@ double mp_probe_dram_read_ops(mp_pool *pool, size_t total, int reps, int huge,
  * the buffers of mp_probe_dram_read, allocated and first-touched once. */
 struct mp_probe_reader {
     bw_task t;
+    int given;        /* ops given by the caller: its read only */
+    const char *name; /* the read method of the passes */
 };
 
 mp_probe_reader *mp_probe_reader_new(mp_pool *pool, size_t total, int huge,
@@ -186,6 +188,8 @@ mp_probe_reader *mp_probe_reader_new(mp_pool *pool, size_t total, int huge,
      * stream beats the bound it is measured against (issue 37) */
     r->t.ops = ops ? ops : mp_registry_probe_ops();
     r->t.read = ops ? ops->read : mp_registry_probe_read_pf().read;
+    r->given = ops != NULL;
+    r->name = ops ? "given" : mp_registry_probe_read_pf().name;
     r->t.huge = huge;
     r->t.nbuf = 1;
     r->t.bytes = (total / (size_t)nt + 255) & ~(size_t)255;
@@ -206,6 +210,29 @@ double mp_probe_reader_pass(mp_probe_reader *r, mp_pool *pool)
     mp_pool_run(pool, bw_run, &r->t);
     double sec = mp_now() - t0;
     return sec > 0 ? (double)mp_probe_reader_bytes(r, pool) / sec * 1e-9 : 0;
+}
+
+double mp_probe_reader_pass_best(mp_probe_reader *r, mp_pool *pool)
+{
+    if (r->given)
+        return mp_probe_reader_pass(r, pool);
+    mp_probe_read rd[8];
+    int n = mp_registry_probe_reads(rd, 8);
+    double best = 0;
+    mp_probe_read win = {r->name, r->t.read};
+    for (int i = 0; i < n; i++) {
+        r->t.read = rd[i].read;
+        double g = mp_probe_reader_pass(r, pool);
+        if (g > best)
+            best = g, win = rd[i];
+    }
+    r->t.read = win.read, r->name = win.name;
+    return best;
+}
+
+const char *mp_probe_reader_method(const mp_probe_reader *r)
+{
+    return r->name;
 }
 
 void mp_probe_reader_free(mp_probe_reader *r, mp_pool *pool)
