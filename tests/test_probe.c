@@ -445,6 +445,39 @@ Test(probe, peaks_sampled_again_only_raise_their_rows)
                      in[i].threads, rows[i].value);
 }
 
+/* The DRAM reads sampled again after the ceilings raise only the read_DRAM
+ * rows (the best and each method's) of the thread counts sampled, and only
+ * where they beat them. */
+Test(probe, dram_reads_again_raise_only_what_they_beat, .timeout = 120)
+{
+    mp_machine m;
+    mp_machine_probe_info(&m);
+    const struct {
+        const char *kind;
+        int threads;
+        double value;
+    } in[5] = {{"read_DRAM", 1, 1e-9},       /* below any sample: raised */
+               {"read_DRAM_plain", 1, 1e-9}, /* a method's row: raised */
+               {"read_DRAM_pf", 1, 1e12},    /* above any sample: kept */
+               {"read_DRAM", 2, 1e-9},       /* a thread count not sampled: kept */
+               {"read_L3", 1, 1e-9}};        /* another level: kept */
+    mp_probe_row rows[5];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 5; i++) {
+        snprintf(rows[i].kind, sizeof rows[i].kind, "%s", in[i].kind);
+        rows[i].threads = in[i].threads, rows[i].value = in[i].value;
+    }
+    const int tv[1] = {1};
+    int raised = mp_probe_dram_again(&m, tv, 1, 1, rows, 5);
+    cr_assert_eq(raised, 2, "%d rows raised", raised);
+    cr_assert_gt(rows[0].value, 0.1, "read_DRAM not raised: %g", rows[0].value);
+    cr_assert_gt(rows[1].value, 0.1, "read_DRAM_plain not raised: %g", rows[1].value);
+    cr_assert_geq(rows[0].value, rows[1].value, "the best below one method");
+    for (int i = 2; i < 5; i++)
+        cr_assert_eq(rows[i].value, in[i].value, "row %s T%d changed: %g", in[i].kind,
+                     in[i].threads, rows[i].value);
+}
+
 /* mp_ceiling_rows writes what it measured as probe rows: the variant's kind,
  * its N, threads, shape and packed bytes, in GOPS. */
 Test(probe, ceiling_rows_carry_n_threads_and_shape, .timeout = 120)

@@ -103,6 +103,8 @@ int mp_cmd_probe(int argc, char **argv)
         if (!mp_engine_interrupted())
             mp_probe_peaks_again(mp_registry_probe_ops(), MP_PROBE_PEAK_ITERS(o.quick), rows,
                                  nrows);
+        if (!mp_engine_interrupted())
+            mp_probe_dram_again(&mach, tv, nt, o.quick, rows, nrows);
     }
     if (mp_clock_best() > 0 && nrows < maxrows) {
         /* the fastest clock the peaks and ceilings saw: the report scales the

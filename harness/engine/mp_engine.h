@@ -356,6 +356,15 @@ int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
  * seen it (make bench, AMD EPYC AVX2 VM: an int8 peak of 222 GOPS beside
  * vnni_int2.avx2's ceiling of 266, both of one probe).  Returns how many rows
  * it raised.  iters: MP_PROBE_PEAK_ITERS(quick), as the first sampling. */
+/* The DRAM reads (each method of mp_registry_probe_reads, and their best)
+ * sampled again after the compute ceilings, minutes after the first sampling,
+ * rows[0..n) raised where it beat them, as the peaks are: a roof is the best
+ * of its samples, and one sampling can fall wholly in a slow stretch of a
+ * shared host (make bench on the Zen 4 VM: a 2-thread read_DRAM of 36.5 GB/s
+ * beside i8.avx2 rows reading 46.5, while probes before and after gave
+ * 60.3-62.9).  Returns how many rows it raised. */
+int mp_probe_dram_again(const mp_machine *mach, const int *tv, int nt, int quick,
+                        struct mp_probe_row *rows, int n);
 #define MP_PROBE_PEAK_ITERS(quick) ((quick) ? 2000000L : 10000000L)
 int mp_probe_peaks_again(const struct mp_probe_ops *ops, long iters, struct mp_probe_row *rows,
                          int n);

@@ -316,6 +316,58 @@ int mp_probe_peaks_again(const mp_probe_ops *ops, long iters, mp_probe_row *rows
     return raised;
 }
 
+int mp_probe_dram_again(const mp_machine *mach, const int *tv, int nt, int quick,
+                        mp_probe_row *rows, int n)
+{
+    mp_probe_read rd[8];
+    int nr = mp_registry_probe_reads(rd, 8), raised = 0;
+    for (int ti = 0; ti < nt && !mp_engine_interrupted(); ti++) {
+        if (tv[ti] > MAX_T)
+            continue;
+        char binding[512];
+        mp_pool *pool = mp_pool_create(tv[ti], binding, sizeof binding);
+        bw_task *t = calloc(1, sizeof *t);
+        if (!t) {
+            mp_pool_destroy(pool);
+            break;
+        }
+        size_t per = mp_probe_level_bytes(mach, 3, tv[ti], quick);
+        t->ops = mp_registry_probe_ops();
+        t->huge = mp_big_pages();
+        t->nbuf = 1;
+        t->bytes = per;
+        t->passes = (int)((64u << 20) / (per * (size_t)tv[ti]) + 1);
+        buffers(pool, t, 1);
+        double got[8] = {0};
+        for (int rep = -1; rep < (quick ? 3 : 7) && !mp_engine_interrupted(); rep++)
+            for (int k = 0; k < nr; k++) {
+                t->read = rd[k].read;
+                double g = timed_pass(pool, t);
+                if (rep >= 0 && g > got[k])
+                    got[k] = g;
+            }
+        buffers(pool, t, 0);
+        free(t);
+        mp_pool_destroy(pool);
+        for (int i = 0; i < n; i++) {
+            if (rows[i].threads != tv[ti] || strncmp(rows[i].kind, "read_DRAM", 9))
+                continue;
+            double v = 0;
+            for (int k = 0; k < nr; k++) {
+                char kind[48];
+                snprintf(kind, sizeof kind, "read_DRAM_%s", rd[k].name);
+                if (!strcmp(rows[i].kind, "read_DRAM") || !strcmp(rows[i].kind, kind))
+                    v = got[k] > v ? got[k] : v;
+            }
+            if (v > rows[i].value) {
+                rows[i].value = v;
+                raised++;
+            }
+        }
+    }
+    return raised;
+}
+
 int mp_probe_measure(const mp_machine *mach, const int *tv, int nt, int quick,
                      mp_probe_row *rows, int max, int quiet)
 {
