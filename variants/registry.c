@@ -182,11 +182,12 @@ int mp_variant_check(const mp_variant *v, int m, int k, const int *param, char *
  * against the catalog's default, where the rows are) replaces "placeholder".
  * method NULL: every method without a line of its own for that CPU.
  *
- * Measured: AMD family 25 (EPYC, AVX2 only, 2 vCPUs; fingerprint
- * amd-epyc-2c-3c15c010, 2026-11-29), `mpbench run --variant V --model
+ * Measured: AMD family 25 (EPYC, AVX2 only, 2 vCPUs; fingerprints
+ * amd-epyc-2c-3c15c010, model 1, 2026-11-29, and amd-epyc-2c-18f58245, model
+ * 17 with AVX-512 hidden by the host, 2026-11-30), `mpbench run --variant V --model
  * bitnet-b1.58-2b-4t --n 1 --threads 1|2 --clock-gate 90 --params 'pf=0;...'`
  * with 9-17 settings of one variant interleaved in one run, rows in
- * results/prefetch/amd-epyc-2c-3c15c010.db; the ratios are geometric means over
+ * results/prefetch/FINGERPRINT.db; the ratios are geometric means over
  * the four shapes against the catalog's default. */
 static const struct pf_default {
     const char *vendor; /* CPUID leaf 0 (mp_cpu_vendor_family) */
@@ -202,8 +203,12 @@ static const struct pf_default {
     PF_PLACEHOLDERS("GenuineIntel", 6, "Intel Core and Xeon")
     PF_PLACEHOLDERS("AuthenticAMD", 23, "AMD Zen 1-2")
     {"AuthenticAMD", 25, NULL, 8192, MP_PFH_T1,
-     "measured on AMD family 25 model 1 (amd-epyc-2c-3c15c010; Zen 4 is family 25 too, unmeasured): 8 KB T1 within 2% of the best of "
-     "the grid for vnni_int2, i2_s, tl2_0.bm16, tmac_int2 at 1 and 2 threads; none 0.46-0.83x"},
+     "measured on AMD family 25 model 1, Zen 3 (amd-epyc-2c-3c15c010): 8 KB T1 within 2% of the best "
+     "of the grid for vnni_int2, i2_s, tl2_0.bm16, tmac_int2 at 1 and 2 threads; none 0.46-0.83x. "
+     "Model 17, Zen 4 (amd-epyc-2c-18f58245): the best of the grid for vnni_int2 (none 1.012x at "
+     "1 thread, 0.994x at 2) and tl2_0.bm16 (1.002x, 1.000x); i2_s 4 KB NTA 1.036x, 1.041x, and NTA "
+     "2-4 KB the gated tune's winner at 8 of 16 keys (3.1-5.3%): in Zen 4's tuned config, not in "
+     "this family line (Zen 3's i2_s kept 8 KB T1)"},
     {"AuthenticAMD", 25, "TQ2_0", 8192, MP_PFH_T0,
      "measured on AMD family 25 (amd-epyc-2c-3c15c010): the best setting (4 KB T1) 1.014x at "
      "1 thread, 1.031x at 2, under the tuner's 3% margin at 1 thread; kept"},
