@@ -751,6 +751,15 @@ Test(e2e_limit, a_row_above_its_bound_is_marked_not_clamped)
               r.reason);
     cr_assert_eq(r.tps_median, 9.79, "the rate clamped");
     cr_assert_eq(r.bound_tps, 7.46, "the bound moved");
+    /* a prefill row: said, its status kept (its bound is a component's time) */
+    memset(&r, 0, sizeof r);
+    snprintf(r.status, sizeof r.status, "ok");
+    r.n_prompt = 128, r.tps_median = 60, r.bound_tps = 58, r.bound_share = 60.0 / 58;
+    mp_e2e_bound_verdict(&r);
+    cr_assert_str_eq(r.status, "ok");
+    cr_assert(strstr(r.reason, "rate 103% of its bound: the bound's GEMMs alone ran slower"),
+              "%s", r.reason);
+    cr_assert_eq(r.tps_median, 60, "the rate clamped");
     /* at or below it: nothing changes */
     r.bound_share = 1.0;
     snprintf(r.status, sizeof r.status, "ok");

@@ -257,7 +257,8 @@ void mp_e2e_bound_verdict(mp_e2e_row *r)
         return;
     char was[sizeof r->reason];
     snprintf(was, sizeof was, "%s", r->reason);
-    snprintf(r->status, sizeof r->status, "unstable");
+    if (!r->n_prompt)
+        snprintf(r->status, sizeof r->status, "unstable");
     snprintf(r->reason, sizeof r->reason,
              "rate %.0f%% of its bound: the bound's %s ran slower than the row (the bound is "
              "wrong here; the row is not clamped)%s%.380s",

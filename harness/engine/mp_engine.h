@@ -237,8 +237,13 @@ typedef struct mp_e2e_job {
 int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows, mp_err *e);
 /* A row whose rate passes its bound (share > 1) shows the bound wrong, not the
- * row fast: status "unstable" and the reason says so first; the rate and the
- * bound are left as measured (never clamped).  Other rows are untouched. */
+ * row fast: the reason says so first, and a decode row (whose bound is the
+ * machine's best read, a roof) is marked "unstable"; the rate and the bound are
+ * left as measured (never clamped).  A prefill row keeps its status: its bound
+ * is its own GEMMs timed alone, a component the row cannot outrun in truth but
+ * can in noise where the GEMMs are nearly all of it (a 4-token prompt of the
+ * tests' tiny model: 0.98-1.03), so there the reason is the flag.  Other rows
+ * are untouched. */
 void mp_e2e_bound_verdict(mp_e2e_row *r);
 /* What a row drives (engine/e2e-decoder.c): our runner, or llama.cpp end to end
  * for a configuration whose variant is a llamacpp.* peer (issue 39). */
