@@ -14,12 +14,26 @@ cd "$(dirname "$0")/.."
 pass=0 fail=0
 base=$(mktemp -d /tmp/mpbench-regress-base-XXXXXX)
 trap 'rm -rf "$base"' EXIT
-if ! make -s regress-baseline REGRESS_BASELINE="$base/regress.db" > "$base/sweep.log" 2>&1; then
-    echo "regress-selftest: the baseline sweep failed:"
-    tail -5 "$base/sweep.log"
-    exit 1
-fi
+# A baseline swept in a passing phase of the host is no baseline: on the Zen 4
+# VM (2026-11-30) one sweep ran every warm key ~1.5x slower but the L2-resident
+# vlut_i2.avx2 640x2560 only 1.11x, so all five unchanged runs after it flagged
+# that key at 1.37x (the committed baseline, swept 40 minutes earlier, judged the
+# same runs unchanged).  So the baseline must first agree with one more sweep
+# of the unchanged code (the gate's own judgement); if not, it is swept again
+# (at most 3 times, each printed).  The five runs below still all must pass.
 export REGRESS_BASE="$base/regress.db"
+for attempt in 1 2 3; do
+    rm -f "$base/regress.db"
+    if ! make -s regress-baseline REGRESS_BASELINE="$base/regress.db" > "$base/sweep.log" 2>&1; then
+        echo "regress-selftest: the baseline sweep failed:"
+        tail -5 "$base/sweep.log"
+        exit 1
+    fi
+    make -s regress > "$base/twin.log" 2>&1 && break
+    echo "regress-selftest: baseline sweep $attempt disagrees with the sweep after it:"
+    grep -E "REGRESSION|regressions" "$base/twin.log"
+    [ "$attempt" = 3 ] && { echo "regress-selftest: no steady baseline in 3 sweeps"; exit 1; }
+done
 for i in 1 2 3 4 5; do
     if make -s regress > /tmp/mpbench-regress-$i.log 2>&1; then
         pass=$((pass + 1))
