@@ -1,5 +1,6 @@
 /* test_tuner.c - the tuner's strategies on a synthetic space with a known
- * optimum, its rank test, a real tune whose config parses back, and bad configs. */
+ * optimum, its rank test, its A-B-A rounds on a scripted clock, a real tune
+ * whose config parses back, and bad configs. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -12,6 +13,7 @@
 #include "../tuner/mp_search.h"
 #include "../tuner/mp_stats.h"
 #include "../harness/core/mp_core.h"
+#include "../harness/engine/mp_engine.h"
 #include "../tuner/mp_tuned.h"
 #include "../variants/mp_registry.h"
 
@@ -144,6 +146,88 @@ Test(tuner, mann_whitney_at_a_hundred_thousand_reps)
 }
 
 static char out[65536];
+
+/* ---- the A-B-A rounds (engine/tune.c) on a scripted clock and scripted times.
+ * A 1-thread pool reads the clock once per mp_clock_now, so round r reads
+ * readings 2r (before) and 2r + 1 (after); while it runs, `readings` is 2r + 1.
+ * A round at full speed times A 100 us and B 80 us; a slow one (a reading of
+ * 1.0 against 3.0) times B 400 us, so each slow round kept moves B's median. */
+static long aba_readings;
+static double (*aba_rate)(long k);
+static double aba_clock(void)
+{
+    return aba_rate(aba_readings++);
+}
+static long aba_round_of(void)
+{
+    return (aba_readings - 1) / 2;
+}
+static double aba_time1(void *arg, int which)
+{
+    (void)arg;
+    int slow = aba_rate(2 * aba_round_of()) < 2 || aba_rate(2 * aba_round_of() + 1) < 2;
+    return which == 0 ? 100.0 : slow ? 400.0 : 80.0;
+}
+static double rounds_1_to_3_slow(long k)
+{
+    return k / 2 >= 1 && k / 2 <= 3 ? 1.0 : 3.0;
+}
+static double first_3_rounds_slow(long k)
+{
+    return k / 2 < 3 ? 1.0 : 3.0;
+}
+static double never_fast_after_the_first_reading(long k)
+{
+    return k == 0 ? 3.0 : 1.0;
+}
+
+static mp_tune_aba aba(double (*rate)(long), double gate, int reps)
+{
+    char binding[256];
+    mp_pool *pool = mp_pool_create(1, binding, sizeof binding);
+    aba_readings = 0;
+    aba_rate = rate;
+    mp_clock_set_source(aba_clock);
+    mp_tune_aba r;
+    mp_tune_aba_rounds(pool, aba_time1, NULL, reps, gate, &r);
+    mp_clock_set_source(NULL);
+    mp_pool_destroy(pool);
+    return r;
+}
+
+Test(tuner, aba_rounds_drop_what_ran_slow)
+{
+    mp_tune_aba r = aba(rounds_1_to_3_slow, 0.9, 5);
+    cr_expect_eq(r.kept, 5);
+    cr_expect_eq(r.dropped, 3, "rounds 1-3 ran slow; %d dropped", r.dropped);
+    cr_expect_eq(aba_readings, 16, "8 rounds, two readings each (%ld)", aba_readings);
+    cr_expect_eq(r.a_median_us, 100.0);
+    cr_expect_eq(r.b_median_us, 80.0, "B's median %g: a slow round was kept", r.b_median_us);
+}
+
+Test(tuner, aba_rounds_kept_before_full_speed_was_seen_are_dropped)
+{
+    mp_tune_aba r = aba(first_3_rounds_slow, 0.9, 5);
+    cr_expect_eq(r.kept, 5);
+    cr_expect_eq(r.dropped, 3);
+    cr_expect_eq(r.b_median_us, 80.0, "B's median %g", r.b_median_us);
+}
+
+Test(tuner, aba_rounds_never_at_full_speed_keep_nothing)
+{
+    mp_tune_aba r = aba(never_fast_after_the_first_reading, 0.9, 4);
+    cr_expect_eq(r.kept, 0);
+    cr_expect_eq(r.dropped, 8 * 4, "at most GATE_TRIES x reps rounds (%d)", r.dropped);
+    cr_expect_eq(r.b_median_us, 0.0);
+}
+
+Test(tuner, aba_rounds_ungated_read_no_clock_and_keep_every_round)
+{
+    mp_tune_aba r = aba(rounds_1_to_3_slow, 0, 5);
+    cr_expect_eq(aba_readings, 0);
+    cr_expect_eq(r.kept, 5);
+    cr_expect_eq(r.dropped, 0);
+}
 
 Test(tuner, real_tune_exports_a_config_that_parses_back, .timeout = 300)
 {

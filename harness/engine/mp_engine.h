@@ -187,8 +187,25 @@ typedef struct mp_tune_decision {
     char text[128];
 } mp_tune_decision;
 
+/* The A-B-A confirmation: rounds of three timed calls, the default (A), the
+ * winner (B), the default again, by time1(arg, 0 or 1) in microseconds.
+ * Ungated (gate 0): reps rounds, all kept.  Gated (gate in (0, 1]): the clock
+ * (mp_clock_now) is read before and after each round, and a round is kept only
+ * if both readings are at least gate x the fastest rate seen by the end, so a
+ * round kept before full speed was first seen is dropped again; rounds are made
+ * until reps are kept or GATE_TRIES x reps were made.  Medians over the kept
+ * rounds (0 when none). */
+typedef struct mp_tune_aba {
+    int kept, dropped;
+    double a_median_us, b_median_us;
+} mp_tune_aba;
+void mp_tune_aba_rounds(mp_pool *pool, double (*time1)(void *arg, int which), void *arg,
+                        int reps, double gate, mp_tune_aba *out);
+
 /* Is `best` really faster than `def`: interleaved re-measurement, one-sided
- * Mann-Whitney U, margin, then an A-B-A round (see harness/cli-tune.c). */
+ * Mann-Whitney U, margin, then the A-B-A rounds (mp_tune_aba_rounds): confirmed
+ * only when all reps rounds ran at full speed and B's median beats A's by the
+ * margin (see harness/cli-tune.c). */
 void mp_tune_decide(mp_tune_problem *t, const int *def, const int *best, int reps,
                     double margin, double alpha, mp_tune_decision *d);
 void mp_tune_problem_free(mp_tune_problem *t);

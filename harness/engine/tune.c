@@ -157,6 +157,51 @@ void mp_tune_cost(void *ctx, const int (*pts)[MP_MAX_PARAMS], int count, int eff
     free(res);
 }
 
+void mp_tune_aba_rounds(mp_pool *pool, double (*time1)(void *arg, int which), void *arg,
+                        int reps, double gate, mp_tune_aba *out)
+{
+    memset(out, 0, sizeof *out);
+    if (reps < 1)
+        return;
+    const int tries = gate > 0 ? GATE_TRIES * reps : reps;
+    double *a = malloc(sizeof *a * 2 * (size_t)tries), *b = malloc(sizeof *b * (size_t)tries);
+    double *clk = malloc(sizeof *clk * (size_t)tries);
+    int made = 0, kept = 0;
+    while (made < tries && kept < reps) {
+        double c0 = gate > 0 ? mp_clock_now(pool) : 0;
+        a[2 * made] = time1(arg, 0);
+        b[made] = time1(arg, 1);
+        a[2 * made + 1] = time1(arg, 0);
+        double c1 = gate > 0 ? mp_clock_now(pool) : 0;
+        clk[made++] = c0 < c1 ? c0 : c1;
+        /* counted again after every round: the fastest rate may have risen */
+        kept = 0;
+        for (int r = 0; r < made; r++)
+            kept += gate <= 0 || clk[r] >= gate * mp_clock_best();
+    }
+    /* keep the kept rounds' times in place, in order */
+    int k = 0;
+    for (int r = 0; r < made; r++)
+        if (gate <= 0 || clk[r] >= gate * mp_clock_best()) {
+            a[2 * k] = a[2 * r], a[2 * k + 1] = a[2 * r + 1], b[k] = b[r];
+            k++;
+        }
+    out->kept = k;
+    out->dropped = made - k;
+    if (k) {
+        out->a_median_us = mp_median(a, 2 * k);
+        out->b_median_us = mp_median(b, k);
+    }
+    free(a);
+    free(b);
+    free(clk);
+}
+
+static double session_time1(void *arg, int which)
+{
+    return mp_session_time1(arg, which);
+}
+
 void mp_tune_decide(mp_tune_problem *t, const int *def, const int *best, int reps,
                     double margin, double alpha, mp_tune_decision *d)
 {
@@ -186,32 +231,19 @@ void mp_tune_decide(mp_tune_problem *t, const int *def, const int *best, int rep
     d->best_us = res[1].median_us;
     d->gain_pct = 100.0 * (1.0 - d->best_us / d->default_us);
     d->p_value = mp_mann_whitney_p(res[1].times_us, res[1].reps, res[0].times_us, res[0].reps);
+    mp_tune_aba aba = {0};
     if (d->p_value < alpha && d->gain_pct >= margin) {
-        /* A-B-A: default, winner, default, in every round; gated (o.clock_gate),
-         * a round not run at full speed from its start to its end is made
-         * again, up to GATE_TRIES times the rounds asked for */
-        double *a = malloc(sizeof *a * 2 * (size_t)reps), *b = malloc(sizeof *b * (size_t)reps);
-        for (int r = 0, tries = 0; r < reps;) {
-            double c0 = o.clock_gate > 0 ? mp_clock_now(t->pool) : 0;
-            a[2 * r] = mp_session_time1(s, 0);
-            b[r] = mp_session_time1(s, 1);
-            a[2 * r + 1] = mp_session_time1(s, 0);
-            if (o.clock_gate > 0 && ++tries < GATE_TRIES * reps) {
-                double c1 = mp_clock_now(t->pool);
-                if ((c0 < c1 ? c0 : c1) < o.clock_gate * mp_clock_best())
-                    continue;
-            }
-            r++;
-        }
-        double ma = mp_median(a, 2 * reps), mb = mp_median(b, reps);
-        d->aba_confirmed = 100.0 * (1.0 - mb / ma) >= margin;
-        free(a);
-        free(b);
+        mp_tune_aba_rounds(t->pool, session_time1, s, reps, o.clock_gate, &aba);
+        d->aba_confirmed = aba.kept == reps &&
+                           100.0 * (1.0 - aba.b_median_us / aba.a_median_us) >= margin;
     }
     d->winner = d->p_value < alpha && d->gain_pct >= margin && d->aba_confirmed;
     if (d->winner)
         snprintf(d->text, sizeof d->text, "winner: %.1f%% faster (p=%.2g, A-B-A confirmed)",
                  d->gain_pct, d->p_value);
+    else if (d->p_value < alpha && d->gain_pct >= margin && aba.kept < reps)
+        snprintf(d->text, sizeof d->text, "no significant winner, keep default (A-B-A: %d of %d "
+                 "rounds at full speed)", aba.kept, reps);
     else if (d->p_value < alpha && d->gain_pct >= margin)
         snprintf(d->text, sizeof d->text, "no significant winner, keep default (A-B-A did not "
                                           "confirm %.1f%%)", d->gain_pct);
