@@ -10,6 +10,7 @@
 
 #include "mp_test.h"
 #include "../variants/mp_registry.h"
+#include "../harness/cli/mp_paths.h"
 
 static char out[65536];
 
@@ -211,4 +212,29 @@ Test(cli, help_texts_have_no_printf_escapes)
         cr_assert(strlen(out) > 40, "mpbench %s: no help text:\n%s", args, out);
         cr_assert(!strstr(out, "%%"), "mpbench %s: help shows a printf escape:\n%s", args, out);
     }
+}
+
+/* A report's links are relative to the report (cli/paths.c mp_path_link), so
+ * results/MACHINE/REPORT.md links results/MACHINE/plots as "plots". */
+Test(cli, report_links_are_relative_to_the_report)
+{
+    char b[4096], cwd[2048];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    static const char *const cases[][3] = {
+        {"REPORT.md", "results/plots", "results/plots"},
+        {"results/m/REPORT.md", "results/m/plots", "plots"},
+        {"./results/m/REPORT.md", "./results/m/report", "report"},
+        {"results/m/REPORT.md", "results/plots", "../../results/plots"},
+        {"results/m/REPORT.md", "results/mx/plots", "../../results/mx/plots"},
+        {"results//m/REPORT.md", "plots", "../../plots"},
+        {"results/m/REPORT.md", "/abs/plots", "/abs/plots"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mp_path_link(cases[i][0], cases[i][1], b, sizeof b);
+        cr_expect_str_eq(b, cases[i][2], "from %s to %s", cases[i][0], cases[i][1]);
+    }
+    char want[4200];
+    snprintf(want, sizeof want, "%s/plots", cwd);
+    mp_path_link("../m/REPORT.md", "plots", b, sizeof b);
+    cr_expect_str_eq(b, want, "a folder with a .. step: the absolute path");
 }

@@ -136,7 +136,7 @@ int mp_cmd_report(int argc, char **argv)
     int csv_new = 0; /* --csv made by this report: removed again if it fails */
     if (csv) {
         snprintf(o.csv_dir, sizeof o.csv_dir, "%s", csv);
-        snprintf(o.csv_link, sizeof o.csv_link, "%s", csv);
+        mp_path_link(out, csv, o.csv_link, sizeof o.csv_link);
     } else {
         const char *slash = strrchr(out, '/');
         snprintf(o.csv_dir, sizeof o.csv_dir, "%.*s%sresults/report",
@@ -150,16 +150,10 @@ int mp_cmd_report(int argc, char **argv)
         mp_rep_close(&r);
         return mp_die(MP_EIO, "--out %s", err);
     }
-    /* links are relative to the report: a relative --plots only works from a
-     * report in the current folder, else link the absolute path */
+    /* links are relative to the report (mp_path_link) */
     char plinks[4096];
-    snprintf(plinks, sizeof plinks, "%s", plots);
-    if (plots[0] != '/' && strchr(out, '/')) {
-        char cwd[2048];
-        if (getcwd(cwd, sizeof cwd))
-            snprintf(plinks, sizeof plinks, "%s/%s", cwd, plots);
-    }
-    if (mp_rep_write(f, &r, db, claims, plinks, &o)) {
+    mp_path_link(out, plots, plinks, sizeof plinks);
+    if (mp_rep_write(f, &r, db, claims, plots, plinks, &o)) {
         mp_rep_close(&r);
         mp_rep_out_finish(&o, 0, err, sizeof err);
         if (csv_new)

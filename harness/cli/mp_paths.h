@@ -28,4 +28,12 @@ typedef struct mp_path {
  * folder, a read-only one, a folder where a file goes). */
 int mp_paths_check(const char *cmd, const mp_path *paths, int n);
 
+/* A link from the file `from` to `path`, both as given on the command line
+ * (relative to the current folder, or absolute): path itself when it is
+ * absolute or `from` sits in the current folder; else relative to from's
+ * folder (D/plots from D/REPORT.md is "plots"; results/plots from D/REPORT.md is
+ * "../results/plots"), so a report and what it links can move together; the
+ * absolute path when from's folder has a ".." step. */
+void mp_path_link(const char *from, const char *path, char *buf, size_t len);
+
 #endif

@@ -147,3 +147,40 @@ int mp_paths_check(const char *cmd, const mp_path *paths, int n)
     }
     return 0;
 }
+
+void mp_path_link(const char *from, const char *path, char *buf, size_t len)
+{
+    const char *slash = strrchr(from, '/');
+    if (path[0] == '/' || !slash) {
+        snprintf(buf, len, "%s", path);
+        return;
+    }
+    /* from's folder, without "./" steps */
+    while (!strncmp(from, "./", 2))
+        from += 2;
+    while (!strncmp(path, "./", 2))
+        path += 2;
+    slash = strrchr(from, '/');
+    if (!slash) {
+        snprintf(buf, len, "%s", path);
+        return;
+    }
+    size_t dl = (size_t)(slash - from);
+    char cwd[2048];
+    if (memmem(from, dl, "..", 2) && getcwd(cwd, sizeof cwd)) { /* no way back: absolute */
+        snprintf(buf, len, "%s/%s", cwd, path);
+        return;
+    }
+    if (!strncmp(path, from, dl) && path[dl] == '/') { /* inside from's folder */
+        snprintf(buf, len, "%s", path + dl + 1);
+        return;
+    }
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i <= dl; i++) /* one ".." per folder of from's (a/b/R: 2) */
+        if ((i == dl || from[i] == '/') && i > 0 && from[i - 1] != '/' && at + 3 < len) {
+            memcpy(buf + at, "../", 4);
+            at += 3;
+        }
+    snprintf(buf + at, len - at, "%s", path);
+}

@@ -260,11 +260,12 @@ void mp_rep_sec_claims(FILE *f, const mp_claim *c, int nc, const char *claims_pa
 const char *mp_rep_scripts_dir(void);
 
 /* REPORT.md into f, every section (report/report-md.c): the end-to-end rows
- * and the claims read from r's store and claims (a TSV path); plots is where
- * the report links the plots.  -1 (nothing written) when claims cannot be read
+ * and the claims read from r's store and claims (a TSV path); plots is the
+ * plots' folder (looked in) and plinks the same folder as the report links it
+ * (relative to the report).  -1 (nothing written) when claims cannot be read
  * and is not the default results/claims.tsv; else 0. */
 int mp_rep_write(FILE *f, mp_rep *r, const char *db, const char *claims, const char *plots,
-                 mp_rep_out *o);
+                 const char *plinks, mp_rep_out *o);
 
 /* ---- plots (report/report-plot.c), for `mpbench plot` ---------------------------- */
 /* What a plot shows: threads and n 0 mean chosen from the data. */

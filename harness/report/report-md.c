@@ -334,7 +334,7 @@ void mp_rep_sec_probe(FILE *f, mp_rep *r)
           f);
 }
 
-void mp_rep_sec_plots(FILE *f, const char *plots)
+void mp_rep_sec_plots(FILE *f, const char *plots, const char *plinks)
 {
     fputs("## 10. Plots\n\n", f);
     static const char *const kinds[][2] = {
@@ -350,8 +350,8 @@ void mp_rep_sec_plots(FILE *f, const char *plots)
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s.png", plots, kinds[i][0]);
         if (stat(path, &sb) == 0)
-            fprintf(f, "- [%s](%s) ([svg](%s/%s.svg)): %s\n", kinds[i][0], path, plots,
-                    kinds[i][0], kinds[i][1]);
+            fprintf(f, "- [%s](%s/%s.png) ([svg](%s/%s.svg)): %s\n", kinds[i][0], plinks,
+                    kinds[i][0], plinks, kinds[i][0], kinds[i][1]);
         else
             fprintf(f, "- %s: %s — not generated yet (`make plots` or `mpbench plot %s`)\n",
                     kinds[i][0], kinds[i][1], kinds[i][0]);
@@ -456,8 +456,8 @@ void mp_rep_sec_bad(FILE *f, mp_rep *r)
 /* The whole report into f, section by section (see report-md.h); the end-to-end
  * rows and the claims are read here.  -1, with nothing written, when the claims
  * file cannot be read and it is not the default one (the caller names it). */
-int mp_rep_write(FILE *f, mp_rep *r, const char *db, const char *claims, const char *plinks,
-                 mp_rep_out *o)
+int mp_rep_write(FILE *f, mp_rep *r, const char *db, const char *claims, const char *plots,
+                 const char *plinks, mp_rep_out *o)
 {
     char err[1024];
     e2e_row *e2e, *e2e_all;
@@ -487,7 +487,7 @@ int mp_rep_write(FILE *f, mp_rep *r, const char *db, const char *claims, const c
     mp_rep_sec_roofline(f, r, o);
     mp_rep_sec_ratios(f, r);
     mp_rep_sec_tuned(f, r);
-    mp_rep_sec_plots(f, plinks);
+    mp_rep_sec_plots(f, plots, plinks);
     mp_rep_sec_bad(f, r);
     free(e2e);
     free(e2e_all);

@@ -33,7 +33,7 @@ void mp_rep_sec_fig11(FILE *f, mp_rep *r);
 void mp_rep_sec_fig12(FILE *f, mp_rep *r, const e2e_row *e, int ne);
 void mp_rep_sec_ratios(FILE *f, mp_rep *r);
 void mp_rep_sec_tuned(FILE *f, mp_rep *r);
-void mp_rep_sec_plots(FILE *f, const char *plots);
+void mp_rep_sec_plots(FILE *f, const char *plots, const char *plinks);
 void mp_rep_csv_results(FILE *f, const mp_rep *r, mp_rep_out *o);
 void mp_rep_sec_bad(FILE *f, mp_rep *r);
 
