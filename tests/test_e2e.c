@@ -539,6 +539,78 @@ Test(e2e, memory_estimate_and_refusal)
     unsetenv("MPBENCH_E2E_MEM_LIMIT");
 }
 
+/* The trace lines (MPBENCH_E2E_TRACE=1) of out: label, test, rep, token hash. */
+typedef struct trace_line {
+    char label[32], test[16];
+    int rep;
+    unsigned hash;
+} trace_line;
+static int trace_lines(const char *text, trace_line *t, int max)
+{
+    int n = 0;
+    for (const char *p = strstr(text, "e2e trace: "); p && n < max;
+         p = strstr(p + 1, "e2e trace: ")) {
+        if (sscanf(p, "e2e trace: %31s %15s rep %d tokens %x", t[n].label, t[n].test, &t[n].rep,
+                   &t[n].hash) == 4)
+            n++;
+    }
+    return n;
+}
+
+/* --interleave: every variant built first, then each test's repetitions (the
+ * warm-up too) one of each variant in turn, all on the round's tokens; without
+ * it a variant's repetitions in one block, each on its own tokens.  The rows
+ * are the same set and say how they were made; bad combinations exit 2; a run
+ * whose instances fit alone but not together is refused before it builds. */
+Test(e2e, interleave_takes_turns_on_the_same_tokens)
+{
+    char dir[64], path[160];
+    mp_test_scratch(dir, sizeof dir, path, sizeof path, "e2e", "il.db");
+    setenv("MPBENCH_E2E_TRACE", "1", 1);
+    EXPECT(0, "tg2", "e2e --model " TINY " --variant 'i2_s.scalar,naive2.scalar' --pp 4 --tg 2 "
+                     "--reps 2 --interleave --db %s", path);
+    trace_line t[64];
+    int n = trace_lines(out, t, 64);
+    cr_assert_eq(n, 2 * 2 * 3, "2 variants x 2 tests x (warm-up + 2 reps): %d lines\n%s", n, out);
+    for (int i = 0; i < n; i += 2) {
+        cr_expect_str_neq(t[i].label, t[i + 1].label, "line %d: the variants take turns", i);
+        cr_expect_str_eq(t[i].test, t[i + 1].test);
+        cr_expect_eq(t[i].rep, t[i + 1].rep);
+        cr_expect_eq(t[i].hash, t[i + 1].hash, "line %d: a round's tokens are the same", i);
+        if (i)
+            cr_expect_neq(t[i].hash, t[i - 2].hash, "line %d: each round draws anew", i);
+    }
+    EXPECT(0, "tg2", "e2e --model " TINY " --variant 'i2_s.scalar,naive2.scalar' --pp 4 --tg 2 "
+                     "--reps 2 --no-db");
+    n = trace_lines(out, t, 64);
+    cr_assert_eq(n, 12);
+    for (int i = 1; i < 6; i++)
+        cr_expect_str_eq(t[i].label, t[0].label, "without --interleave: one variant's block");
+    cr_expect_neq(t[0].hash, t[6].hash, "and each block its own tokens");
+    unsetenv("MPBENCH_E2E_TRACE");
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*), sum(status='ok'), sum(reason LIKE "
+                                        "'%interleaved with the other variants%') FROM e2e",
+                                    -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_expect_eq(sqlite3_column_int(st, 0), 4);
+    cr_expect_eq(sqlite3_column_int(st, 1), 4);
+    cr_expect_eq(sqlite3_column_int(st, 2), 4);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    EXPECT(2, "--interleave applies to the pp/tg rows",
+           "e2e --lossless --model " TINY " --variant i2_s.scalar --interleave --no-db");
+    /* 3 MB: room for one tiny instance at a time, not for two together */
+    setenv("MPBENCH_E2E_MEM_LIMIT", "3000000", 1);
+    EXPECT(0, "tg2", "e2e --model " TINY " --variant 'i2_s.scalar,naive2.scalar' --pp 4 --tg 2 "
+                     "--reps 1 --no-db");
+    EXPECT(2, "2 instances at once", "e2e --model " TINY " --variant 'i2_s.scalar,naive2.scalar' "
+                                     "--pp 4 --tg 2 --reps 1 --no-db --interleave");
+    unsetenv("MPBENCH_E2E_MEM_LIMIT");
+}
+
 /* ---- bad input --------------------------------------------------------------------- */
 Test(e2e, bad_input_exit_2)
 {

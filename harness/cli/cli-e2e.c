@@ -129,7 +129,7 @@ typedef struct opts {
     char globs[1024];
     int pp, tg, nbatch, batch[MAX_BATCH], threads, reps, layers, seed, no_db, lossless, force;
     int prompts, tokens, pp_set, tg_set, batch_set, prompts_set, tokens_set, quiet;
-    int profile;
+    int profile, interleave;
     mp_e2e_head_fmt head;
     const char *cache_dir;
     double clock_gate; /* --clock-gate as a fraction, 0 = off */
@@ -169,6 +169,7 @@ static const mp_opt e2e_table[] = {
     MP_OPT_SEED(opts, seed, "weights' and prompts' seed"),
     MP_OPT_STORE_ROWS(opts),
     MP_OPT_F("profile", 0, opts, profile, "split the token time over operation groups"),
+    MP_OPT_F("interleave", 0, opts, interleave, "build every variant first, then take turns: one repetition each"),
     MP_OPT_FN_("lm-head", opts, head, head_arg, "f16|q8_0|q4_0", "embedding/head format (default f16)"),
     MP_OPT_FN_("weight-cache", opts, cache_dir, dir_arg, "DIR", "packed weights kept on disk"),
     MP_OPT_FN_("clock-gate", opts, clock_gate, mp_opt_clock_gate, "PCT", "time only what ran at full speed (50-100)"),
@@ -217,7 +218,13 @@ static const mp_cmd_spec e2e_spec = MP_CMD_SPEC("e2e", e2e_table,
           "clock read before and after it is at least PCT% of the fastest seen (a VM's\n"
           "slow stretches otherwise land in one figure and not in the other); decode\n"
           "rates are the kept steps' rate, and the reason says how many were kept\n"
-          "(a decode row with fewer than 8 kept is unstable).\n");
+          "(a decode row with fewer than 8 kept is unstable).\n"
+          "--interleave builds every variant before measuring (their memory together\n"
+          "must fit) and makes each test's rows a repetition of each variant in turn,\n"
+          "every variant on the same prompt tokens in a round: a host's slow stretch\n"
+          "then falls on all of them alike, so their ratios compare the same moments\n"
+          "(without it each variant's rows are made in one block, built and freed in\n"
+          "turn).\n");
 
 /* The options that decide together: what applies to --lossless or to pp/tg;
  * --batch deduplicated and ascending. */
@@ -253,7 +260,7 @@ static int e2e_check(opts *o, const mp_opts_out *po)
         return mp_die(2, "e2e: --prompt-text belongs to --lossless");
     if (o->ppl) {
         if (o->lossless || o->pp_set || o->tg_set || o->batch_set || o->prompts_set ||
-            o->tokens_set || o->profile || o->clock_gate > 0 || o->tuned)
+            o->tokens_set || o->profile || o->clock_gate > 0 || o->tuned || o->interleave)
             return mp_die(2, "e2e --ppl: only --variant/--variant-for, --layers, --threads and "
                              "--lm-head apply");
         return 0;
@@ -266,6 +273,8 @@ static int e2e_check(opts *o, const mp_opts_out *po)
             return mp_die(2, "e2e --lossless: --profile applies to the pp/tg rows");
         if (o->clock_gate > 0)
             return mp_die(2, "e2e --lossless: --clock-gate applies to the pp/tg rows");
+        if (o->interleave)
+            return mp_die(2, "e2e --lossless: --interleave applies to the pp/tg rows");
         if (o->tuned)
             return mp_die(2, "e2e --lossless: --tuned does not apply (variants are compared one by one); "
                              "use --variant");
@@ -377,6 +386,7 @@ static int e2e_runnable(const opts *o, const mp_model *md, int ctx, config *cfg,
                         .bound_read = !o->lossless && o->tg > 0};
     mp_err e;
     int rc, runnable = 0;
+    mp_e2e_mem all = {0}; /* --interleave: every configuration's instance at once */
     if (o->ppl) {
         spec.max_tokens = ctx, spec.shared = 1, spec.bound_read = 0;
     } else if (o->lossless) {
@@ -416,8 +426,19 @@ static int e2e_runnable(const opts *o, const mp_model *md, int ctx, config *cfg,
         }
         if ((rc = mp_e2e_mem_check(&s, &e)))
             return mp_die(rc, "%s", e.msg);
+        if (o->interleave) { /* every instance at once: their sum must fit */
+            mp_e2e_mem a;
+            mp_e2e_estimate(&s, &a);
+            all.ternary += a.ternary, all.floats += a.floats, all.kv += a.kv;
+            all.scratch += a.scratch, all.bound_read += a.bound_read;
+            all.staging = a.staging > all.staging ? a.staging : all.staging;
+            all.shared = a.shared > all.shared ? a.shared : all.shared;
+        }
         runnable++;
     }
+    if (o->interleave && runnable > 1 && (rc = mp_e2e_mem_check_sum(&spec, &all, runnable, &e)))
+        return mp_die(rc, "e2e --interleave: %s (without --interleave each variant is built "
+                          "alone)", e.msg);
     if (!runnable)
         return mp_die(2, "e2e: none of the selected variants can run model %s; first reason: %s",
                       md->name, cfg[0].skip);
@@ -446,6 +467,7 @@ static void e2e_key(const opts *o, const mp_model *md, const mp_machine *mach,
     /* and the decode bound's second (a read beside each step, not at the start) */
     ADD(o->tg > 0, "|tgb=2");
     ADD(o->profile, "|prof");
+    ADD(o->interleave, "|il=1");
     /* a gated decode row on fewer than 8 kept steps is unstable: rows judged
      * before that rule are not resumed as judged by it */
     ADD(o->clock_gate > 0, "|gate=%.2f%s", o->clock_gate, o->tg > 0 ? "|kept=8" : "");
@@ -517,7 +539,7 @@ static int e2e_measure(const opts *o, const char *cmdline, const mp_model *md,
                       .gguf_path = o->gguf,
                       .profile = o->profile, .head = o->head, .cache_dir = o->cache_dir,
                       .fingerprint = mach->fingerprint, .clock_gate = o->clock_gate,
-                      .text = o->text.text ? &o->text : NULL};
+                      .text = o->text.text ? &o->text : NULL, .interleave = o->interleave};
     memcpy(job.batch, o->batch, sizeof job.batch);
     mp_e2e_row *rows = calloc((size_t)ncfg * (2 + MAX_BATCH) + 1, sizeof *rows);
     int nrows = 0, failed = 0;

@@ -79,10 +79,9 @@ static double gib(size_t b)
     return (double)b / (1024.0 * 1024.0 * 1024.0);
 }
 
-int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e)
+/* m against what is available; what names the instances in the message */
+static int mem_fits(const mp_e2e_spec *s, const mp_e2e_mem *m, const char *what, mp_err *e)
 {
-    mp_e2e_mem m;
-    mp_e2e_estimate(s, &m);
     size_t avail = mp_e2e_mem_available();
     long cap = mp_env_long("MPBENCH_E2E_MEM_LIMIT", 0); /* tests and shared machines */
     if (cap > 0 && (avail == 0 || (size_t)cap < avail))
@@ -93,19 +92,36 @@ int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e)
     size_t floor_ = avail / 2 < (128u << 20) ? avail / 2 : (128u << 20);
     size_t margin = avail / 10 > floor_ ? avail / 10 : floor_;
     size_t usable = avail > margin ? avail - margin : 0;
-    if (m.total > usable)
+    if (m->total > usable)
         return mp_fail(e, MP_EUSAGE,
-                       "model %s (%d of %d layers) needs %.2f GiB (ternary %.2f, float parts "
+                       "model %s (%d of %d layers)%s needs %.2f GiB (ternary %.2f, float parts "
                        "%.2f, KV cache %.2f, scratch %.2f, packing %.2f, shared %.2f, the decode "
                        "bound's read %.2f, reference logits %.2f; packing and that read never at "
                        "once) but only %.2f GiB is usable (MemAvailable %.2f GiB minus margin); "
                        "refusing instead of swapping: try fewer --layers, a smaller --batch, "
                        "shorter --pp/--tg or fewer --prompts/--tokens",
-                       s->model.name, s->layers, s->model.layers, gib(m.total), gib(m.ternary),
-                       gib(m.floats), gib(m.kv), gib(m.scratch), gib(m.staging), gib(m.shared),
-                       gib(m.bound_read), gib(m.ref_logits), gib(usable),
-                       gib(avail));
+                       s->model.name, s->layers, s->model.layers, what, gib(m->total),
+                       gib(m->ternary), gib(m->floats), gib(m->kv), gib(m->scratch),
+                       gib(m->staging), gib(m->shared), gib(m->bound_read), gib(m->ref_logits),
+                       gib(usable), gib(avail));
     return MP_OK;
+}
+
+int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e)
+{
+    mp_e2e_mem m;
+    mp_e2e_estimate(s, &m);
+    return mem_fits(s, &m, "", e);
+}
+
+int mp_e2e_mem_check_sum(const mp_e2e_spec *s, const mp_e2e_mem *sum, int n, mp_err *e)
+{
+    mp_e2e_mem m = *sum;
+    m.total = m.ternary + m.floats + m.kv + m.scratch + m.shared + m.ref_logits +
+              (m.staging > m.bound_read ? m.staging : m.bound_read);
+    char what[64];
+    snprintf(what, sizeof what, ", %d instances at once,", n);
+    return mem_fits(s, &m, what, e);
 }
 
 int mp_e2e_parse_variant_for(const char *s, mp_e2e_choice *lin, int *set, mp_err *e)

@@ -155,6 +155,10 @@ size_t mp_e2e_mem_available(void);
 /* Refuses (MP_EUSAGE, message with the parts and a hint) when the estimate
  * exceeds MemAvailable minus a margin. */
 int mp_e2e_mem_check(const mp_e2e_spec *s, mp_err *e);
+/* The same check for n instances built at once (e2e --interleave): sum holds
+ * their estimates' parts added (packing and shared: the largest, made one at a
+ * time and shared). */
+int mp_e2e_mem_check_sum(const mp_e2e_spec *s, const mp_e2e_mem *sum, int n, mp_err *e);
 
 /* Builds the instance: synthetic weights packed once per linear with its
  * variant; every buffer the forward pass needs is allocated here. */

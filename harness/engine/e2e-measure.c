@@ -15,6 +15,7 @@
 #include "../store/mp_probe_store.h"
 #include "../store/mp_store_e2e.h"
 #include "../../kernels/common/mp_numerics.h"
+#include "../../kernels/common/mp_parse.h"
 
 enum { MAX_BATCH = MP_E2E_MAX_BATCH, UBATCH = 512 };
 
@@ -266,6 +267,271 @@ void mp_e2e_bound_verdict(mp_e2e_row *r)
              was);
 }
 
+/* ---- the rows: each a configuration's test, measured repetition by repetition --
+ * One row being measured is a cell: its decoder, its repetitions so far and
+ * what its bound and status need.  Sequentially (the default) one
+ * configuration is built, its cells measured one after the other, and it is
+ * freed before the next is built.  Interleaved (--interleave) every
+ * configuration is built first and each test's cells take turns, one
+ * repetition each per round on the same drawn tokens, so a slow stretch of a
+ * shared host falls on every configuration's repetitions alike and the ratios
+ * of one run compare the same moments: on the Zen 4 VM the 2-thread read
+ * bandwidth moved between ~35 and ~61 GB/s over minutes, while a 2B-4T
+ * configuration's rows take 10-30 s each. */
+typedef struct run {
+    const mp_e2e_job *o;
+    const mp_model *md;
+    mp_pool *pool;
+    int ntok, vocab;
+    int *tok, *seq;
+    unsigned char *want;
+    float *logits;
+    double bw_probe;
+    mp_rng rng;
+    mp_progress pg;
+    int trace; /* MPBENCH_E2E_TRACE=1: each repetition and its tokens on stderr (tests) */
+} run;
+
+typedef struct cell {
+    mp_e2e_row *r;
+    const mp_e2e_config *cfg;
+    mp_e2e_dec *d;
+    mp_e2e *m; /* ours; NULL for llama.cpp */
+    int kind, B;
+    double *sec, *alone; /* per repetition: its time; prefill: its GEMMs alone */
+    double tsum;
+    int rep; /* the next repetition; -1 the warm-up */
+    int done;
+    /* with a clock gate: steps kept / made (decode), repetitions made again */
+    int kept, made, redone, unstable; /* unstable: slow ones kept */
+    int slow_bound;                   /* passes of the GEMMs alone kept slow (gated) */
+    int profiling;
+    mp_probe_reader *rd; /* kept for the reads beside the steps (no stored probe) */
+    const char *rmethod; /* its best read method (a static name) */
+    int nra;                            /* reads made beside the steps */
+    double burst_best, beside_best;     /* GB/s */
+    size_t rbytes;
+} cell;
+
+/* The row's sizes, the reads before it (decode), the warm-up next. */
+static void cell_start(run *x, cell *k, double setup_s)
+{
+    const mp_e2e_job *o = x->o;
+    mp_e2e_dec_sizes(k->d, k->r);
+    k->r->setup_s = setup_s;
+    k->rep = -1;
+    if (!k->kind)
+        return;
+    size_t tb = mp_e2e_dec_token_bytes(k->d, o, x->md, k->B);
+    /* NULL beyond the probe's 64 threads: no reads */
+    k->rd = mp_probe_reader_new(x->pool, tb < READ_CAP ? tb : READ_CAP, mp_e2e_huge_pages(), NULL);
+    k->rbytes = k->rd ? mp_probe_reader_bytes(k->rd, x->pool) : 0;
+    mp_e2e_dec_quiet(k->d, 1);
+    for (int i = 0; k->rd && i < BOUND_BURST; i++) {
+        double g = mp_probe_reader_pass_best(k->rd, x->pool);
+        k->burst_best = g > k->burst_best ? g : k->burst_best;
+    }
+    k->rmethod = k->rd ? mp_probe_reader_method(k->rd) : "none";
+    if (x->bw_probe) { /* no reads beside the steps: its memory back now */
+        mp_probe_reader_free(k->rd, x->pool);
+        k->rd = NULL;
+    }
+}
+
+/* One repetition of the cell (the warm-up first) on tokens tok (NULL: drawn
+ * here); a gated one not run at full speed is made again (GATE_TRIES times the
+ * repetitions at most).  Its decoder's workers asleep after it. */
+static int cell_rep(run *x, cell *k, const int *tok, mp_err *e)
+{
+    const mp_e2e_job *o = x->o;
+    mp_pool *pool = x->pool;
+    mp_e2e_dec *d = k->d;
+    const int rep = k->rep, B = k->B;
+    int rc = 0;
+    if (rep == 0 && o->profile && k->m && !k->profiling) /* the timed repetitions only, */
+        mp_e2e_profile(k->m, 1), k->profiling = 1;       /* those made again included */
+    mp_progress_show(&x->pg, "%s: %s rep %d/%d", k->cfg->label, k->r->test, rep + 1, o->reps);
+    uint32_t h = 2166136261u; /* FNV-1a of the tokens, for the trace */
+    for (int i = 0; i < x->ntok; i++) {
+        x->tok[i] = tok ? tok[i] : (int)(mp_rng_next(&x->rng) % (uint64_t)x->vocab);
+        h = (h ^ (uint32_t)x->tok[i]) * 16777619u;
+    }
+    if (x->trace)
+        fprintf(stderr, "mpbench: e2e trace: %s %s rep %d tokens %08x\n", k->cfg->label,
+                k->r->test, rep, h);
+    mp_e2e_dec_reset(d);
+    /* llama.cpp's workers spin between its graphs: asleep while our pool reads
+     * the clock or the bound's bytes (at 2 threads they halved that read:
+     * llamacpp.f16's rows reached 173% of the bound) */
+    mp_e2e_dec_quiet(d, 1);
+    double c0 = clock_read(o, pool);
+    mp_e2e_dec_quiet(d, 0);
+    double t0 = mp_now(), fast = 0, steps_s = 0;
+    int nfast = 0;
+    if (k->kind == 0) {
+        for (int at = 0; at < o->pp; at += UBATCH) {
+            int len = o->pp - at < UBATCH ? o->pp - at : UBATCH;
+            memset(x->want, 0, (size_t)len);
+            x->want[len - 1] = at + len == o->pp;
+            rc = mp_e2e_dec_forward(d, x->tok + at, x->seq, len, x->want, x->logits);
+            if (rep < 0 || rc)
+                break; /* warm-up: one chunk */
+        }
+    } else {
+        for (int b = 0; b < B; b++)
+            x->seq[b] = b;
+        int steps = rep < 0 ? 1 : o->tg;
+        for (int i = 0; i < steps && !rc && !mp_engine_interrupted(); i++) {
+            double s0 = mp_now();
+            rc = mp_e2e_dec_forward(d, x->tok, x->seq, B, NULL, x->logits);
+            const int *next = mp_e2e_dec_tokens(d); /* argmax of each row */
+            for (int b = 0; b < B; b++)
+                x->tok[b] = next[b];
+            double ds = mp_now() - s0;
+            mp_e2e_dec_quiet(d, 1);
+            double g = k->rd && !x->bw_probe ? mp_probe_reader_pass(k->rd, pool) : 0;
+            steps_s += ds;
+            int kept_step = o->clock_gate <= 0 || full_speed(o, pool, c0, &c0);
+            mp_e2e_dec_quiet(d, 0);
+            if (o->clock_gate > 0 && kept_step)
+                fast += ds, nfast++;
+            if (k->rd && !x->bw_probe && rep >= 0) {
+                k->nra++;
+                k->beside_best = g > k->beside_best ? g : k->beside_best;
+            }
+        }
+        memset(x->seq, 0, sizeof *x->seq * (size_t)B);
+    }
+    /* decode: the steps' time, without the reads beside them */
+    double dt = k->kind ? steps_s : mp_now() - t0;
+    mp_e2e_dec_quiet(d, 1);
+    if (rc)
+        return mp_fail(e, MP_ERUN, "e2e: forward pass refused its input (internal)");
+    if (rep < 0 || mp_engine_interrupted()) {
+        k->rep += rep < 0;
+        return MP_OK;
+    }
+    k->tsum += dt;
+    if (o->clock_gate > 0) {
+        int slow = k->kind ? !nfast : !full_speed(o, pool, c0, NULL);
+        if (k->kind)
+            k->made += o->tg, k->kept += nfast;
+        if (slow && k->redone < GATE_TRIES * o->reps) {
+            k->redone++; /* nothing of it at full speed: again */
+            return MP_OK;
+        }
+        k->unstable += slow;
+        if (k->kind && nfast)
+            dt = fast / nfast * o->tg; /* the kept steps' rate */
+    }
+    k->sec[rep] = dt;
+    if (k->kind == 0 && k->m)
+        k->alone[rep] = gemms_alone(o, pool, k->m, x->logits, &k->slow_bound);
+    k->done = ++k->rep == o->reps;
+    return MP_OK;
+}
+
+/* The finished cell's row: rate, bound, status and reason, stored. */
+static int cell_finish(run *x, cell *k, mp_err *e)
+{
+    const mp_e2e_job *o = x->o;
+    mp_e2e_row *r = k->r;
+    const char *rmethod = k->rmethod ? k->rmethod : "none";
+    mp_probe_reader_free(k->rd, x->pool);
+    k->rd = NULL;
+    /* the best read this row saw (READ_CAP's comment) */
+    double bw = 0;
+    if (k->kind) {
+        bw = x->bw_probe > k->burst_best ? x->bw_probe : k->burst_best;
+        bw = k->beside_best > bw ? k->beside_best : bw;
+    }
+    double tokens = k->kind == 0 ? (double)o->pp : (double)o->tg * k->B;
+    fill_stats(r, k->sec, o->reps, tokens);
+    if (o->profile && k->m) { /* over every timed repetition, kept or not */
+        double prof[MP_E2E_NPROF], in = 0;
+        mp_e2e_profile_get(k->m, prof);
+        mp_e2e_profile(k->m, 0);
+        for (int g = 0; g < MP_E2E_NPROF; g++)
+            in += prof[g];
+        prof[MP_E2E_P_OTHER] += k->tsum - in; /* the token loop outside forward calls */
+        profile_text(prof, tokens * (o->reps + k->redone), r->profile, sizeof r->profile);
+    }
+    bound(o, x->md, k->d, k->kind, k->B, bw, k->alone, r);
+    const int need = o->tg * o->reps < MIN_KEPT ? o->tg * o->reps : MIN_KEPT;
+    const int few = k->kind && o->clock_gate > 0 && !k->unstable && k->kept < need;
+    snprintf(r->status, sizeof r->status, "%s",
+             k->unstable || k->slow_bound || few ? "unstable" : "ok");
+    int at = snprintf(r->reason, sizeof r->reason, "%s", mp_e2e_dec_note(k->d, x->md));
+    if (o->layers < x->md->layers)
+        at += snprintf(r->reason + at, sizeof r->reason - (size_t)at, "%d of %d layers; ",
+                       o->layers, x->md->layers);
+    if (o->interleave)
+        at += snprintf(r->reason + at, sizeof r->reason - (size_t)at,
+                       "interleaved with the other variants; ");
+    if (o->clock_gate > 0 && k->kind) {
+        char under[32] = "";
+        if (few)
+            snprintf(under, sizeof under, " (fewer than %d)", need);
+        at += snprintf(r->reason + at, sizeof r->reason - (size_t)at,
+                       "clock gate %.0f%%: %d of %d steps at full speed%s; ",
+                       100 * o->clock_gate, k->kept, k->made, under);
+    }
+    if (at >= (int)sizeof r->reason)
+        at = (int)sizeof r->reason - 1;
+    const double kb = (double)k->rbytes / (k->rbytes < (1u << 20) ? 1 << 10 : 1 << 20);
+    const char *unit = k->rbytes < (1u << 20) ? "KiB" : "MiB";
+    char *rr = r->reason + at;
+    size_t rl = sizeof r->reason - (size_t)at;
+    if (k->kind && !k->rbytes && !x->bw_probe)
+        snprintf(rr, rl, "bound: not measured (more threads than the read probe's 64)");
+    else if (k->kind && x->bw_probe)
+        snprintf(rr, rl, "bound: best read %.2f GB/s of the stored probe's %.2f and %d reads of "
+                 "%.0f %s before the row %.2f (%s)", bw, x->bw_probe,
+                 k->rbytes ? BOUND_BURST : 0, kb, unit, k->burst_best, rmethod);
+    else if (k->kind)
+        snprintf(rr, rl, "bound: best read %.2f GB/s of %d reads of %.0f %s before the row "
+                 "%.2f and %d beside its steps %.2f (%s)", bw, BOUND_BURST, kb, unit,
+                 k->burst_best, k->nra, k->beside_best, rmethod);
+    else if (!k->m)
+        snprintf(rr, rl, "%sno bound (llama.cpp's GEMMs are not timed alone)",
+                 o->clock_gate > 0 ? "clock gate on; " : "");
+    else if (o->clock_gate > 0)
+        snprintf(rr, rl, "clock gate %.0f%%: %d of %d repetitions at full speed%s",
+                 100 * o->clock_gate, o->reps - k->unstable, o->reps + k->redone,
+                 k->slow_bound ? "; the GEMMs alone not" : "");
+    else if (at)
+        r->reason[at - 2] = 0; /* no "; " after the layers */
+    mp_e2e_bound_verdict(r);
+    return mp_e2e_job_keep(o, r, e);
+}
+
+/* A configuration's decoder, or NULL when it is skipped or all its rows are
+ * stored; *setup_s its build time (the shared weights' with the first build). */
+static int open_config(run *x, const mp_e2e_config *c, const mp_e2e_spec *base, int need,
+                       double *share_s, mp_e2e_dec **d, double *setup_s, mp_err *e)
+{
+    *d = NULL;
+    *setup_s = 0;
+    if (c->skip[0] || !need)
+        return MP_OK;
+    mp_progress_show(&x->pg, "%s: building %d layers", c->label, x->o->layers);
+    mp_e2e_spec s = *base;
+    memcpy(s.lin, c->lin, sizeof s.lin);
+    int rc = mp_e2e_dec_open(x->o, x->md, c, &s, x->pool, d, e);
+    if (rc) {
+        mp_e2e_dec_free(*d);
+        *d = NULL;
+        return rc;
+    }
+    mp_e2e *m = mp_e2e_dec_ours(*d);
+    mp_e2e_job_note(x->o, c->label, m);
+    *setup_s = mp_e2e_dec_setup_s(*d) + (m ? *share_s : 0);
+    if (m)
+        *share_s = 0;
+    mp_e2e_dec_quiet(*d, 1); /* asleep until its turn */
+    return MP_OK;
+}
+
 /* Runs pp / tg / batch tests for every configuration; fills rows. */
 int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                     const mp_e2e_config *cfg, int ncfg, mp_e2e_row *rows, int *nrows, mp_err *e)
@@ -274,13 +540,16 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     for (int i = 0; i < o->nbatch; i++)
         if (o->batch[i] > maxb)
             maxb = o->batch[i];
-    int ntok = o->pp > maxb ? o->pp : maxb, vocab = md->vocab;
-    int *tok = malloc(sizeof(int) * (size_t)(ntok ? ntok : 1));
-    int *seq = calloc((size_t)(ntok ? ntok : 1), sizeof *seq);
-    unsigned char *want = calloc((size_t)(ntok ? ntok : 1), 1);
-    float *logits = mp_alloc(sizeof(float) * (size_t)vocab * maxb);
-    double *sec = malloc(sizeof(double) * (size_t)o->reps);
-    double *alone = malloc(sizeof(double) * (size_t)o->reps); /* prefill's bound */
+    run x = {.o = o, .md = md, .pool = pool, .vocab = md->vocab,
+             .rng = {(uint64_t)o->seed * 7919 + 3},
+             .trace = mp_env_long("MPBENCH_E2E_TRACE", 0) != 0};
+    x.ntok = o->pp > maxb ? o->pp : maxb;
+    size_t nt = (size_t)(x.ntok ? x.ntok : 1);
+    x.tok = malloc(sizeof(int) * nt);
+    x.seq = calloc(nt, sizeof *x.seq);
+    x.want = calloc(nt, 1);
+    x.logits = mp_alloc(sizeof(float) * (size_t)md->vocab * maxb);
+    int *round_tok = malloc(sizeof(int) * nt);
     int builds = 0;
     for (int c = 0; c < ncfg; c++)
         builds += !cfg[c].skip[0] && mp_e2e_dec_llama_type(&cfg[c]) < 0;
@@ -293,7 +562,7 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
     if (o->clock_gate > 0 && mp_clock_best() == 0)
         for (int i = 0; i < 16; i++) /* a first idea of full speed */
             mp_clock_now(pool);
-    const double bw_probe = rc || !o->tg ? 0 : stored_bw(o);
+    x.bw_probe = rc || !o->tg ? 0 : stored_bw(o);
     mp_e2e_spec base = {.model = *md, .layers = o->layers, .seed = (uint64_t)o->seed,
                         .src = sh ? sh : o->src, .head = o->head, .cache_dir = o->cache_dir,
                         .max_seqs = maxb, .max_ctx = o->pp > o->tg ? o->pp : o->tg,
@@ -301,251 +570,131 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                                           ? (o->pp < UBATCH ? o->pp : UBATCH)
                                           : maxb,
                         .threads = o->threads};
-    mp_rng rng = {(uint64_t)o->seed * 7919 + 3};
-    int tests_per_cfg = (o->pp > 0) + (o->tg > 0);
-    for (int i = 0; i < o->nbatch && o->tg; i++)
-        tests_per_cfg += o->batch[i] > 1;
-    mp_progress pg;
-    mp_progress_begin(&pg, (long)ncfg * tests_per_cfg, o->quiet);
-    for (int c = 0; c < ncfg && !rc && !mp_engine_interrupted(); c++) {
-        /* tests of this configuration: pp, tg, then each batch > 1 */
-        int ntest = 0, kind[2 + MAX_BATCH], nb[2 + MAX_BATCH];
-        if (o->pp)
-            kind[ntest] = 0, nb[ntest++] = 1;
-        if (o->tg) {
-            kind[ntest] = 1, nb[ntest++] = 1; /* always: the single-sequence baseline */
-            for (int i = 0; i < o->nbatch; i++)
-                if (o->batch[i] > 1)
-                    kind[ntest] = 2, nb[ntest++] = o->batch[i];
-        }
-        /* rows of an earlier, interrupted run of this plan are taken as stored */
-        mp_e2e_row had[2 + MAX_BATCH];
-        int nhad = 0, is_had[2 + MAX_BATCH];
+    /* the tests of every configuration: pp, tg, then each batch > 1 */
+    int ntest = 0, kind[2 + MAX_BATCH], nb[2 + MAX_BATCH];
+    if (o->pp)
+        kind[ntest] = 0, nb[ntest++] = 1;
+    if (o->tg) {
+        kind[ntest] = 1, nb[ntest++] = 1; /* always: the single-sequence baseline */
+        for (int i = 0; i < o->nbatch; i++)
+            if (o->batch[i] > 1)
+                kind[ntest] = 2, nb[ntest++] = o->batch[i];
+    }
+    mp_progress_begin(&x.pg, (long)ncfg * ntest, o->quiet);
+    /* rows of an earlier, interrupted run of this plan are taken as stored:
+     * cells[c][ti] (rows in the same order) */
+    cell *cells = calloc((size_t)ncfg * (size_t)(ntest ? ntest : 1), sizeof *cells);
+    mp_e2e_row *had = calloc((size_t)ncfg * (size_t)(ntest ? ntest : 1), sizeof *had);
+    int *is_had = calloc((size_t)ncfg * (size_t)(ntest ? ntest : 1), sizeof *is_had);
+    int *need = calloc((size_t)ncfg, sizeof *need);
+    for (int c = 0; c < ncfg && !rc; c++)
         for (int ti = 0; ti < ntest && !rc; ti++) {
-            mp_e2e_row *r = &had[ti];
+            mp_e2e_row *r = &had[c * ntest + ti];
             label_row(o, md, &cfg[c], kind[ti], nb[ti], r);
             int got = mp_e2e_job_stored(o, r, e);
             if (got < 0)
                 rc = -got;
-            is_had[ti] = got > 0;
-            nhad += got > 0;
+            is_had[c * ntest + ti] = got > 0;
+            need[c] += got == 0;
         }
-        if (rc)
-            break;
-        mp_e2e_dec *d = NULL;
-        mp_e2e *m = NULL; /* ours; NULL for llama.cpp */
-        if (!cfg[c].skip[0] && nhad < ntest) {
-            mp_progress_show(&pg, "%s: building %d layers", cfg[c].label, o->layers);
-            mp_e2e_spec s = base;
-            memcpy(s.lin, cfg[c].lin, sizeof s.lin);
-            if ((rc = mp_e2e_dec_open(o, md, &cfg[c], &s, pool, &d, e))) {
-                mp_e2e_dec_free(d);
-                break;
-            }
-            m = mp_e2e_dec_ours(d);
-            mp_e2e_job_note(o, cfg[c].label, m);
-        }
-        double setup_s = d ? mp_e2e_dec_setup_s(d) + (m ? share_s : 0) : 0;
-        if (m)
-            share_s = 0;
-        for (int ti = 0; ti < ntest && !mp_engine_interrupted(); ti++, mp_progress_step(&pg, 1)) {
-            mp_e2e_row *r = &rows[(*nrows)++];
-            *r = had[ti];
-            if (is_had[ti])
-                continue;
-            label_row(o, md, &cfg[c], kind[ti], nb[ti], r);
-            if (!d) {
-                snprintf(r->status, sizeof r->status, "skipped");
-                snprintf(r->reason, sizeof r->reason, "%.250s", cfg[c].skip);
-                if ((rc = mp_e2e_job_keep(o, r, e)))
-                    break;
-                continue;
-            }
-            mp_e2e_dec_sizes(d, r);
-            r->setup_s = setup_s;
-            int B = nb[ti];
-            double tsum = 0;
-            /* with a clock gate: steps kept / made (decode), repetitions made again */
-            int kept = 0, made = 0, redone = 0, unstable = 0; /* unstable: slow ones kept */
-            int slow_bound = 0; /* passes of the GEMMs alone kept slow (gated) */
-            int profiling = 0;
-            mp_probe_reader *rd = NULL;
-            int nra = 0;                        /* reads made beside the steps */
-            double burst_best = 0, beside_best = 0; /* GB/s */
-            size_t rbytes = 0;
-            if (kind[ti]) {
-                size_t tb = mp_e2e_dec_token_bytes(d, o, md, B);
-                /* NULL beyond the probe's 64 threads: no reads */
-                rd = mp_probe_reader_new(pool, tb < READ_CAP ? tb : READ_CAP,
-                                         mp_e2e_huge_pages(), NULL);
-                rbytes = rd ? mp_probe_reader_bytes(rd, pool) : 0;
-                mp_e2e_dec_quiet(d, 1);
-                for (int i = 0; rd && i < BOUND_BURST; i++) {
-                    double g = mp_probe_reader_pass_best(rd, pool);
-                    burst_best = g > burst_best ? g : burst_best;
-                }
-                mp_e2e_dec_quiet(d, 0);
-            }
-            for (int rep = -1; rep < o->reps && !mp_engine_interrupted(); rep++) {
-                if (rep == 0 && o->profile && m && !profiling) /* the timed repetitions only, */
-                    mp_e2e_profile(m, 1), profiling = 1;  /* those made again included */
-                mp_progress_show(&pg, "%s: %s rep %d/%d", cfg[c].label, r->test, rep + 1,
-                                 o->reps);
-                for (int i = 0; i < ntok; i++)
-                    tok[i] = (int)(mp_rng_next(&rng) % (uint64_t)vocab);
-                mp_e2e_dec_reset(d);
-                /* llama.cpp's workers spin between its graphs: asleep while our
-                 * pool reads the clock or the bound's bytes (at 2 threads they
-                 * halved that read: llamacpp.f16's rows reached 173% of the bound) */
-                mp_e2e_dec_quiet(d, 1);
-                double c0 = clock_read(o, pool);
-                mp_e2e_dec_quiet(d, 0);
-                double t0 = mp_now(), fast = 0, steps_s = 0;
-                int nfast = 0;
-                if (kind[ti] == 0) {
-                    for (int at = 0; at < o->pp; at += UBATCH) {
-                        int len = o->pp - at < UBATCH ? o->pp - at : UBATCH;
-                        memset(want, 0, (size_t)len);
-                        want[len - 1] = at + len == o->pp;
-                        rc = mp_e2e_dec_forward(d, tok + at, seq, len, want, logits);
-                        if (rep < 0 || rc)
-                            break; /* warm-up: one chunk */
-                    }
-                } else {
-                    for (int b = 0; b < B; b++)
-                        seq[b] = b;
-                    int steps = rep < 0 ? 1 : o->tg;
-                    for (int i = 0; i < steps && !rc && !mp_engine_interrupted(); i++) {
-                        double s0 = mp_now();
-                        rc = mp_e2e_dec_forward(d, tok, seq, B, NULL, logits);
-                        const int *next = mp_e2e_dec_tokens(d); /* argmax of each row */
-                        for (int b = 0; b < B; b++)
-                            tok[b] = next[b];
-                        double ds = mp_now() - s0;
-                        mp_e2e_dec_quiet(d, 1);
-                        double g = rd && !bw_probe ? mp_probe_reader_pass(rd, pool) : 0;
-                        steps_s += ds;
-                        int kept_step = o->clock_gate <= 0 || full_speed(o, pool, c0, &c0);
-                        mp_e2e_dec_quiet(d, 0);
-                        if (o->clock_gate > 0 && kept_step)
-                            fast += ds, nfast++;
-                        if (rd && !bw_probe && rep >= 0) {
-                            nra++;
-                            beside_best = g > beside_best ? g : beside_best;
-                        }
-                    }
-                    memset(seq, 0, sizeof *seq * (size_t)B);
-                }
-                /* decode: the steps' time, without the reads beside them */
-                double dt = kind[ti] ? steps_s : mp_now() - t0;
-                if (rc) {
-                    rc = mp_fail(e, MP_ERUN, "e2e: forward pass refused its input (internal)");
-                    break;
-                }
-                if (rep < 0)
-                    continue;
-                tsum += dt;
-                if (o->clock_gate > 0) {
-                    mp_e2e_dec_quiet(d, 1);
-                    int slow = kind[ti] ? !nfast : !full_speed(o, pool, c0, NULL);
-                    mp_e2e_dec_quiet(d, 0);
-                    if (kind[ti])
-                        made += o->tg, kept += nfast;
-                    if (slow && redone < GATE_TRIES * o->reps) {
-                        redone++, rep--; /* nothing of it at full speed: again */
-                        continue;
-                    }
-                    unstable += slow;
-                    if (kind[ti] && nfast)
-                        dt = fast / nfast * o->tg; /* the kept steps' rate */
-                }
-                sec[rep] = dt;
-                if (kind[ti] == 0 && m)
-                    alone[rep] = gemms_alone(o, pool, m, logits, &slow_bound);
-            }
-            const char *rmethod = rd ? mp_probe_reader_method(rd) : "none"; /* a static name */
-            mp_probe_reader_free(rd, pool);
-            if (!rc && mp_engine_interrupted())
-                (*nrows)--; /* a partial test is no row */
-            if (rc || mp_engine_interrupted())
-                break;
-            /* the best read this row saw (READ_CAP's comment) */
-            double bw = 0;
-            if (kind[ti]) {
-                bw = bw_probe > burst_best ? bw_probe : burst_best;
-                bw = beside_best > bw ? beside_best : bw;
-            }
-            double tokens = kind[ti] == 0 ? (double)o->pp : (double)o->tg * B;
-            fill_stats(r, sec, o->reps, tokens);
-            if (o->profile && m) { /* over every timed repetition, kept or not */
-                double prof[MP_E2E_NPROF], in = 0;
-                mp_e2e_profile_get(m, prof);
-                mp_e2e_profile(m, 0);
-                for (int g = 0; g < MP_E2E_NPROF; g++)
-                    in += prof[g];
-                prof[MP_E2E_P_OTHER] += tsum - in; /* the token loop outside forward calls */
-                profile_text(prof, tokens * (o->reps + redone), r->profile, sizeof r->profile);
-            }
-            bound(o, md, d, kind[ti], B, bw, alone, r);
-            const int need = o->tg * o->reps < MIN_KEPT ? o->tg * o->reps : MIN_KEPT;
-            const int few = kind[ti] && o->clock_gate > 0 && !unstable && kept < need;
-            snprintf(r->status, sizeof r->status, "%s",
-                     unstable || slow_bound || few ? "unstable" : "ok");
-            int at = snprintf(r->reason, sizeof r->reason, "%s", mp_e2e_dec_note(d, md));
-            if (o->layers < md->layers)
-                at += snprintf(r->reason + at, sizeof r->reason - (size_t)at, "%d of %d layers; ",
-                               o->layers, md->layers);
-            if (o->clock_gate > 0 && kind[ti]) {
-                char under[32] = "";
-                if (few)
-                    snprintf(under, sizeof under, " (fewer than %d)", need);
-                at += snprintf(r->reason + at, sizeof r->reason - (size_t)at,
-                               "clock gate %.0f%%: %d of %d steps at full speed%s; ",
-                               100 * o->clock_gate, kept, made, under);
-            }
-            if (at >= (int)sizeof r->reason)
-                at = (int)sizeof r->reason - 1;
-            const double kb = (double)rbytes / (rbytes < (1u << 20) ? 1 << 10 : 1 << 20);
-            const char *unit = rbytes < (1u << 20) ? "KiB" : "MiB";
-            if (kind[ti] && !rd && !bw_probe)
-                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
-                         "bound: not measured (more threads than the read probe's 64)");
-            else if (kind[ti] && bw_probe)
-                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
-                         "bound: best read %.2f GB/s of the stored probe's %.2f and %d reads of "
-                         "%.0f %s before the row %.2f (%s)", bw, bw_probe, rd ? BOUND_BURST : 0,
-                         kb, unit, burst_best, rmethod);
-            else if (kind[ti])
-                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
-                         "bound: best read %.2f GB/s of %d reads of %.0f %s before the row "
-                         "%.2f and %d beside its steps %.2f (%s)", bw, BOUND_BURST, kb, unit,
-                         burst_best, nra, beside_best, rmethod);
-            else if (!m)
-                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
-                         "%sno bound (llama.cpp's GEMMs are not timed alone)",
-                         o->clock_gate > 0 ? "clock gate on; " : "");
-            else if (o->clock_gate > 0)
-                snprintf(r->reason + at, sizeof r->reason - (size_t)at,
-                         "clock gate %.0f%%: %d of %d repetitions at full speed%s",
-                         100 * o->clock_gate, o->reps - unstable, o->reps + redone,
-                         slow_bound ? "; the GEMMs alone not" : "");
-            else if (at)
-                r->reason[at - 2] = 0; /* no "; " after the layers */
-            mp_e2e_bound_verdict(r);
-            if ((rc = mp_e2e_job_keep(o, r, e)))
-                break;
-        }
-        mp_e2e_dec_free(d);
+    for (int c = 0; c < ncfg * ntest; c++) {
+        cell *k = &cells[c];
+        k->cfg = &cfg[c / ntest], k->kind = kind[c % ntest], k->B = nb[c % ntest];
+        k->sec = calloc((size_t)o->reps, sizeof *k->sec);
+        k->alone = calloc((size_t)o->reps, sizeof *k->alone);
     }
-    mp_progress_end(&pg);
+    double *setup = calloc((size_t)ncfg, sizeof *setup);
+    mp_e2e_dec **dec = calloc((size_t)ncfg, sizeof *dec);
+    /* configurations measured together: all (interleaved) or one at a time */
+    const int group = o->interleave ? ncfg : 1;
+    for (int c0 = 0; c0 < ncfg && !rc && !mp_engine_interrupted(); c0 += group) {
+        const int c1 = c0 + group < ncfg ? c0 + group : ncfg;
+        for (int c = c0; c < c1 && !rc; c++)
+            rc = open_config(&x, &cfg[c], &base, need[c], &share_s, &dec[c], &setup[c], e);
+        for (int ti = 0; ti < ntest && !rc && !mp_engine_interrupted(); ti++) {
+            /* the rows of this test: stored ones, skipped ones, the rest measured */
+            int live = 0;
+            for (int c = c0; c < c1 && !rc; c++) {
+                cell *k = &cells[c * ntest + ti];
+                k->r = &rows[*nrows + (c - c0) * ntest + ti];
+                *k->r = had[c * ntest + ti];
+                k->d = dec[c];
+                k->m = dec[c] ? mp_e2e_dec_ours(dec[c]) : NULL;
+                if (is_had[c * ntest + ti]) {
+                    k->done = 1;
+                    mp_progress_step(&x.pg, 1);
+                    continue;
+                }
+                label_row(o, md, &cfg[c], kind[ti], nb[ti], k->r);
+                if (!k->d) {
+                    snprintf(k->r->status, sizeof k->r->status, "skipped");
+                    snprintf(k->r->reason, sizeof k->r->reason, "%.250s", cfg[c].skip);
+                    rc = mp_e2e_job_keep(o, k->r, e);
+                    k->done = 1;
+                    mp_progress_step(&x.pg, 1);
+                    continue;
+                }
+                cell_start(&x, k, setup[c]);
+                live++;
+            }
+            /* rounds: each live cell one repetition, on the round's tokens when
+             * interleaved; sequentially a cell runs to its end */
+            while (live && !rc && !mp_engine_interrupted()) {
+                if (o->interleave)
+                    for (int i = 0; i < x.ntok; i++)
+                        round_tok[i] = (int)(mp_rng_next(&x.rng) % (uint64_t)x.vocab);
+                for (int c = c0; c < c1 && !rc && !mp_engine_interrupted(); c++) {
+                    cell *k = &cells[c * ntest + ti];
+                    while (!k->done && !rc && !mp_engine_interrupted()) {
+                        rc = cell_rep(&x, k, o->interleave ? round_tok : NULL, e);
+                        if (o->interleave)
+                            break;
+                    }
+                }
+                live = 0;
+                for (int c = c0; c < c1; c++)
+                    live += !cells[c * ntest + ti].done;
+            }
+            for (int c = c0; c < c1 && !rc && !mp_engine_interrupted(); c++) {
+                cell *k = &cells[c * ntest + ti];
+                if (k->d && !is_had[c * ntest + ti]) {
+                    rc = cell_finish(&x, k, e);
+                    mp_progress_step(&x.pg, 1);
+                }
+            }
+        }
+        if (!rc && !mp_engine_interrupted())
+            *nrows += (c1 - c0) * ntest;
+        else /* the rows finished before the stop are stored; a partial group is no rows */
+            for (int c = c0; c < c1; c++)
+                for (int ti = 0; ti < ntest; ti++)
+                    if (cells[c * ntest + ti].done && cells[c * ntest + ti].r &&
+                        cells[c * ntest + ti].r->status[0])
+                        rows[(*nrows)++] = *cells[c * ntest + ti].r;
+        for (int c = c0; c < c1; c++) {
+            for (int ti = 0; ti < ntest; ti++) {
+                mp_probe_reader_free(cells[c * ntest + ti].rd, pool);
+                cells[c * ntest + ti].rd = NULL;
+            }
+            mp_e2e_dec_free(dec[c]);
+            dec[c] = NULL;
+        }
+    }
+    mp_progress_end(&x.pg);
+    for (int c = 0; c < ncfg * ntest; c++)
+        free(cells[c].sec), free(cells[c].alone);
+    free(cells);
+    free(had);
+    free(is_had);
+    free(need);
+    free(setup);
+    free(dec);
     mp_e2e_shared_free(sh);
     mp_e2e_spares_free();
-    free(tok);
-    free(seq);
-    free(want);
-    mp_free(logits);
-    free(sec);
-    free(alone);
+    free(x.tok);
+    free(x.seq);
+    free(x.want);
+    free(round_tok);
+    mp_free(x.logits);
     return rc;
 }
-

@@ -248,6 +248,9 @@ typedef struct mp_e2e_job {
      * fraction of the fastest seen (engine/clock.c); 0 = off */
     double clock_gate;
     const mp_e2e_text *text; /* --prompt-text / --ppl (issue 42), NULL: seeded prompts */
+    /* --interleave: every configuration built at once, each test's rows made a
+     * repetition of each in turn on the same tokens (e2e-measure.c) */
+    int interleave;
 } mp_e2e_job;
 
 /* pp / tg / batch rows of every configuration into rows (ncfg x tests). */

@@ -38,6 +38,7 @@ static const mp_env_var vars[] = {
     {"MPBENCH_HUGEPAGES", 0, 1, "weights and probe buffers on 2 MiB pages"},
     {"MPBENCH_E2E_HUGEPAGES", 0, 1, "e2e huge-page advice"},
     {"MPBENCH_E2E_SYNC", 0, 1, "e2e per-group sync split"},
+    {"MPBENCH_E2E_TRACE", 0, 1, "e2e: each repetition and its tokens on stderr"},
     {"MPBENCH_EMULATED", 0, 1, "the CPU told emulated (1) or not (0)"},
     {"MPBENCH_VERBOSE", 0, 1, "say which ISA was detected"},
     {"MPBENCH_TEST_SLOWDOWN", 0, 400, "the test binary's canary slowdown, percent"},
