@@ -430,12 +430,16 @@ static int e2e_runnable(const opts *o, const mp_model *md, int ctx, config *cfg,
             mp_e2e_mem a;
             mp_e2e_estimate(&s, &a);
             all.ternary += a.ternary, all.floats += a.floats, all.kv += a.kv;
-            all.scratch += a.scratch, all.bound_read += a.bound_read;
+            all.scratch += a.scratch;
+            all.bound_read = a.bound_read > all.bound_read ? a.bound_read : all.bound_read;
             all.staging = a.staging > all.staging ? a.staging : all.staging;
             all.shared = a.shared > all.shared ? a.shared : all.shared;
         }
         runnable++;
     }
+    /* the decode bound's reads: one configuration's burst and the reader shared
+     * beside every configuration's steps, at most, at once (e2e-measure.c) */
+    all.bound_read *= 2;
     if (o->interleave && runnable > 1 && (rc = mp_e2e_mem_check_sum(&spec, &all, runnable, &e)))
         return mp_die(rc, "e2e --interleave: %s (without --interleave each variant is built "
                           "alone)", e.msg);

@@ -290,6 +290,10 @@ typedef struct run {
     mp_rng rng;
     mp_progress pg;
     int trace; /* MPBENCH_E2E_TRACE=1: each repetition and its tokens on stderr (tests) */
+    /* interleaved, without a stored probe: the one reader beside every
+     * configuration's steps (each cell's own is freed after its burst, so the
+     * configurations' readers are not all held at once) */
+    mp_probe_reader *beside;
 } run;
 
 typedef struct cell {
@@ -332,7 +336,7 @@ static void cell_start(run *x, cell *k, double setup_s)
         k->burst_best = g > k->burst_best ? g : k->burst_best;
     }
     k->rmethod = k->rd ? mp_probe_reader_method(k->rd) : "none";
-    if (x->bw_probe) { /* no reads beside the steps: its memory back now */
+    if (x->bw_probe || o->interleave) { /* no reads beside the steps, or x->beside's */
         mp_probe_reader_free(k->rd, x->pool);
         k->rd = NULL;
     }
@@ -389,13 +393,14 @@ static int cell_rep(run *x, cell *k, const int *tok, mp_err *e)
                 x->tok[b] = next[b];
             double ds = mp_now() - s0;
             mp_e2e_dec_quiet(d, 1);
-            double g = k->rd && !x->bw_probe ? mp_probe_reader_pass(k->rd, pool) : 0;
+            mp_probe_reader *rdr = k->rd ? k->rd : x->beside;
+            double g = rdr && !x->bw_probe ? mp_probe_reader_pass(rdr, pool) : 0;
             steps_s += ds;
             int kept_step = o->clock_gate <= 0 || full_speed(o, pool, c0, &c0);
             mp_e2e_dec_quiet(d, 0);
             if (o->clock_gate > 0 && kept_step)
                 fast += ds, nfast++;
-            if (k->rd && !x->bw_probe && rep >= 0) {
+            if (rdr && !x->bw_probe && rep >= 0) {
                 k->nra++;
                 k->beside_best = g > k->beside_best ? g : k->beside_best;
             }
@@ -637,6 +642,20 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 cell_start(&x, k, setup[c]);
                 live++;
             }
+            if (live && o->interleave && !x.bw_probe && kind[ti]) {
+                size_t most = 0; /* the largest of the cells' token reads */
+                for (int c = c0; c < c1; c++) {
+                    cell *k = &cells[c * ntest + ti];
+                    if (!k->done && k->d) {
+                        size_t tb = mp_e2e_dec_token_bytes(k->d, o, md, k->B);
+                        tb = tb < READ_CAP ? tb : READ_CAP;
+                        most = tb > most ? tb : most;
+                    }
+                }
+                x.beside = mp_probe_reader_new(pool, most, mp_e2e_huge_pages(), NULL);
+                if (x.beside)
+                    mp_probe_reader_pass_best(x.beside, pool); /* its method */
+            }
             /* rounds: each live cell one repetition, on the round's tokens when
              * interleaved; sequentially a cell runs to its end */
             while (live && !rc && !mp_engine_interrupted()) {
@@ -655,6 +674,8 @@ int mp_e2e_run_perf(const mp_e2e_job *o, const mp_model *md, mp_pool *pool,
                 for (int c = c0; c < c1; c++)
                     live += !cells[c * ntest + ti].done;
             }
+            mp_probe_reader_free(x.beside, pool);
+            x.beside = NULL;
             for (int c = c0; c < c1 && !rc && !mp_engine_interrupted(); c++) {
                 cell *k = &cells[c * ntest + ti];
                 if (k->d && !is_had[c * ntest + ti]) {
