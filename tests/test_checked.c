@@ -152,6 +152,7 @@ static const struct {
     {"MPBENCH_HUGEPAGES", 0, 1},
     {"MPBENCH_E2E_HUGEPAGES", 0, 1},
     {"MPBENCH_E2E_SYNC", 0, 1},
+    {"MPBENCH_E2E_TRACE", 0, 1},
     {"MPBENCH_EMULATED", 0, 1},
     {"MPBENCH_VERBOSE", 0, 1},
     {"MPBENCH_TEST_SLOWDOWN", 0, 400},
