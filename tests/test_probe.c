@@ -536,7 +536,7 @@ Test(probe, level_buffers_fit_their_level)
  * read from /proc/cpuinfo are CPUID's, and not the "model name" line's text. */
 Test(probe, machine_names_cpuid_family_and_model)
 {
-    unsigned a, b, c, d;
+    unsigned a = 0, b = 0, c = 0, d = 0;
     cr_assert(__get_cpuid(1, &a, &b, &c, &d));
     unsigned base = a >> 8 & 0xf, family = base == 15 ? base + (a >> 20 & 0xff) : base;
     unsigned model = (a >> 4 & 0xf) | (base == 6 || base == 15 ? (a >> 16 & 0xf) << 4 : 0);

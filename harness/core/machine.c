@@ -54,9 +54,9 @@ static void cpu_numbers(const char *fam, const char *mod, const char *impl, cons
                         char *out, size_t len)
 {
     if (fam[0] && mod[0])
-        snprintf(out, len, "family %s model %s", fam, mod);
+        snprintf(out, len, "family %.12s model %.12s", fam, mod);
     else if (impl[0] && part[0])
-        snprintf(out, len, "implementer %s part %s", impl, part);
+        snprintf(out, len, "implementer %.12s part %.12s", impl, part);
     else
         out[0] = 0;
 }
