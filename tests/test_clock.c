@@ -254,8 +254,14 @@ Test(clock, e2e_times_only_what_ran_at_full_speed)
      * times per repetition (24), then the last 3 kept and the rows unstable */
     e2e_gated(slow_after_calibration, 0.97, rows);
     cr_expect_str_eq(rows[0].status, "unstable");
-    cr_expect_str_eq(rows[0].reason,
-                     "clock gate 97%: 0 of 27 repetitions at full speed; the GEMMs alone not");
+    /* the GEMMs alone are timed for real on this tiny model: under make test's
+     * parallel suites one pass once ran 5x slower than the row (2026-11-30), and
+     * the verdict on the bound then comes first, as it should */
+    const char *gate = "clock gate 97%: 0 of 27 repetitions at full speed; the GEMMs alone not";
+    const char *at = strstr(rows[0].reason, gate);
+    cr_expect(at && !strcmp(at, gate) &&
+                  (at == rows[0].reason || !strncmp(rows[0].reason, "rate ", 5)),
+              "%s", rows[0].reason);
     cr_expect_str_eq(rows[1].status, "unstable");
     cr_expect(strstr(rows[1].reason, "clock gate 97%: 0 of 108 steps at full speed; bound: best "
                                      "read "), "%s", rows[1].reason);

@@ -658,20 +658,28 @@ Test(e2e_limit, weight_cache_detects_stale_and_corrupt_files)
 }
 
 /* ---- the decode bound's bandwidth -------------------------------------------------------- */
-static double tg_bw(const char *db, int seed)
+/* The tg2 row of this seed: its column col (bw_gbs: the bound's read; bw_row_gbs:
+ * the reads at the row), -1 when there is no row, 0 for NULL. */
+static double tg_col(const char *db, int seed, const char *col)
 {
     sqlite3 *h;
     sqlite3_stmt *st;
     double bw = -1;
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT %s FROM e2e WHERE test = 'tg2' AND seed = ?", col);
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(h, "SELECT bw_gbs FROM e2e WHERE test = 'tg2' AND seed = ?",
-                                    -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
     sqlite3_bind_int(st, 1, seed);
     if (sqlite3_step(st) == SQLITE_ROW)
         bw = sqlite3_column_double(st, 0);
     sqlite3_finalize(st);
     sqlite3_close(h);
     return bw;
+}
+
+static double tg_bw(const char *db, int seed)
+{
+    return tg_col(db, seed, "bw_gbs");
 }
 
 /* Whether the tg2 row of this seed gives a reason holding what. */
@@ -698,7 +706,8 @@ static int tg_reason_has(const char *db, int seed, const char *what)
 /* Without a stored probe the bound's bandwidth is the best of reads made now
  * (before the row and beside each decode step); with one, the better of the
  * probe's and the reads before the row, none beside the steps.  A probe below
- * any reading is not taken; one above all of them is.  The reason says which. */
+ * any reading is not taken; one above all of them is.  The reason says which.
+ * The row also keeps its own reads' best (bw_row_gbs), never the probe's. */
 Test(e2e_limit, decode_bound_is_the_best_read_of_the_probe_and_the_row)
 {
     char dir[64], db[128], cmd[256];
@@ -733,6 +742,12 @@ Test(e2e_limit, decode_bound_is_the_best_read_of_the_probe_and_the_row)
     }
     cr_assert_gt(tg_bw(db, 4), 0.625, "a stored probe below the reads made now was taken");
     cr_assert_eq(tg_bw(db, 5), 1e6, "a stored probe above the reads made now was not taken");
+    /* the reads at the row: the bound's own where the reads were its best, the
+     * reads (not the probe's 1e6) where the probe was */
+    cr_assert_eq(tg_col(db, 3, "bw_row_gbs"), now, "without a probe the row's read is the bound's");
+    cr_assert_eq(tg_col(db, 4, "bw_row_gbs"), tg_bw(db, 4));
+    double r5 = tg_col(db, 5, "bw_row_gbs");
+    cr_assert(r5 > 0 && r5 < 1e6, "the row's read with a probe above it: %g", r5);
 }
 
 /* A row above its bound shows the bound wrong: marked, said, never clamped. */

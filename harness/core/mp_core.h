@@ -252,6 +252,12 @@ typedef struct mp_e2e_row {
      * GEMMs measured alone; share = tps_median / bound_tps.  0 when not known. */
     size_t token_bytes;
     double bw_gbs, bound_tps, bound_share;
+    /* a decode row's read at its own moments: the best of the reads made just
+     * before it (and beside its steps, when no probe is stored), GB/s; 0 when
+     * not made.  bw_gbs takes the stored probe too, so it is the roof; this
+     * says how much of it the host gave while the row ran (a shared VM's
+     * bandwidth moves between levels over minutes: 2026-11-30 session note) */
+    double bw_row_gbs;
     double setup_s;      /* the instance's build time (seconds) */
     char profile[512];   /* --profile: "group=seconds per token,..." */
 } mp_e2e_row;

@@ -447,8 +447,8 @@ static int cell_finish(run *x, cell *k, mp_err *e)
     /* the best read this row saw (READ_CAP's comment) */
     double bw = 0;
     if (k->kind) {
-        bw = x->bw_probe > k->burst_best ? x->bw_probe : k->burst_best;
-        bw = k->beside_best > bw ? k->beside_best : bw;
+        r->bw_row_gbs = k->beside_best > k->burst_best ? k->beside_best : k->burst_best;
+        bw = x->bw_probe > r->bw_row_gbs ? x->bw_probe : r->bw_row_gbs;
     }
     double tokens = k->kind == 0 ? (double)o->pp : (double)o->tg * k->B;
     fill_stats(r, k->sec, o->reps, tokens);

@@ -216,9 +216,11 @@ int mp_rep_shares_worst(const mp_rep_share *s, int n, int tokens, int of_peak,
 int mp_rep_shares_print(FILE *f, const mp_rep *r, const char *db);
 
 /* Section 2a (report-e2e-limit.c, issue 17): every e2e row that stores a bound
- * as its share of that bound, one table per (test, threads), and the --profile
- * rows in milliseconds per token per group. */
-void mp_rep_sec_e2e_limit(FILE *f, const mp_rep_e2e *e, int ne, mp_rep_out *o);
+ * as its share of that bound, one table per (test, threads) from e (the newest
+ * row per key), issue 39's pairs against llama.cpp from all (every run's), and
+ * the --profile rows in milliseconds per token per group. */
+void mp_rep_sec_e2e_limit(FILE *f, const mp_rep_e2e *e, int ne, const mp_rep_e2e *all, int na,
+                          mp_rep_out *o);
 
 /* The papers' claims (report-claims.c): every row of a claims file (TSV, see
  * results/claims.tsv) computed from the store and judged. */

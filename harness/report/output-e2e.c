@@ -178,7 +178,7 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                        : "model,layers,model_layers,model_bytes,bpw,variant,threads,test,"
                          "n_prompt,n_gen,batch,reps,tps_median,tps_min,tps_max,tps_spread,"
                          "status,reason,lm_head,setup_s,token_bytes,bw_gbs,bound_tps,"
-                         "bound_share,profile\n",
+                         "bound_share,profile,bw_row_gbs\n",
               f);
         for (int i = 0; i < n; i++) {
             const mp_e2e_row *r = &rows[i];
@@ -208,6 +208,7 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                 fprintf(f, ",%s,%.3f,%zu,%.3f,%.3f,%.4f,", r->lm_head, r->setup_s,
                         r->token_bytes, r->bw_gbs, r->bound_tps, r->bound_share);
                 mp_csv_str(f, r->profile, 0);
+                fprintf(f, ",%.3f", r->bw_row_gbs);
             }
             fputc('\n', f);
         }
@@ -253,6 +254,7 @@ void mp_e2e_print(FILE *f, mp_format fmt, const mp_e2e_row *rows, int n, int los
                         r->lm_head, r->setup_s, r->token_bytes, r->bw_gbs, r->bound_tps,
                         r->bound_share);
                 mp_json_str(f, r->profile);
+                fprintf(f, ", \"bw_row_gbs\": %.4f", r->bw_row_gbs);
             }
             fprintf(f, ", \"status\": \"%s\", \"reason\": ", r->status);
             mp_json_str(f, r->reason);

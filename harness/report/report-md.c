@@ -477,7 +477,7 @@ int mp_rep_write(FILE *f, mp_rep *r, const char *db, const char *claims, const c
     mp_rep_sec_caveats(f, r);
     mp_rep_sec_probe(f, r);
     mp_rep_sec_e2e_tps(f, r, e2e, ne);
-    mp_rep_sec_e2e_limit(f, e2e, ne, o);
+    mp_rep_sec_e2e_limit(f, e2e, ne, e2e_all, na, o);
     mp_rep_sec_lossless(f, r, e2e, ne);
     mp_rep_sec_trained(f, r, e2e, ne);
     mp_rep_sec_fig8(f, r);

@@ -43,6 +43,7 @@ typedef struct mp_rep_e2e {
     /* issue 17: the row's memory-limit figures (0 / "" when not stored) */
     char lm_head[8]; /* the head's format ("" or "f16": as the model ships) */
     double bound_tps, bound_share;
+    double bw_row_gbs; /* a decode row's read at its own moments (0: not stored) */
     char profile[512]; /* "group=seconds per token,..." (mp_e2e_profile_parse) */
     char commit[16];   /* the run's git commit */
     /* issue 37: a lossless row's largest logit difference relative to the

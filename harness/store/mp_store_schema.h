@@ -118,6 +118,10 @@ static const char *const mp_schema_migrations[] = {
      * tokens teacher-forced steps, those whose argmax is the reference's token;
      * NULL for performance rows and lossless rows stored before */
     ("ALTER TABLE e2e ADD COLUMN steps_matched INTEGER;"),
+    /* 13: a decode row's read at its own moments (mp_e2e_row.bw_row_gbs): the
+     * bound keeps the best read ever seen, this the best made beside the row;
+     * NULL for prefill, lossless and older rows */
+    ("ALTER TABLE e2e ADD COLUMN bw_row_gbs REAL;"),
 };
 
 enum { MP_SCHEMA_VERSION = (int)(sizeof mp_schema_migrations / sizeof mp_schema_migrations[0]) };

@@ -16,8 +16,8 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
         "n_gen,batch,threads,reps,tps_median,tps_min,tps_max,tps_spread,model_bytes,"
         "ternary_bytes,bpw,prompts,tokens,matched,match_share,seed,status,reason,times_s,created,"
         "plan_key,lm_head,setup_s,token_bytes,bw_gbs,bound_tps,bound_share,profile,"
-        "logit_diff,first_diff,steps_matched) "
-        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "logit_diff,first_diff,steps_matched,bw_row_gbs) "
+        "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st;
     if (!(st = mp_store_prepare(s, sql)))
         return mp_store_db_error(s, e);
@@ -84,6 +84,10 @@ int mp_store_e2e_put(mp_store *s, int64_t run_id, const char *plan_key, const mp
         sqlite3_bind_int(st, c++, r->steps_matched);
     else
         sqlite3_bind_null(st, c++);
+    if (r->bw_row_gbs > 0 && !strcmp(r->status, "ok"))
+        sqlite3_bind_double(st, c++, r->bw_row_gbs);
+    else
+        sqlite3_bind_null(st, c++);
     int step = sqlite3_step(st);
     sqlite3_finalize(st);
     return step == SQLITE_DONE ? MP_OK : mp_store_db_error(s, e);
@@ -98,8 +102,8 @@ int mp_store_e2e_get(mp_store *s, const char *plan_key, const char *model, const
                            " tps_median, tps_min, tps_max, tps_spread, model_bytes, ternary_bytes,"
                            " bpw, prompts, tokens, matched, match_share, seed, status, reason,"
                            " times_s, lm_head, setup_s, token_bytes, bw_gbs, bound_tps,"
-                           " bound_share, profile, logit_diff, first_diff, steps_matched"
-                           " FROM e2e WHERE plan_key=? AND model=? AND variant=? AND"
+                           " bound_share, profile, logit_diff, first_diff, steps_matched,"
+                           " bw_row_gbs FROM e2e WHERE plan_key=? AND model=? AND variant=? AND"
                            " test=? AND threads=?",
                            -1, &st, NULL) != SQLITE_OK)
         return -mp_store_db_error(s, e);
@@ -133,6 +137,7 @@ int mp_store_e2e_get(mp_store *s, const char *plan_key, const char *model, const
         r->first_diff = known ? sqlite3_column_int(st, 30) : -1;
         r->steps_matched = sqlite3_column_type(st, 31) != SQLITE_NULL
                                ? sqlite3_column_int(st, 31) : -1;
+        r->bw_row_gbs = sqlite3_column_double(st, 32); /* NULL reads 0 */
     }
     sqlite3_finalize(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE)

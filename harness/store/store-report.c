@@ -267,7 +267,7 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, int all, mp_rep_e2e **out,
         "ifnull(x.tps_max,0),ifnull(x.reps,0),x.run_id,ifnull(x.lm_head,''),"
         "ifnull(x.bound_tps,0),ifnull(x.bound_share,0),ifnull(x.profile,''),"
         "ifnull((SELECT git_commit FROM runs WHERE id=x.run_id),''),x.logit_diff,x.first_diff,"
-        "x.steps_matched FROM e2e x WHERE x.id IN "
+        "x.steps_matched,ifnull(x.bw_row_gbs,0) FROM e2e x WHERE x.id IN "
         "(SELECT max(y.id) FROM e2e y JOIN runs u ON y.run_id=u.id WHERE u.machine_id=? GROUP BY "
         "y.model,y.variant,y.test,y.threads,y.layers,ifnull(y.lm_head,'f16'), "
         "CASE WHEN ? THEN y.id END) ORDER BY x.id";
@@ -304,6 +304,7 @@ int mp_store_rep_e2e(mp_store *s, int64_t machine_id, int all, mp_rep_e2e **out,
         x->first_diff = known ? sqlite3_column_int(st, 28) : -1;
         x->steps_matched = sqlite3_column_type(st, 29) != SQLITE_NULL
                                ? sqlite3_column_int(st, 29) : -1;
+        x->bw_row_gbs = sqlite3_column_double(st, 30);
     }
     sqlite3_finalize(st);
     return n;
