@@ -92,6 +92,15 @@ static void make_store(const char *path)
     e2e(db, 7, "bitnetcpp-700m", "tq2_0.avx512", "TQ2_0", "tg16", 2, 90, 100);
     e2e(db, 7, "bitnetcpp-700m", "tq2_0.avx512", "TQ2_0", "tg16 b4", 2, 100, 0);
     e2e(db, 7, "bitnetcpp-700m", "vlut_i2.avx512", "VLUT_I2", "tg16 b4", 2, 250, 0);
+    /* run 10, newest: I2_S and TQ2_0 at 700m again, each at its own bandwidth level
+     * (reads at the rows 60 and 35 GB/s, 1.71x apart): E2's ratio must not be
+     * taken from it (90/30 = 3); its I2_S share is run 5's, so E3 is unchanged */
+    mp_test_sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) "
+                    "VALUES(10,1,'e2e','2026-01-10','e2e',0,'ok','ccc')");
+    e2e(db, 10, "bitnetcpp-700m", "i2_s.avx512", "I2_S", "tg16", 2, 90, 120);
+    e2e(db, 10, "bitnetcpp-700m", "tq2_0.avx512", "TQ2_0", "tg16", 2, 30, 100);
+    mp_test_sql(db, "UPDATE e2e SET bw_row_gbs = CASE method WHEN 'I2_S' THEN 60 ELSE 35 END "
+                    "WHERE run_id = 10");
     /* run 9 (newer): one shape of VLUT_I2 and the peer at N = 128, one thread, 10x
      * apart: K1 keeps run 2, which holds both on three shapes */
     mp_test_sql(db, "INSERT INTO runs(id,machine_id,kind,started,command,load_avg,status,git_commit) VALUES"
@@ -174,7 +183,7 @@ Test(claims, known_answers)
     mp_rep_e2e *all;
     char err[256];
     int ne = mp_store_rep_e2e(r.store, r.mach.id, 1, &all, err, sizeof err);
-    cr_assert_eq(ne, 12, "every e2e row of every run: %d (%s)", ne, err);
+    cr_assert_eq(ne, 14, "every e2e row of every run: %d (%s)", ne, err);
     static mp_claim c[32];
     int nc = mp_rep_claims_eval(&r, all, ne, tsv, c, 32, err, sizeof err);
     cr_assert_eq(nc, 12, "%d claims (%s)", nc, err);
@@ -222,7 +231,8 @@ Test(claims, known_answers)
     const mp_claim *e2 = find(c, nc, "E2");
     NEAR(e2->stat, 1.5);
     cr_expect_str_eq(e2->verdict, "no");
-    cr_expect(strstr(e2->here, "run 5") && !strstr(e2->here, "run 7"), "%s", e2->here);
+    cr_expect(strstr(e2->here, "run 5") && !strstr(e2->here, "run 7") &&
+                  !strstr(e2->here, "run 10"), "%s", e2->here);
     /* its backing: each row's share of its own bound, 90/120 and 60/100 */
     cr_expect(strstr(e2->backing, "i2_s.avx512 75% of its memory bound") &&
                   strstr(e2->backing, "tq2_0.avx512 60% of its memory bound"),

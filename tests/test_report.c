@@ -788,7 +788,7 @@ Test(report, llama_table_pairs_the_same_head)
     mp_store *s;
     sqlite3 *h = fixture_store(dir, db, md, &s);
     mp_test_sql(h, "INSERT INTO runs(id,machine_id,kind,status) VALUES(90,1,'e2e','ok'),"
-                   "(91,1,'e2e','ok'),(92,1,'e2e','ok')");
+                   "(91,1,'e2e','ok'),(92,1,'e2e','ok'),(93,1,'e2e','ok')");
     mp_test_sql(h, "INSERT INTO e2e(run_id,model,variant,test,n_gen,threads,reps,tps_median,status,"
                    "lm_head,token_bytes,bw_gbs,bound_tps,bound_share,bw_row_gbs) VALUES"
                    "(90,'bitnet-b1.58-2b-4t','llamacpp.tq2_0','tg16',16,1,3,10.0,'ok','f16',"
@@ -804,7 +804,11 @@ Test(report, llama_table_pairs_the_same_head)
                    "(92,'bitnet-b1.58-2b-4t','llamacpp.tq2_0','tg16',16,1,3,9.0,'ok','f16',"
                    "1000000000,16.0,16.0,0.5625,8.0),"
                    "(92,'bitnet-b1.58-2b-4t','vnni_int2.avx2','tg16',16,1,3,8.5,'ok','f16',"
-                   "1000000000,16.0,16.0,0.53125,8.0)");
+                   "1000000000,16.0,16.0,0.53125,8.0),"
+                   "(93,'bitnet-b1.58-2b-4t','llamacpp.tq2_0','tg16',16,2,3,9.0,'ok','f16',"
+                   "1000000000,16.0,16.0,0.5625,35.0),"
+                   "(93,'bitnet-b1.58-2b-4t','vnni_int2.avx2','tg16',16,2,3,18.0,'ok','f16',"
+                   "1000000000,16.0,16.0,1.125,63.0)");
     mp_test_sql(h, "UPDATE e2e SET reason='interleaved with the other variants; ' WHERE run_id=92");
     mp_store_close(s);
     RUN(0, "report --db %s --out %s", db, md);
@@ -816,6 +820,9 @@ Test(report, llama_table_pairs_the_same_head)
     /* the same key again in a later run: both runs are listed */
     HAS(t, "| 92 | interleaved | bitnet-b1.58-2b-4t | tg16 | f16 | 1 | 8.0 / 8.0 | vnni_int2.avx2 | 8.50 | "
            "0.53 | 9.00 | 0.56 | 0.94× | ≥ 1.5×: not met |");
+    /* a pair made at two bandwidth levels is printed, not judged */
+    HAS(t, "| 93 | one after another | bitnet-b1.58-2b-4t | tg16 | f16 | 2 | 63.0 / 35.0 | "
+           "vnni_int2.avx2 | 18.00 | 1.12 | 9.00 | 0.56 | 2.00× | not judged: reads 1.80× apart |");
     cr_assert(!strstr(t, "| tg16 | q8_0 | 1 | – | i2_s.avx2"),
               "an F16-head row paired with llama.cpp's Q8_0-head row:\n%s", t);
     free(t);

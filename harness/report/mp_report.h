@@ -61,6 +61,15 @@ void mp_rep_ints_add(int *v, int *n, int max, int x);
 /* The index of s in the set v[0..*n) (compared as strings), added at the end
  * when it is not there yet; -1 when it is not and the set holds max already. */
 int mp_rep_strs_add(const char **v, int *n, int max, const char *s);
+
+/* Whether two e2e rows met the same memory bandwidth: 1 unless both store the
+ * read at their row (bw_row_gbs) and the larger is more than
+ * MP_REP_READS_APART times the smaller.  A shared VM's read moves between
+ * levels (the Zen 4 VM: ~35 and ~63 GB/s at 2 threads, 2026-11-30), a
+ * memory-bound decode with it, so a ratio of two rows made at different
+ * levels compares other conditions; rows of one level read within ~10%. */
+#define MP_REP_READS_APART 1.25
+int mp_rep_e2e_reads_match(const mp_rep_e2e *a, const mp_rep_e2e *b);
 /* Sorts v[0..n) ascending. */
 void mp_rep_ints_sort(int *v, int n);
 /* Distinct shapes (m, k) in order of first appearance over the r->cache rows passing f. */

@@ -201,7 +201,7 @@ static int most_threads(const mp_rep_e2e *e, int ne)
 }
 
 /* e2e / e2eshare: one point per model size, A and B from one run (the newest
- * run holding both). */
+ * run holding both that read at one bandwidth level: mp_rep_e2e_reads_match). */
 static int e2e_points(const mp_rep_e2e *e, int ne, const char *a, const char *b, const char *test,
                       int t, const opts *o, point *pts, int *t_out)
 {
@@ -226,7 +226,7 @@ static int e2e_points(const mp_rep_e2e *e, int ne, const char *a, const char *b,
                 continue;
             const mp_rep_e2e *fa = e2e_fastest(e, ne, ca->run, a, e[i].model, test, t);
             const mp_rep_e2e *fb = b ? e2e_fastest(e, ne, ca->run, b, e[i].model, test, t) : NULL;
-            if (fa && (!b || fb))
+            if (fa && (!b || (fb && mp_rep_e2e_reads_match(fa, fb))))
                 xa = fa, xb = fb;
         }
         if (!xa)

@@ -194,6 +194,14 @@ void mp_rep_ints_add(int *v, int *n, int max, int x)
         v[(*n)++] = x;
 }
 
+int mp_rep_e2e_reads_match(const mp_rep_e2e *a, const mp_rep_e2e *b)
+{
+    double x = a->bw_row_gbs, y = b->bw_row_gbs;
+    if (!(x > 0) || !(y > 0))
+        return 1;
+    return (x > y ? x / y : y / x) <= MP_REP_READS_APART;
+}
+
 int mp_rep_strs_add(const char **v, int *n, int max, const char *s)
 {
     int j;

@@ -230,7 +230,8 @@ static void e2e_ratio_table(FILE *f, const e2e_row *e, int ne, int threads)
             char ours[64] = "–", theirs[48] = "";
             int partial = 0;
             if (cells[c] && tq2[c] && tq2[c]->tps > 0 && cells[c]->layers == tq2[c]->layers &&
-                cells[c]->run == tq2[c]->run) { /* one run per ratio (issue 37) */
+                cells[c]->run == tq2[c]->run && /* one run per ratio (issue 37) */
+                mp_rep_e2e_reads_match(cells[c], tq2[c])) { /* at one bandwidth level */
                 partial = cells[c]->layers > 0 && cells[c]->layers < cells[c]->model_layers;
                 if (partial)
                     snprintf(ours, sizeof ours, "%.2f (%d/%d layers)", cells[c]->tps / tq2[c]->tps,
